@@ -1,0 +1,31 @@
+# The two commands of the README: `make demo` and `make test`. Both work from a fresh clone
+# with only Python 3.11 and the package registries.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo bench setup-test-tools lint clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+# Test-only tools (the MCP Inspector CLI from npm, a PostgreSQL server): every script in
+# tests/setup/ runs in name order; each is idempotent and fast when already done.
+setup-test-tools: $(STAMP)
+	@for script in tests/setup/*.sh; do [ -e "$$script" ] || continue; bash "$$script" || exit 1; done
+
+test: setup-test-tools
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+demo: $(STAMP)
+	$(BIN)/formspec-consult demo
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py $(BENCH)
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache tests/.tools

@@ -1,0 +1,3 @@
+from formspec_consult.cli import main
+
+main()

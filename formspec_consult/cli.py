@@ -1,0 +1,100 @@
+"""Command line entry point.
+
+Start-up must stay fast: `--help` and `--version` import neither litellm nor textual. Every
+sub-command lives in its own module under `formspec_consult.commands` (or a package that owns
+it) and is imported only when it is invoked, through :class:`LazyGroup`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+import click
+
+from formspec_consult import __version__
+
+# name -> ("module:attribute", short help). The short help is here so `--help` needs no import.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "mcp-serve": ("formspec_consult.commands.mcp_serve:mcp_serve", "Run the local FormSpec MCP server on stdio."),
+    "registry-serve": (
+        "formspec_consult.commands.registry:registry_serve",
+        "Serve business templates and the module registry over MCP Streamable HTTP.",
+    ),
+    "registry": ("formspec_consult.commands.registry:registry", "Manage the registry database (import)."),
+    "diff": ("formspec_consult.commands.review:diff", "Show the session's drafts as unified diffs."),
+    "apply": ("formspec_consult.commands.review:apply", "Apply a draft (or all valid drafts) to the project."),
+    "reject": ("formspec_consult.commands.review:reject", "Discard a draft."),
+    "undo": ("formspec_consult.commands.review:undo", "Undo the last apply, restoring the exact bytes."),
+    "sessions": ("formspec_consult.commands.sessions:sessions", "List consultation sessions of the project."),
+    "doctor": ("formspec_consult.commands.doctor:doctor", "Show how the model and key are resolved."),
+    "auth": ("formspec_consult.commands.auth:auth", "Store or remove provider keys in the OS keyring."),
+    "demo": ("formspec_consult.commands.demo:demo", "Run the offline demo (no key needed)."),
+    "replay": ("formspec_consult.commands.replay:replay", "Replay a recorded session."),
+    "eval": ("formspec_consult.commands.eval:eval_cmd", "Run the consultation eval corpus."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose sub-commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS:
+            target, short_help = LAZY_COMMANDS[cmd_name]
+            if ctx.resilient_parsing:
+                # Shell completion: a placeholder that carries the short help, no import.
+                return click.Command(cmd_name, short_help=short_help, help=short_help)
+            module_name, attr = target.split(":")
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name != module_name:
+                    raise
+                raise click.ClickException(f"'{cmd_name}' is not available in this build.") from exc
+            return getattr(module, attr)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, LAZY_COMMANDS[name][1]) for name in sorted(LAZY_COMMANDS)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="formspec-consult")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="FormSpec project folder (default: the current folder or the nearest parent that is one).",
+)
+@click.option("--model", "-m", default=None, help="litellm model name, e.g. anthropic/claude-sonnet-4-5.")
+@click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible endpoint.")
+@click.option("--context-window", type=int, default=None, help="Override the model's context window (tokens).")
+@click.option("--allow-unvalidated", is_flag=True, help="Use a model below the minimum capability bar.")
+@click.option("--continue", "continue_", is_flag=True, help="Continue the most recent session.")
+@click.option("--resume", "resume", default=None, metavar="ID", help="Resume the session with this id.")
+@click.option("-p", "--prompt", "prompt", default=None, metavar="MSG", help="Headless: run one turn ('-' reads turns from stdin).")
+@click.option("--json", "json_output", is_flag=True, help="Headless: print events as JSON lines.")
+@click.pass_context
+def cli(ctx: click.Context, **options: Any) -> None:
+    """Talk with an AI consultant that designs and drafts your FormSpec app.
+
+    Run it inside a FormSpec project. Without -p it opens the terminal app.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj.update(options)
+    if ctx.invoked_subcommand is not None:
+        return
+    from formspec_consult.commands.consult import run_consult
+
+    run_consult(ctx, **options)
+
+
+def main() -> None:
+    cli(prog_name="formspec-consult")
