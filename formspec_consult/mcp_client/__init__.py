@@ -1,0 +1,8 @@
+"""Connecting to MCP servers: stdio, Streamable HTTP, in-memory; timeouts, restarts, routing."""
+
+from formspec_consult.mcp_client.config import MCPConfigError, ServerSpec, load_servers_file, parse_servers
+from formspec_consult.mcp_client.connection import ServerConnection, ServerDied
+from formspec_consult.mcp_client.manager import MCPManager, ToolError, ToolOutcome
+
+__all__ = ["MCPConfigError", "MCPManager", "ServerConnection", "ServerDied", "ServerSpec", "ToolError",
+           "ToolOutcome", "load_servers_file", "parse_servers"]

@@ -1,0 +1,141 @@
+"""The `mcpServers` JSON configuration: stdio or URL servers, `${VAR}` expansion, a safe env.
+
+The shape is the one every MCP client shares (Claude Desktop, Cursor, VS Code)::
+
+    {"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}, "cwd": "..."},
+                    "other": {"url": "https://…/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}
+
+Strings may use `${VAR}` or `${VAR:-default}`; a missing variable without a default is a named
+error, never an empty string. Third-party stdio servers get a minimal environment (PATH, HOME,
+LANG, …) plus their own `env`: the parent's API keys are never passed on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Variables a well-behaved CLI server needs to run; nothing secret.
+SAFE_ENV_VARS = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class MCPConfigError(ValueError):
+    """The MCP server configuration is invalid; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """How to reach one MCP server: a stdio command, an HTTP URL, or (tests) an in-process server."""
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    errlog: Path | None = None  # where a stdio server's stderr goes (never the terminal)
+    in_process: Any = None  # an MCPServer instance, connected in memory (tests, demo)
+    timeout: float = 60.0  # seconds allowed for one tool call
+
+    @property
+    def transport(self) -> str:
+        if self.in_process is not None:
+            return "memory"
+        return "http" if self.url else "stdio"
+
+
+def expand_vars(value: str, environ: Mapping[str, str], where: str) -> str:
+    """Expand `${VAR}` and `${VAR:-default}` in `value`; a missing VAR is an MCPConfigError."""
+
+    def replace(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        value = environ.get(name)
+        # Like the shell: `:-` also replaces an empty value.
+        if default is not None and not value:
+            return default
+        if value is not None:
+            return value
+        raise MCPConfigError(
+            f"{where}: environment variable {name} is not set "
+            f"(set it, or write ${{{name}:-default}} in the MCP config)"
+        )
+
+    return _VAR.sub(replace, value)
+
+
+def safe_environment(extra: Mapping[str, str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The minimal environment for a child server: SAFE_ENV_VARS from the parent plus `extra`."""
+    source = os.environ if environ is None else environ
+    env = {key: source[key] for key in SAFE_ENV_VARS if key in source}
+    env.update(extra)
+    return env
+
+
+def parse_servers(
+    config: Mapping[str, Any], environ: Mapping[str, str] | None = None, errlog_dir: Path | None = None
+) -> list[ServerSpec]:
+    """Parse an `mcpServers` mapping (or a document holding one) into server specs."""
+    source = os.environ if environ is None else environ
+    servers = config.get("mcpServers", config) if isinstance(config, Mapping) else None
+    if not isinstance(servers, Mapping):
+        raise MCPConfigError("MCP config: expected an object {\"mcpServers\": {name: {...}}}")
+    specs: list[ServerSpec] = []
+    for name, raw in servers.items():
+        specs.append(_parse_one(str(name), raw, source, errlog_dir))
+    return specs
+
+
+def _strings(raw: Any, where: str, environ: Mapping[str, str]) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise MCPConfigError(f"{where}: expected an object of strings")
+    return {str(k): expand_vars(str(v), environ, f"{where}.{k}") for k, v in raw.items()}
+
+
+def _parse_one(name: str, raw: Any, environ: Mapping[str, str], errlog_dir: Path | None) -> ServerSpec:
+    where = f"mcpServers.{name}"
+    if not isinstance(raw, Mapping):
+        raise MCPConfigError(f"{where}: expected an object with 'command' or 'url'")
+    timeout = float(raw.get("timeout", 60.0))
+    if "url" in raw:
+        url = expand_vars(str(raw["url"]), environ, f"{where}.url")
+        if not url.startswith(("http://", "https://")):
+            raise MCPConfigError(f"{where}.url: must start with http:// or https:// (got {url!r})")
+        return ServerSpec(name=name, url=url, headers=_strings(raw.get("headers"), f"{where}.headers", environ),
+                          timeout=timeout)
+    if "command" not in raw:
+        raise MCPConfigError(f"{where}: needs 'command' (stdio server) or 'url' (HTTP server)")
+    args = raw.get("args", [])
+    if not isinstance(args, list):
+        raise MCPConfigError(f"{where}.args: expected a list of strings")
+    cwd = raw.get("cwd")
+    return ServerSpec(
+        name=name,
+        command=expand_vars(str(raw["command"]), environ, f"{where}.command"),
+        args=tuple(expand_vars(str(a), environ, f"{where}.args") for a in args),
+        env=_strings(raw.get("env"), f"{where}.env", environ),
+        cwd=expand_vars(str(cwd), environ, f"{where}.cwd") if cwd else None,
+        errlog=(errlog_dir / f"mcp-{name}.log") if errlog_dir else None,
+        timeout=timeout,
+    )
+
+
+def load_servers_file(path: Path, environ: Mapping[str, str] | None = None,
+                      errlog_dir: Path | None = None) -> list[ServerSpec]:
+    """Read an `mcpServers` JSON file; a broken file is an MCPConfigError naming it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise MCPConfigError(f"MCP config {path} does not exist") from exc
+    except json.JSONDecodeError as exc:
+        raise MCPConfigError(f"MCP config {path} is not valid JSON: {exc}") from exc
+    return parse_servers(data, environ, errlog_dir)

@@ -1,0 +1,190 @@
+"""Several MCP servers behind one tool list: routing, namespacing, errors as text, restarts.
+
+Tool names are exposed as-is unless two servers declare the same name; only then are the clashing
+ones exposed as `<server>__<tool>`. A call never raises for the model: a tool error, a protocol
+error or a dead server all become an `ERROR: …` text. A dead server is restarted with a bounded
+backoff and the message says so, so the model can simply call again and the turn goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult
+
+from formspec_consult.mcp_client.config import ServerSpec
+from formspec_consult.mcp_client.connection import ServerConnection, ServerDied
+
+RESTART_BACKOFF = (0.2, 1.0, 3.0)  # seconds before each restart attempt of one outage
+MAX_RESTARTS = 5  # per server and session: past this it stays down until /mcp restart
+
+
+class ToolError(RuntimeError):
+    """A tool call failed (tool error, protocol error, unknown tool or dead server)."""
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What one tool call produced, already as text for the model and the transcript."""
+
+    server: str
+    name: str
+    ok: bool
+    text: str
+    duration_ms: float
+    structured: Any = None
+
+
+def result_text(result: CallToolResult) -> str:
+    """The text of a tool result: its text blocks joined, or its structured content as JSON."""
+    parts = [getattr(block, "text", None) for block in result.content]
+    texts = [part for part in parts if isinstance(part, str)]
+    if texts:
+        return "\n".join(texts)
+    if result.structured_content is not None:
+        return json.dumps(result.structured_content, ensure_ascii=False)
+    return ""
+
+
+class MCPManager:
+    """Starts, routes to and restarts a set of MCP servers."""
+
+    def __init__(self, specs: Sequence[ServerSpec], *, backoff: Sequence[float] = RESTART_BACKOFF,
+                 max_restarts: int = MAX_RESTARTS) -> None:
+        self.connections = {spec.name: ServerConnection(spec) for spec in specs}
+        self.backoff = tuple(backoff)
+        self.max_restarts = max_restarts
+        self.restarts: dict[str, int] = dict.fromkeys(self.connections, 0)
+        self._routes: dict[str, tuple[str, str]] = {}
+
+    async def start(self, required: Sequence[str] = ()) -> list[str]:
+        """Start every server; a required one that fails raises, others are returned as problems."""
+        problems: list[str] = []
+        for name, conn in self.connections.items():
+            try:
+                await conn.start()
+            except ServerDied as exc:
+                if name in required:
+                    raise
+                problems.append(str(exc))
+        self._reroute()
+        return problems
+
+    def tool_declarations(self) -> list[dict[str, Any]]:
+        """OpenAI function declarations for every running server's tools (stable order)."""
+        self._reroute()
+        declarations = []
+        for exposed, (server, tool_name) in self._routes.items():
+            tool = next(t for t in self.connections[server].tools if t.name == tool_name)
+            declarations.append({"type": "function", "function": {
+                "name": exposed, "description": tool.description or "",
+                "parameters": tool.input_schema or {"type": "object", "properties": {}}}})
+        return declarations
+
+    def server_of(self, exposed: str) -> str:
+        return self._routes.get(exposed, ("?", exposed))[0]
+
+    def has_tool(self, exposed: str) -> bool:
+        return exposed in self._routes
+
+    async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome:
+        """Call a tool by its exposed name; never raises for tool-level failures."""
+        started = time.perf_counter()
+        route = self._routes.get(exposed)
+        if route is None:
+            known = ", ".join(sorted(self._routes)) or "none"
+            return ToolOutcome("?", exposed, False, f"ERROR: unknown tool '{exposed}'. Available tools: {known}", 0.0)
+        server, name = route
+        try:
+            result = await self.connections[server].call(name, arguments)
+        except ServerDied as exc:
+            note = await self._recover(server)
+            return self._outcome(server, exposed, False, f"ERROR: {exc}. {note}", started)
+        except MCPError as exc:
+            return self._outcome(server, exposed, False, f"ERROR: {exc}", started)
+        text = result_text(result)
+        if result.is_error:
+            return self._outcome(server, exposed, False, f"ERROR: {text}", started)
+        return self._outcome(server, exposed, True, text, started, result.structured_content)
+
+    async def call_on(self, server: str, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """Call one server's tool directly (the client's own calls); raise ToolError on failure.
+
+        Returns the structured result, or the JSON-decoded text, or the raw text.
+        """
+        try:
+            result = await self.connections[server].call(name, arguments)
+        except ServerDied as exc:
+            note = await self._recover(server)
+            raise ToolError(f"{exc}. {note}") from exc
+        except MCPError as exc:
+            raise ToolError(f"{name}: {exc}") from exc
+        text = result_text(result)
+        if result.is_error:
+            raise ToolError(f"{name}: {text}")
+        if isinstance(result.structured_content, dict) and set(result.structured_content) != {"result"}:
+            return result.structured_content
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    async def restart(self, name: str | None = None) -> list[str]:
+        """Restart one server (or all); resets the restart budget. Returns problems."""
+        problems = []
+        for conn_name in [name] if name else list(self.connections):
+            self.restarts[conn_name] = 0
+            try:
+                await self.connections[conn_name].start()
+            except ServerDied as exc:
+                problems.append(str(exc))
+        self._reroute()
+        return problems
+
+    def status(self) -> list[dict[str, Any]]:
+        return [conn.status() | {"restarts": self.restarts[name]} for name, conn in self.connections.items()]
+
+    async def aclose(self) -> None:
+        for conn in self.connections.values():
+            with anyio.CancelScope(shield=True):
+                await conn.stop()
+
+    async def _recover(self, server: str) -> str:
+        """Restart a dead server with backoff; return the sentence that tells the model."""
+        conn = self.connections[server]
+        for delay in self.backoff:
+            if self.restarts[server] >= self.max_restarts:
+                return (f"The server '{server}' was restarted {self.max_restarts} times this session and stays "
+                        "down; tell the user (they can run /mcp restart).")
+            self.restarts[server] += 1
+            await anyio.sleep(delay)
+            try:
+                await conn.start()
+            except ServerDied:
+                continue
+            self._reroute()
+            return f"The server '{server}' was restarted; call the tool again if you still need it."
+        return f"The server '{server}' could not be restarted ({conn.last_error}); tell the user."
+
+    def _outcome(self, server: str, exposed: str, ok: bool, text: str, started: float,
+                 structured: Any = None) -> ToolOutcome:
+        return ToolOutcome(server, exposed, ok, text, (time.perf_counter() - started) * 1000, structured)
+
+    def _reroute(self) -> None:
+        """Expose tool names plainly, prefixing `<server>__` only the names two servers share."""
+        owners: dict[str, list[str]] = {}
+        for name, conn in self.connections.items():
+            for tool in conn.tools:
+                owners.setdefault(tool.name, []).append(name)
+        routes: dict[str, tuple[str, str]] = {}
+        for tool_name, servers in owners.items():
+            for server in servers:
+                exposed = tool_name if len(servers) == 1 else f"{server}__{tool_name}"
+                routes[exposed] = (server, tool_name)
+        self._routes = routes

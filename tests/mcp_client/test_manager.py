@@ -1,0 +1,98 @@
+"""The MCP manager: routing, namespacing on clash, errors as text, dead servers restarted, no hang."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from formspec_consult.mcp_client import MCPManager, ServerSpec, ToolError
+from tests.mcp_client.fake_server import build
+
+pytestmark = pytest.mark.anyio
+FAKE = str(Path(__file__).with_name("fake_server.py"))
+
+
+def stdio_spec(tmp_path: Path, name: str = "fake", timeout: float = 20.0) -> ServerSpec:
+    return ServerSpec(name=name, command=sys.executable, args=(FAKE, name), errlog=tmp_path / f"{name}.log",
+                      timeout=timeout, env={"PYTHONPATH": str(Path(__file__).parents[2])})
+
+
+async def test_tools_are_exposed_plainly_and_prefixed_only_when_two_servers_clash() -> None:
+    manager = MCPManager([ServerSpec(name="a", in_process=build("a")), ServerSpec(name="b", in_process=build("b"))])
+    await manager.start()
+    try:
+        names = {d["function"]["name"] for d in manager.tool_declarations()}
+        assert "a__echo" in names and "b__echo" in names and "echo" not in names
+        outcome = await manager.call("b__echo", {"text": "hi"})
+        assert (outcome.ok, outcome.text, outcome.server) == (True, "hi", "b")
+    finally:
+        await manager.aclose()
+
+
+async def test_tool_failures_and_unknown_tools_come_back_as_error_text() -> None:
+    manager = MCPManager([ServerSpec(name="a", in_process=build("a"))])
+    await manager.start()
+    try:
+        failed = await manager.call("fail", {"reason": "bad input"})
+        assert not failed.ok and failed.text.startswith("ERROR: ") and "bad input" in failed.text
+        unknown = await manager.call("nope", {})
+        assert not unknown.ok and "unknown tool 'nope'" in unknown.text and "echo" in unknown.text
+        with pytest.raises(ToolError, match="bad input"):
+            await manager.call_on("a", "fail", {"reason": "bad input"})
+    finally:
+        await manager.aclose()
+
+
+@pytest.mark.slow
+async def test_a_server_killed_mid_call_becomes_a_tool_error_and_is_restarted(tmp_path: Path) -> None:
+    manager = MCPManager([stdio_spec(tmp_path)], backoff=(0.0,))
+    await manager.start(required=["fake"])
+    try:
+        first_pid = (await manager.call("pid", {})).text
+        with anyio.fail_after(30):
+            died = await manager.call("die", {})
+        assert not died.ok and died.text.startswith("ERROR: ") and "was restarted" in died.text
+        again = await manager.call("pid", {})
+        assert again.ok and again.text != first_pid
+        assert manager.status()[0]["restarts"] == 1
+    finally:
+        await manager.aclose()
+
+
+@pytest.mark.slow
+async def test_a_hung_call_times_out_instead_of_hanging_the_turn(tmp_path: Path) -> None:
+    manager = MCPManager([stdio_spec(tmp_path, timeout=1.0)], backoff=(0.0,))
+    await manager.start(required=["fake"])
+    try:
+        with anyio.fail_after(30):
+            hung = await manager.call("hang", {})
+        assert not hung.ok and "did not answer 'hang' within 1s" in hung.text
+        assert (await manager.call("echo", {"text": "back"})).text == "back"
+    finally:
+        await manager.aclose()
+
+
+@pytest.mark.slow
+async def test_a_third_party_server_never_sees_the_parents_api_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOME_API_KEY", "sk-secret")
+    manager = MCPManager([stdio_spec(tmp_path)])
+    await manager.start(required=["fake"])
+    try:
+        assert (await manager.call("env", {"name": "SOME_API_KEY"})).text == "<unset>"
+        assert (await manager.call("env", {"name": "PATH"})).text == os.environ["PATH"]
+    finally:
+        await manager.aclose()
+
+
+async def test_a_server_that_cannot_start_is_reported_not_fatal_unless_required(tmp_path: Path) -> None:
+    manager = MCPManager([ServerSpec(name="ghost", command=str(tmp_path / "missing-binary"), errlog=tmp_path / "g.log")])
+    problems = await manager.start()
+    try:
+        assert len(problems) == 1 and "ghost" in problems[0]
+        assert manager.status()[0]["state"] == "dead"
+    finally:
+        await manager.aclose()
