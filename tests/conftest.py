@@ -8,6 +8,8 @@ import socket
 
 import pytest
 
+from tests.fakes.fixtures import fake_openai  # noqa: F401  (shared fixture)
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_LOG", "ERROR")
 # Never let a developer's real keys or config leak into a test run.

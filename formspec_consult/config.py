@@ -1,0 +1,226 @@
+"""Settings: defaults < user config < project config < environment < command-line flags.
+
+* user config:    ``platformdirs.user_config_dir("formspec-consult")/config.yaml``
+* project config: ``<project>/.formspec/consult.yaml``
+* environment:    ``FORMSPEC_MODEL``, ``FORMSPEC_BASE_URL``, ``FORMSPEC_CONTEXT_WINDOW``, … (see ENV_VARS)
+* flags:          a mapping of field name to value; ``None`` means "not given"
+
+Both config files are YAML mappings whose keys are the :class:`Settings` field names
+(``mcpServers`` is accepted for ``mcp_servers``, the shape other MCP clients use). A bad file,
+an unknown key or a bad value raises :class:`ConfigError` naming the file, the key and the fix.
+API keys never live here (see ``providers.keys``); ``registry_token`` is hidden from ``repr``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+USER_CONFIG_NAME = "config.yaml"
+PROJECT_CONFIG = Path(".formspec") / "consult.yaml"
+
+
+class ConfigError(ValueError):
+    """A configuration problem, with the place it came from and what to do about it."""
+
+
+@dataclass
+class Settings:
+    """Everything configurable about a consultation. `sources` says where each value came from."""
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None  # read the key from this env var instead of the provider's usual one
+    context_window: int | None = None  # overrides the model's window (needed for unknown models)
+    reserved_output: int = 4096  # tokens kept free for the answer (capped at the model's max output)
+    compaction_threshold: float = 0.75  # fraction of the usable window that triggers compaction
+    allow_unvalidated: bool = False  # use a model below the minimum capability bar
+    max_steps: int = 15  # tool rounds per turn
+    tool_result_cap: int = 8000  # characters of a tool result the model sees
+    tool_timeout: float = 60.0  # seconds per MCP tool call
+    mcp_servers: dict[str, Any] = field(default_factory=dict)  # the `mcpServers` JSON shape
+    registry_url: str | None = None
+    registry_token: str | None = field(default=None, repr=False)
+    sources: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def source_of(self, name: str) -> str:
+        """Where the value of field `name` came from ("default" when nobody set it)."""
+        return self.sources.get(name, "default")
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError("expected a whole number")
+    number = int(value)
+    if str(value).strip() not in {str(number), f"{number}.0"} and not isinstance(value, int):
+        raise ValueError("expected a whole number")
+    if number <= 0:
+        raise ValueError("must be greater than 0")
+    return number
+
+
+def _positive_float(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError("expected a number")
+    number = float(value)
+    if number <= 0:
+        raise ValueError("must be greater than 0")
+    return number
+
+
+def _fraction(value: Any) -> float:
+    number = _positive_float(value)
+    if number > 1:
+        raise ValueError("must be a fraction between 0 and 1, e.g. 0.75")
+    return number
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in {"1", "true", "yes", "on"}:
+        return True
+    if text in {"0", "false", "no", "off", ""}:
+        return False
+    raise ValueError("expected true or false")
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise ValueError("expected a text value")
+    return str(value).strip() or None
+
+
+def _servers(value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping) or not all(isinstance(v, Mapping) for v in value.values()):
+        raise ValueError("expected a mapping of server name to {command, args, env} or {url, headers}")
+    return {str(name): dict(spec) for name, spec in value.items()}
+
+
+# field name -> (parser, environment variable)
+FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "model": (_text, "FORMSPEC_MODEL"),
+    "base_url": (_text, "FORMSPEC_BASE_URL"),
+    "api_key_env": (_text, "FORMSPEC_API_KEY_ENV"),
+    "context_window": (_positive_int, "FORMSPEC_CONTEXT_WINDOW"),
+    "reserved_output": (_positive_int, "FORMSPEC_RESERVED_OUTPUT"),
+    "compaction_threshold": (_fraction, "FORMSPEC_COMPACTION_THRESHOLD"),
+    "allow_unvalidated": (_boolean, "FORMSPEC_ALLOW_UNVALIDATED"),
+    "max_steps": (_positive_int, "FORMSPEC_MAX_STEPS"),
+    "tool_result_cap": (_positive_int, "FORMSPEC_TOOL_RESULT_CAP"),
+    "tool_timeout": (_positive_float, "FORMSPEC_TOOL_TIMEOUT"),
+    "mcp_servers": (_servers, "FORMSPEC_MCP_SERVERS"),
+    "registry_url": (_text, "FORMSPEC_REGISTRY_URL"),
+    "registry_token": (_text, "FORMSPEC_REGISTRY_TOKEN"),
+}
+ENV_VARS: dict[str, str] = {env: name for name, (_, env) in FIELDS.items()}
+ALIASES = {"mcpServers": "mcp_servers"}
+
+
+def user_config_path() -> Path:
+    """The user-wide config file (it may not exist)."""
+    import platformdirs  # small, but only needed here
+
+    return Path(platformdirs.user_config_dir("formspec-consult")) / USER_CONFIG_NAME
+
+
+def project_config_path(project_root: Path) -> Path:
+    """The project's config file (it may not exist)."""
+    return project_root / PROJECT_CONFIG
+
+
+def _parse(name: str, raw: Any, where: str) -> Any:
+    parser, env = FIELDS[name]
+    if name == "mcp_servers" and isinstance(raw, str):  # the env var carries JSON
+        import json
+
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{where}: '{name}' is not valid JSON ({exc.msg}); fix or unset it") from None
+    try:
+        return parser(raw)
+    except (TypeError, ValueError) as exc:
+        reason = str(exc) if not str(exc).startswith(("invalid literal", "could not convert")) else "bad value"
+        raise ConfigError(f"{where}: '{name}' = {raw!r} is not valid ({reason}); fix or remove it") from None
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    """Read one YAML config file into {field: raw value}; a missing file is empty."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror}); fix its permissions or remove it") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}: is not valid YAML{at}; fix the syntax or remove the file") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: must be a mapping of settings (key: value), not {type(data).__name__}")
+    values: dict[str, Any] = {}
+    for key, raw in data.items():
+        name = ALIASES.get(str(key), str(key))
+        if name not in FIELDS:
+            close = difflib.get_close_matches(name, list(FIELDS), n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(FIELDS)}"
+            raise ConfigError(f"{path}: unknown key '{key}' — {hint}")
+        values[name] = raw
+    return values
+
+
+def load_settings(
+    project_root: Path | None,
+    flags: Mapping[str, Any],
+    *,
+    env: Mapping[str, str] | None = None,
+    user_config: Path | None = None,
+) -> Settings:
+    """Merge every layer into one :class:`Settings`; later layers win, ``None`` flags are skipped.
+
+    `env` defaults to ``os.environ`` and `user_config` to :func:`user_config_path` (both are
+    parameters so tests can isolate them). Flags that are not settings (``prompt``…) are ignored.
+    """
+    import os
+
+    environ = os.environ if env is None else env
+    settings = Settings()
+    layers: list[tuple[str, dict[str, Any]]] = []
+    user_file = user_config if user_config is not None else user_config_path()
+    layers.append((f"user config {user_file}", _read_file(user_file)))
+    if project_root is not None:
+        project_file = project_config_path(project_root)
+        layers.append((f"project config {project_file}", _read_file(project_file)))
+    for label, values in layers:
+        for name, raw in values.items():
+            setattr(settings, name, _parse(name, raw, label.split(" ", 2)[2]))
+            settings.sources[name] = label
+    for name, (_, var) in FIELDS.items():
+        if environ.get(var) not in (None, ""):
+            setattr(settings, name, _parse(name, environ[var], f"environment variable {var}"))
+            settings.sources[name] = f"env {var}"
+    for name, raw in flags.items():
+        if name not in FIELDS or raw is None or (name == "allow_unvalidated" and raw is False):
+            continue  # a bare flag that was not passed is False, not "turn it off"
+        option = "--" + name.replace("_", "-")
+        setattr(settings, name, _parse(name, raw, f"option {option}"))
+        settings.sources[name] = f"flag {option}"
+    return settings
+
+
+def settings_field_names() -> list[str]:
+    """The configurable keys, in documentation order."""
+    return [f.name for f in fields(Settings) if f.name != "sources"]

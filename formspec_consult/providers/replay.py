@@ -1,0 +1,78 @@
+"""The replay provider: plays back the assistant side of a recorded session.
+
+It reads the event log written by ``sessions`` (``events.jsonl``): every
+``{"type": "message", "message": {"role": "assistant", ...}}`` becomes one turn, in order, with
+its text and tool calls (ids kept, so recorded tool results still pair with them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.providers.base import ProviderError
+from formspec_consult.providers.canned import DEFAULT_WINDOW, CannedProvider, CannedTurn, tool_call_from
+from formspec_consult.providers.tokens import content_text
+
+EVENT_LOG = "events.jsonl"
+
+
+def assistant_turns(events: Iterable[Mapping[str, Any]], where: str = "the session") -> list[CannedTurn]:
+    """The assistant messages of an event stream, as canned turns."""
+    turns: list[CannedTurn] = []
+    for event in events:
+        message = event.get("message") if event.get("type") == "message" else None
+        if not isinstance(message, Mapping) or message.get("role") != "assistant":
+            continue
+        number = len(turns) + 1
+        calls = tuple(
+            tool_call_from(call, number, i, where)
+            for i, call in enumerate(message.get("tool_calls") or ())
+            if isinstance(call, Mapping)
+        )
+        turns.append(CannedTurn(text=content_text(message.get("content")), tool_calls=calls))
+    return turns
+
+
+class ReplayProvider(CannedProvider):
+    """Replays recorded assistant messages, streamed in chunks like a live model."""
+
+    name = "replay"
+
+    @classmethod
+    def from_events(
+        cls, events: Iterable[Mapping[str, Any]], *, model: str = "replay", context_window: int = DEFAULT_WINDOW,
+        source: str = "the recorded session",
+    ) -> ReplayProvider:
+        """Build from event dicts (as read from ``events.jsonl``)."""
+        return cls(assistant_turns(events, source), model=model, context_window=context_window, source=source)
+
+    @classmethod
+    def from_session_dir(cls, folder: Path | str, *, context_window: int | None = None) -> ReplayProvider:
+        """Build from a session folder; a torn last line (crash mid-write) is skipped."""
+        folder = Path(folder)
+        log = folder / EVENT_LOG if folder.is_dir() else folder
+        try:
+            lines = log.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            raise ProviderError(
+                f"no recorded session at {folder}", hint="give a session folder that holds events.jsonl"
+            ) from None
+        events: list[dict[str, Any]] = []
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                events.append(json.loads(line))
+            except json.JSONDecodeError:
+                if number == len(lines):
+                    break  # the process died mid-write: the rest of the log is still good
+                raise ProviderError(f"{log}: line {number} is not valid JSON", hint="the event log is damaged") from None
+        provider = cls.from_events(
+            events, model=f"replay:{folder}", context_window=context_window or DEFAULT_WINDOW, source=str(log)
+        )
+        if not provider.turns:
+            raise ProviderError(f"{log} holds no assistant messages", hint="pick a session that has a conversation")
+        return provider
