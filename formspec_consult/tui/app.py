@@ -1,0 +1,268 @@
+"""The consultation app: three panes over the engine, which runs outside the widgets.
+
+The first frame paints before the engine (and with it litellm) is imported: the engine is
+opened by a worker after mount while the status bar says "connecting…". Every worker uses
+`exit_on_error=False` and catches errors into notifications, so a failing model or server
+never closes the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.widgets import Footer
+from textual.worker import Worker
+
+from formspec_consult.resources import data_dir
+from formspec_consult.tui.commands import SlashCommandsProvider
+from formspec_consult.tui.engine_port import EngineFactory, EngineLike
+from formspec_consult.tui.presenter import Presenter, history
+from formspec_consult.tui.review import Review
+from formspec_consult.tui.slash_router import SlashRouter
+from formspec_consult.tui.slash import SlashSpec, parse
+from formspec_consult.tui.widgets.choice_bar import ChoiceBar
+from formspec_consult.tui.widgets.conversation import ConversationView, Entry
+from formspec_consult.tui.widgets.diff_pane import DiffPane
+from formspec_consult.tui.widgets.prompt_input import PromptInput
+from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo
+from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
+
+_LETTERS = "abcdef"
+
+
+class ConsultApp(App[None]):
+    """`ConsultApp(engine_factory)`: the factory opens (or resumes) the engine off the UI path."""
+
+    CSS_PATH = [data_dir("styles") / "app.tcss"]
+    TITLE = "formspec-consult"
+    COMMANDS = App.COMMANDS | {SlashCommandsProvider}
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel turn", show=False),
+        Binding("f2", "toggle_pane('conversation-pane')", "Chat"),
+        Binding("f3", "toggle_pane('tools-pane')", "Tools"),
+        Binding("f4", "toggle_pane('diff-pane')", "Diffs"),
+        Binding("f6", "resize_side(-5)", "Narrower", show=False),
+        Binding("f7", "resize_side(5)", "Wider", show=False),
+        Binding("f8", "toggle_theme", "Theme"),
+        *[Binding(f"alt+{c}", f"pick('{c}')", f"Option {c.upper()}", show=False, priority=True) for c in _LETTERS],
+    ]
+
+    side_width: reactive[int] = reactive(45)  # percent of the screen for tools + diffs
+
+    def __init__(self, engine_factory: EngineFactory, *, max_blocks: int = ConversationView.DEFAULT_MAX_BLOCKS) -> None:
+        super().__init__()
+        self.engine_factory = engine_factory
+        self.engine: EngineLike | None = None
+        self.max_blocks = max_blocks
+        self.turn_worker: Worker[None] | None = None
+        self.router = SlashRouter(self)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="panes"):
+            with Vertical(id="conversation-pane"):
+                yield ConversationView(max_blocks=self.max_blocks, id="conversation")
+                yield ChoiceBar(id="choices")
+                yield PromptInput(id="prompt")
+            with Vertical(id="side"):
+                yield ToolCallsPane(id="tools-pane")
+                yield DiffPane(id="diff-pane")
+        yield StatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.presenter = Presenter(
+            self.query_one(ConversationView),
+            self.query_one(ToolCallsPane),
+            self.query_one(ChoiceBar),
+            self.query_one(StatusBar),
+            notify=lambda message, severity: self.notify(message, severity=severity),  # type: ignore[arg-type]
+            drafts_changed=self.refresh_drafts,
+        )
+        self.query_one(PromptInput).focus()
+        self.open_engine(None)
+
+    # -- engine lifecycle ---------------------------------------------------------------------
+
+    @work(exclusive=True, group="engine", exit_on_error=False)
+    async def open_engine(self, resume: str | None) -> None:
+        """Open (or resume) the engine, then show the earlier conversation and the drafts."""
+        status = self.query_one(StatusBar)
+        status.info = StatusInfo(state="connecting…")
+        try:
+            engine = await self.engine_factory(resume)
+        except Exception as exc:  # ProviderError/ProjectError carry a hint in str()
+            status.info = StatusInfo(state="not connected")
+            await self.query_one(ConversationView).add(Entry("notice-error", f"Could not start: {exc}"))
+            self.notify(str(exc), title="Could not start the consultation", severity="error", timeout=15)
+            return
+        self.engine = engine
+        self.review = Review(engine, self.query_one(DiffPane), lambda m, s: self.notify(m, severity=s))  # type: ignore[arg-type]
+        past = history(engine.past_events())
+        await self.query_one(ConversationView).load(past.entries)
+        tools = self.query_one(ToolCallsPane)
+        for started, finished in past.calls[-tools.max_entries :]:
+            if started is not None:
+                await tools.start_call(started.call_id, started.server, started.name, started.arguments)
+            if finished is not None:
+                await tools.finish_call(
+                    finished.call_id, finished.server, finished.name, finished.ok, finished.result, finished.duration_ms
+                )
+        self.query_one(ChoiceBar).options = past.options
+        self.refresh_status()
+        if past.usage is not None:
+            self.presenter.usage(past.usage)
+        self.sub_title = f"{engine.model} · session {engine.session_id}"
+        await self.review.refresh()
+
+    def refresh_status(self, state: str = "ready") -> None:
+        """Pull the engine's status into the bar and the MCP state line."""
+        if self.engine is None:
+            return
+        try:
+            figures = self.engine.status()
+        except Exception as exc:
+            self.notify(f"Status unavailable: {exc}", severity="warning")
+            return
+        self.query_one(StatusBar).info = StatusInfo.from_engine(figures, state)
+        self.query_one(ToolCallsPane).mcp_state = figures.get("mcp")
+
+    async def switch_session(self, session_id: str) -> None:
+        """Close the current engine and resume another session in a fresh set of panes."""
+        if self.turn_worker is not None and self.turn_worker.is_running:
+            self.notify("Cancel the running turn (Esc) before switching sessions.", severity="warning")
+            return
+        if self.engine is not None:
+            engine, self.engine = self.engine, None
+            try:
+                await engine.aclose()
+            except Exception as exc:
+                self.notify(f"Closing the previous session failed: {exc}", severity="warning")
+        await self.query_one(ConversationView).remove_children()
+        await self.query_one("#tool-list").remove_children()
+        self.query_one(DiffPane).drafts = ()
+        self.open_engine(session_id)
+
+    async def on_unmount(self) -> None:
+        if self.engine is not None:
+            try:
+                await self.engine.aclose()
+            except Exception:  # leaving anyway; the session is already on disk
+                pass
+
+    # -- turns --------------------------------------------------------------------------------
+
+    def send(self, text: str) -> bool:
+        """Start a turn with `text`; False (with a notification) when one cannot start now."""
+        if self.engine is None:
+            self.notify("Still connecting to the model — try again in a moment.", severity="warning")
+            return False
+        if self.turn_worker is not None and self.turn_worker.is_running:
+            self.notify("A turn is running; wait for it or press Esc to cancel it.", severity="warning")
+            return False
+        self.turn_worker = self.run_worker(self._turn(text), group="turn", exclusive=True, exit_on_error=False)
+        return True
+
+    async def _turn(self, text: str) -> None:
+        assert self.engine is not None
+        finished = False
+        try:
+            async for event in self.engine.run_turn(text):
+                await self.presenter.show(event)
+                finished = finished or event.kind == "turn_finished"
+        except Exception as exc:
+            await self.presenter.end_turn("error", f"The turn failed: {exc}")
+            finished = True
+        finally:
+            if not finished:  # cancelled (Esc) before the engine said the turn ended
+                await self.presenter.end_turn("cancelled")
+            self.refresh_status()
+
+    def action_cancel_turn(self) -> None:
+        if self.turn_worker is not None and self.turn_worker.is_running:
+            self.turn_worker.cancel()
+
+    def on_input_submitted(self, event: PromptInput.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            return
+        if parse(text) is not None:
+            if self.router.handle(text):
+                event.input.clear()
+            return
+        if len(text) == 1 and self.query_one(ChoiceBar).pick(text):
+            event.input.clear()
+            return
+        if self.send(text.removeprefix("/") if text.startswith("//") else text):
+            event.input.clear()
+
+    def action_pick(self, letter: str) -> None:
+        if not self.query_one(ChoiceBar).pick(letter):
+            self.notify(f"No option {letter.upper()} is on offer.", severity="warning")
+
+    def on_choice_bar_picked(self, event: ChoiceBar.Picked) -> None:
+        if self.engine is not None:
+            self.send(self.engine.resolve_choice(event.letter))
+
+    def run_slash_from_palette(self, spec: SlashSpec) -> None:
+        """Palette entry point: run argument-free commands, prefill the input for the others."""
+        line = spec.palette_line
+        if line is None:
+            prompt = self.query_one(PromptInput)
+            prompt.value = f"/{spec.name} "
+            prompt.focus()
+        else:
+            self.router.handle(line)
+
+    # -- review -------------------------------------------------------------------------------
+
+    def refresh_drafts(self) -> None:
+        """Reload the drafts in the background (after DraftsChanged or a review action)."""
+        if self.engine is not None:
+            self.run_worker(self.review.refresh(), group="drafts", exclusive=True, exit_on_error=False)
+
+    def on_diff_pane_action_requested(self, event: DiffPane.ActionRequested) -> None:
+        if self.engine is None:
+            self.notify("Not connected yet.", severity="warning")
+            return
+        self.run_worker(self.review.run(event.action, event.path), group="review", exit_on_error=False)
+
+    def on_tool_calls_pane_log_requested(self) -> None:
+        self.router.handle("/mcp log")
+
+    def on_tool_calls_pane_restart_requested(self) -> None:
+        self.router.handle("/mcp restart")
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def action_toggle_pane(self, pane_id: str) -> None:
+        pane = self.query_one(f"#{pane_id}")
+        pane.display = not pane.display
+        side = self.query_one("#side")
+        side.display = self.query_one("#tools-pane").display or self.query_one("#diff-pane").display
+
+    def action_resize_side(self, delta: int) -> None:
+        self.side_width = max(20, min(75, self.side_width + delta))
+
+    def watch_side_width(self, width: int) -> None:
+        if self.is_mounted:
+            self.query_one("#side").styles.width = f"{width}%"
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    def watch_theme(self, theme: str) -> None:
+        if self.is_mounted:
+            self.query_one(DiffPane).syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"
+
+
+def run_app(options: Mapping[str, Any]) -> None:
+    """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …)."""
+    from formspec_consult.tui.launch import engine_factory_for
+
+    ConsultApp(engine_factory_for(options)).run()

@@ -1,0 +1,92 @@
+"""Plain views of the local server's draft tools (`list_drafts`, `diff_drafts`) for the diff pane.
+
+The server's result shapes are read leniently (a list, or a dict holding one under `drafts`/
+`diffs`/`items`) so that a field added on the server side never breaks the review pane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class DraftView:
+    """One draft of the session as the diff pane shows it."""
+
+    path: str
+    status: str = "new"  # "new" | "modified"
+    valid: bool = True
+    problems: tuple[str, ...] = ()
+    diff: str = ""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def badges(self) -> tuple[str, ...]:
+        """Short labels: the status, plus "invalid" when the gate reported problems."""
+        return (self.status,) if self.valid else (self.status, "invalid")
+
+
+def _items(result: Any, keys: Sequence[str]) -> list[Mapping[str, Any]]:
+    if isinstance(result, Mapping):
+        for key in keys:
+            value = result.get(key)
+            if isinstance(value, list):
+                return [item for item in value if isinstance(item, Mapping)]
+            if isinstance(value, Mapping):  # {path: {...}}
+                return [{"path": path, **item} for path, item in value.items() if isinstance(item, Mapping)]
+        return []
+    if isinstance(result, list):
+        return [item for item in result if isinstance(item, Mapping)]
+    return []
+
+
+def _problems(item: Mapping[str, Any]) -> tuple[str, ...]:
+    raw = item.get("problems")
+    validation = item.get("validation")
+    if raw is None and isinstance(validation, Mapping):
+        raw = validation.get("problems") or validation.get("errors")
+    if not raw:
+        return ()
+    out: list[str] = []
+    for problem in raw if isinstance(raw, list) else [raw]:
+        if isinstance(problem, Mapping):
+            where = problem.get("path") or problem.get("location") or ""
+            message = problem.get("message") or problem.get("error") or str(dict(problem))
+            out.append(f"{where}: {message}" if where else str(message))
+        else:
+            out.append(str(problem))
+    return tuple(out)
+
+
+def _valid(item: Mapping[str, Any], problems: tuple[str, ...]) -> bool:
+    if "valid" in item:
+        return bool(item["valid"])
+    validation = item.get("validation")
+    if isinstance(validation, Mapping) and "valid" in validation:
+        return bool(validation["valid"])
+    return not problems
+
+
+def parse_drafts(listing: Any, diffs: Any = None) -> list[DraftView]:
+    """Merge a `list_drafts` result with an optional `diff_drafts` result, sorted by path."""
+    by_path: dict[str, dict[str, Any]] = {}
+    for item in _items(listing, ("drafts", "items")) + _items(diffs, ("diffs", "drafts", "items")):
+        path = str(item.get("path") or item.get("file") or "")
+        if path:
+            by_path.setdefault(path, {}).update({k: v for k, v in item.items() if v is not None})
+    views: list[DraftView] = []
+    for path, item in sorted(by_path.items()):
+        problems = _problems(item)
+        views.append(
+            DraftView(
+                path=path,
+                status=str(item.get("status") or ("modified" if item.get("exists") else "new")),
+                valid=_valid(item, problems),
+                problems=problems,
+                diff=str(item.get("diff") or item.get("unified_diff") or ""),
+                extra=dict(item),
+            )
+        )
+    return views

@@ -1,0 +1,57 @@
+"""What the app needs from the consultation engine (`formspec_consult.agent.engine.Engine`).
+
+The app never imports the engine module at start-up (it imports the provider, hence litellm):
+it is handed an :data:`EngineFactory` and only ever talks to the object it returns through this
+protocol. Tests pass a scripted fake that implements the same surface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from formspec_consult.agent.events import AgentEvent
+
+
+class EngineLike(Protocol):
+    """The engine surface the TUI uses (a subset of the engine contract)."""
+
+    session_id: str
+    session_dir: Path
+    project_root: Path
+    model: str
+    provider_name: str
+    last_options: tuple[str, ...]
+
+    def past_events(self) -> list[AgentEvent]:
+        """The earlier conversation of a resumed session, tool calls included."""
+        ...
+
+    def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
+        """Run one user turn (or slash command); cancel the consuming task to cancel it."""
+        ...
+
+    def resolve_choice(self, text: str) -> str:
+        """Turn a picked option ("B", "b)", the option text) into the text to send."""
+        ...
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Call a tool of the local MCP server directly (review actions, status)."""
+        ...
+
+    async def restart_mcp(self) -> None:
+        """Restart the MCP servers."""
+        ...
+
+    def status(self) -> dict[str, Any]:
+        """Model, provider, session, context figures, cost, compactions, turn, mcp state."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close servers and the session log."""
+        ...
+
+
+# Called with a session id to resume (None: whatever the command line asked for).
+EngineFactory = Callable[[str | None], Awaitable[EngineLike]]

@@ -1,0 +1,120 @@
+"""Review actions — list, accept, reject, undo, accept all — through the local MCP server.
+
+The diff pane's keys and the `/diff`, `/apply`, `/reject`, `/undo` commands both end here, so
+they behave the same. Every failure becomes a notification that says what to do; nothing here
+raises into the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from formspec_consult.tui.drafts import DraftView, parse_drafts
+from formspec_consult.tui.engine_port import EngineLike
+from formspec_consult.tui.widgets.diff_pane import DiffPane
+
+Notify = Callable[[str, str], None]
+
+
+def tool_error(result: Any) -> str | None:
+    """The error a tool result carries, if any (`is_error`/`error`/`ok: false`)."""
+    if not isinstance(result, dict):
+        return None
+    if result.get("is_error") or result.get("isError") or result.get("ok") is False or result.get("error"):
+        return str(result.get("error") or result.get("message") or result.get("text") or result)
+    return None
+
+
+def _problems_of(result: dict[str, Any]) -> str:
+    validation = result.get("validation")
+    problems = validation.get("problems") if isinstance(validation, dict) else None
+    if not problems:
+        return ""
+    first = problems[0]
+    text = first.get("message", str(first)) if isinstance(first, dict) else str(first)
+    return f" ({len(problems)} problem(s), first: {text})"
+
+
+class Review:
+    """Runs review actions for one app and hands the refreshed drafts to the diff pane."""
+
+    def __init__(self, engine: EngineLike, pane: DiffPane, notify: Notify) -> None:
+        self.engine = engine
+        self.pane = pane
+        self.notify = notify
+
+    async def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            result = await self.engine.call_tool(name, arguments)
+        except Exception as exc:  # a dead server or a timeout must not end the app
+            self.notify(f"{name} failed: {exc}", "error")
+            return None
+        error = tool_error(result)
+        if error:
+            self.notify(f"{name}: {error}", "error")
+            return None
+        return result
+
+    async def refresh(self) -> list[DraftView]:
+        """Reload the drafts and their diffs into the pane."""
+        listing = await self._call("list_drafts", {})
+        if listing is None:
+            return list(self.pane.drafts)
+        diffs = await self._call("diff_drafts", {})
+        drafts = parse_drafts(listing, diffs)
+        self.pane.drafts = tuple(drafts)
+        return drafts
+
+    async def accept(self, path: str) -> bool:
+        """Apply one draft; an invalid draft is refused by the server and the reason shown."""
+        result = await self._call("apply_draft", {"file": path})
+        if result is None:
+            return False
+        if not result.get("applied", True):
+            reason = result.get("reason") or result.get("message") or "the server refused it"
+            self.notify(f"Not applied: {path} — {reason}{_problems_of(result)}. Fix the draft, then accept again.", "warning")
+            return False
+        backup = result.get("backup")
+        self.notify(f"Applied {path}" + (f" (previous file backed up; /undo restores it)" if backup else "") + ".", "information")
+        return True
+
+    async def reject(self, path: str) -> bool:
+        """Discard one draft."""
+        ok = await self._call("reject_draft", {"path": path}) is not None
+        if ok:
+            self.notify(f"Rejected {path}.", "information")
+        return ok
+
+    async def undo(self) -> bool:
+        """Undo the last apply."""
+        result = await self._call("undo_apply", {})
+        if result is None:
+            return False
+        restored = result.get("restored") or result.get("path") or result.get("file") or "the last apply"
+        self.notify(f"Undone: {restored}.", "information")
+        return True
+
+    async def accept_all(self) -> int:
+        """Apply every valid draft; invalid ones are left for review and counted in a notice."""
+        drafts = await self.refresh()
+        applied = 0
+        for draft in drafts:
+            if draft.valid and await self.accept(draft.path):
+                applied += 1
+        skipped = sum(1 for d in drafts if not d.valid)
+        tail = f"; {skipped} invalid draft(s) left for review" if skipped else ""
+        self.notify(f"Accepted {applied} draft(s){tail}.", "information" if not skipped else "warning")
+        return applied
+
+    async def run(self, action: str, path: str | None) -> None:
+        """Perform `accept`/`reject`/`undo`/`accept_all`, then refresh the pane."""
+        if action == "accept" and path:
+            await self.accept(path)
+        elif action == "reject" and path:
+            await self.reject(path)
+        elif action == "undo":
+            await self.undo()
+        elif action == "accept_all":
+            await self.accept_all()
+        await self.refresh()

@@ -1,0 +1,52 @@
+"""Find the project's consultation sessions on disk for the sessions screen.
+
+A session is a folder under `<project>/.formspec/consult/` holding `events.jsonl` or
+`transcript.md` (design/01). Reading is cheap: a stat and the first user line of the transcript.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """A session as listed: id, last change, and a hint of what it was about."""
+
+    session_id: str
+    path: Path
+    modified: datetime
+    title: str
+
+
+def _title(folder: Path) -> str:
+    transcript = folder / "transcript.md"
+    try:
+        with transcript.open(encoding="utf-8", errors="replace") as handle:
+            for _, line in zip(range(200), handle, strict=False):
+                text = line.strip().lstrip("#>*- ").strip()
+                if text and not text.lower().startswith(("session", "transcript", "model", "project")):
+                    return text[:80]
+    except OSError:
+        pass
+    return "(no messages yet)"
+
+
+def list_sessions(project_root: Path) -> list[SessionSummary]:
+    """Sessions of the project, most recently changed first."""
+    base = project_root / ".formspec" / "consult"
+    if not base.is_dir():
+        return []
+    found: list[SessionSummary] = []
+    for folder in base.iterdir():
+        markers = [folder / "events.jsonl", folder / "transcript.md"]
+        present = [m for m in markers if m.is_file()]
+        if not folder.is_dir() or not present:
+            continue
+        mtime = max(m.stat().st_mtime for m in present)
+        found.append(
+            SessionSummary(folder.name, folder, datetime.fromtimestamp(mtime, tz=UTC), _title(folder))
+        )
+    return sorted(found, key=lambda s: s.modified, reverse=True)

@@ -1,0 +1,1 @@
+"""Widgets of the consultation app: one public widget per module."""

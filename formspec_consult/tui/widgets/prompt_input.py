@@ -1,0 +1,19 @@
+"""The message input: plain text, slash commands (suggested as you type) and option letters."""
+
+from __future__ import annotations
+
+from textual.suggester import SuggestFromList
+from textual.widgets import Input
+
+from formspec_consult.tui.slash import SLASH_COMMANDS
+
+
+class PromptInput(Input):
+    """Enter sends; `/` starts a command and the rest of the name is suggested (→ accepts)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(
+            placeholder="Message the consultant — /help for commands, Esc cancels a running turn",
+            suggester=SuggestFromList([f"/{c.name}" for c in SLASH_COMMANDS], case_sensitive=False),
+            id=id,
+        )

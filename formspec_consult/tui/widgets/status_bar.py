@@ -1,0 +1,78 @@
+"""The status bar: model, session, context used vs threshold vs window, cost, compactions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rich.markup import escape
+from textual.reactive import reactive
+from textual.widgets import Static
+
+
+@dataclass(frozen=True)
+class StatusInfo:
+    """Everything the bar shows; the app replaces it as events arrive."""
+
+    state: str = "connecting…"
+    model: str = ""
+    session: str = ""
+    context_tokens: int = 0
+    threshold_tokens: int = 0
+    window_tokens: int = 0
+    reported: bool = False
+    cost: float | None = None
+    compactions: int = 0
+
+    @classmethod
+    def from_engine(cls, status: dict[str, Any], state: str = "ready") -> StatusInfo:
+        """Build from `Engine.status()`; unknown keys are ignored, missing ones keep defaults."""
+        return cls(
+            state=state,
+            model=str(status.get("model") or ""),
+            session=str(status.get("session") or ""),
+            context_tokens=int(status.get("context_tokens") or 0),
+            threshold_tokens=int(status.get("threshold_tokens") or 0),
+            window_tokens=int(status.get("window_tokens") or 0),
+            reported=bool(status.get("reported")),
+            cost=status.get("cost"),
+            compactions=int(status.get("compactions") or 0),
+        )
+
+    def with_(self, **changes: Any) -> StatusInfo:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+
+
+def render_status(info: StatusInfo) -> str:
+    """The bar's markup, e.g. `ready │ gpt-4o │ s-1 │ ctx 12.0k / 90.0k / 120.0k (reported) │ $0.0123 │ 1 compaction`."""
+    parts = [f"[b]{escape(info.state)}[/b]"]
+    if info.model:
+        parts.append(escape(info.model))
+    if info.session:
+        parts.append(f"session {escape(info.session)}")
+    if info.window_tokens:
+        pct = 100 * info.context_tokens / info.threshold_tokens if info.threshold_tokens else 0
+        source = "reported" if info.reported else "estimated"
+        parts.append(
+            f"ctx {_k(info.context_tokens)} / {_k(info.threshold_tokens)} / {_k(info.window_tokens)}"
+            f" ({pct:.0f}% of threshold, {source})"
+        )
+    parts.append(f"${info.cost:.4f}" if info.cost is not None else "cost n/a")
+    parts.append(f"{info.compactions} compaction{'s' if info.compactions != 1 else ''}")
+    return " │ ".join(parts)
+
+
+class StatusBar(Static):
+    """One line at the bottom of the screen."""
+
+    info: reactive[StatusInfo] = reactive(StatusInfo)
+
+    def watch_info(self, info: StatusInfo) -> None:
+        self.update(render_status(info))
+        near = info.threshold_tokens and info.context_tokens >= 0.9 * info.threshold_tokens
+        self.set_class(bool(near), "near-threshold")

@@ -1,0 +1,92 @@
+"""The tool-calls pane: MCP server state, a button to open the server log, and every call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.containers import HorizontalGroup, Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Button, Static
+
+from formspec_consult.tui.widgets.tool_call_entry import ToolCallEntry
+
+
+def describe_mcp(state: Any) -> str:
+    """One line of server state from `status()["mcp"]` (a dict per server, or a plain string)."""
+    if not state:
+        return "MCP: not connected"
+    if isinstance(state, dict):
+        parts = []
+        for name, value in state.items():
+            if isinstance(value, dict):
+                value = value.get("state") or value.get("status") or ", ".join(f"{k}={v}" for k, v in value.items())
+            parts.append(f"{name}: {value}")
+        return "MCP  " + " · ".join(parts)
+    return f"MCP  {state}"
+
+
+class ToolCallsPane(Vertical):
+    """Calls in order, newest at the bottom; only the newest `max_entries` stay mounted."""
+
+    mcp_state: reactive[Any] = reactive(None)
+
+    class LogRequested(Message):
+        """The user asked to open the MCP server log."""
+
+    class RestartRequested(Message):
+        """The user asked to restart the MCP servers."""
+
+    def __init__(self, *, max_entries: int = 100, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.max_entries = max_entries
+        self._calls: dict[str, ToolCallEntry] = {}
+
+    def compose(self) -> ComposeResult:
+        with HorizontalGroup(classes="pane-header"):
+            yield Static("Tool calls", classes="pane-title")
+            yield Button("log", id="mcp-log", compact=True)
+            yield Button("restart", id="mcp-restart", compact=True)
+        yield Static(describe_mcp(None), id="mcp-state")
+        yield VerticalScroll(id="tool-list")
+
+    def on_mount(self) -> None:
+        self.query_one("#tool-list", VerticalScroll).anchor()
+
+    def watch_mcp_state(self, state: Any) -> None:
+        if self.is_mounted:
+            self.query_one("#mcp-state", Static).update(escape(describe_mcp(state)))
+
+    def entry(self, call_id: str) -> ToolCallEntry | None:
+        """The entry of a call still mounted, by id."""
+        return self._calls.get(call_id)
+
+    async def start_call(self, call_id: str, server: str, name: str, arguments: dict[str, Any]) -> ToolCallEntry:
+        """Show a running call."""
+        entry = ToolCallEntry(call_id, server, name, arguments)
+        self._calls[call_id] = entry
+        await self.query_one("#tool-list", VerticalScroll).mount(entry)
+        await self._prune()
+        return entry
+
+    async def finish_call(
+        self, call_id: str, server: str, name: str, ok: bool, result: str, duration_ms: float
+    ) -> None:
+        """Complete a call (a finish without a start, e.g. from an old log, gets its own entry)."""
+        entry = self._calls.get(call_id) or await self.start_call(call_id, server, name, {})
+        entry.finish(ok, result, duration_ms)
+
+    async def _prune(self) -> None:
+        excess = len(self._calls) - self.max_entries
+        if excess > 0:
+            old = list(self._calls)[:excess]
+            await self.query_one("#tool-list", VerticalScroll).remove_children([self._calls.pop(i) for i in old])
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "mcp-log":
+            self.post_message(self.LogRequested())
+        elif event.button.id == "mcp-restart":
+            self.post_message(self.RestartRequested())

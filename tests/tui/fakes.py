@@ -1,0 +1,162 @@
+"""A scripted stand-in for the engine: same surface as `formspec_consult.agent.engine.Engine`.
+
+Each turn yields the next scripted list of events. A `hold` event pauses the turn until the
+test releases it, so cancelling a running turn can be tested without sleeps. Review tools keep
+an in-memory set of drafts with an undo stack, like the local server does on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.agent.events import AgentEvent, TurnFinished, TurnStarted
+
+
+class Hold:
+    """A pseudo-event: the fake turn waits here until `FakeEngine.release()`."""
+
+
+@dataclass
+class FakeDraft:
+    path: str
+    status: str = "new"
+    valid: bool = True
+    problems: list[str] = field(default_factory=list)
+    diff: str = ""
+
+
+class FakeEngine:
+    """Scripted engine. `turns` are event lists; TurnStarted/TurnFinished are added around each."""
+
+    provider_name = "scripted"
+
+    def __init__(
+        self,
+        turns: list[list[AgentEvent | Hold]] | None = None,
+        *,
+        past: list[AgentEvent] | None = None,
+        drafts: list[FakeDraft] | None = None,
+        root: Path = Path("/tmp/fake-project"),
+        session_id: str = "s-test",
+        model: str = "fake/model",
+        fail_tools: bool = False,
+    ) -> None:
+        self.turns = list(turns or [])
+        self.past = list(past or [])
+        self.drafts = {d.path: d for d in drafts or []}
+        self.project_root = root
+        self.session_id = session_id
+        self.session_dir = root / ".formspec" / "consult" / session_id
+        self.model = model
+        self.last_options: tuple[str, ...] = ()
+        self.fail_tools = fail_tools
+        self.sent: list[str] = []
+        self.tool_calls: list[tuple[str, dict[str, Any]]] = []
+        self.applied: list[str] = []
+        self.undo_stack: list[FakeDraft] = []
+        self.cancelled = False
+        self.closed = False
+        self.restarts = 0
+        self._release = asyncio.Event()
+        self.holding = False
+
+    def release(self) -> None:
+        self._release.set()
+
+    def past_events(self) -> list[AgentEvent]:
+        return list(self.past)
+
+    async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
+        self.sent.append(text)
+        yield TurnStarted(turn=len(self.sent), user_text=text)
+        events = self.turns.pop(0) if self.turns else []
+        try:
+            for event in events:
+                if isinstance(event, Hold):
+                    self.holding = True
+                    await self._release.wait()
+                    self.holding = False
+                    continue
+                if getattr(event, "options", None):
+                    self.last_options = event.options  # type: ignore[union-attr]
+                yield event
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+        yield TurnFinished(reason="done")
+
+    def resolve_choice(self, text: str) -> str:
+        letter = text.strip().rstrip(")").upper()
+        for option in self.last_options:
+            if option.upper().startswith(letter + ")"):
+                return option
+        return text
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        arguments = arguments or {}
+        self.tool_calls.append((name, arguments))
+        if self.fail_tools:
+            raise RuntimeError("local server is not responding")
+        if name == "list_drafts":
+            return {"drafts": [{"path": d.path, "status": d.status, "valid": d.valid, "problems": d.problems} for d in self.drafts.values()]}
+        if name == "diff_drafts":
+            return {"diffs": [{"path": d.path, "diff": d.diff} for d in self.drafts.values()]}
+        if name == "apply_draft":
+            draft = self.drafts.get(arguments["file"])
+            if draft is None:
+                return {"error": f"no draft at {arguments['file']}"}
+            if not draft.valid and not arguments.get("force"):
+                return {"applied": False, "reason": "the draft fails validation", "validation": {"problems": draft.problems}}
+            self.undo_stack.append(self.drafts.pop(draft.path))
+            self.applied.append(draft.path)
+            return {"applied": True, "backup": f"undo/{draft.path}", "validation": {"valid": True}}
+        if name == "reject_draft":
+            self.drafts.pop(arguments["path"], None)
+            return {"rejected": arguments["path"]}
+        if name == "undo_apply":
+            if not self.undo_stack:
+                return {"error": "nothing to undo"}
+            draft = self.undo_stack.pop()
+            self.applied.remove(draft.path)
+            self.drafts[draft.path] = draft
+            return {"restored": draft.path}
+        return {"error": f"unknown tool {name}"}
+
+    async def restart_mcp(self) -> None:
+        self.restarts += 1
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "provider": self.provider_name,
+            "session": self.session_id,
+            "context_tokens": 1200,
+            "threshold_tokens": 90000,
+            "window_tokens": 120000,
+            "reported": False,
+            "cost": 0.0,
+            "compactions": 0,
+            "turn": len(self.sent),
+            "mcp": {"formspec-local": {"state": "ready"}},
+        }
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def factory_for(engine: FakeEngine, *, fail: Exception | None = None):  # type: ignore[no-untyped-def]
+    """An engine factory that returns `engine` (or raises `fail`), recording resume requests."""
+    requested: list[str | None] = []
+
+    async def factory(resume: str | None) -> FakeEngine:
+        requested.append(resume)
+        if fail is not None:
+            raise fail
+        return engine
+
+    factory.requested = requested  # type: ignore[attr-defined]
+    return factory
