@@ -1,0 +1,160 @@
+"""Structured history compression: prune, then summarise, then (if need be) extract.
+
+Cuts happen only at turn boundaries; an assistant message and all its tool results are one
+atomic block; the head (system prompt + injected workspace context) and the latest user message
+are never touched. Every chosen option (``[chosen: …]``) survives verbatim. If the summariser is
+missing, fails, returns junk or would overflow, a deterministic extractive summary is used, so
+compaction can never fail or brick a session. The transcript on disk is never touched: the
+compaction is one ``compaction`` event listing what it replaced.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from formspec_consult.agent.compress_extractive import chosen_options, extractive_summary
+from formspec_consult.agent.compress_plan import Plan, plan_compaction, summary_message, tool_names
+from formspec_consult.agent.events import CompactionDone
+from formspec_consult.agent.history import History
+from formspec_consult.sessions.rebuild import apply_event
+
+Message = dict[str, Any]
+Summariser = Callable[[list[Message], str | None], Awaitable[str]]
+_log = logging.getLogger(__name__)
+_SUMMARY_REQUEST_OVERHEAD = 1500  # tokens for the compress prompt and the summary it returns
+
+__all__ = ["Compressor", "Summariser", "estimate_tokens"]
+
+
+def estimate_tokens(messages: list[Message]) -> int:
+    """A cheap offline estimate (≈4 characters a token, plus per-message overhead)."""
+    total = 0
+    for message in messages:
+        total += 4 + len(str(message.get("content") or "")) // 4
+        for call in message.get("tool_calls") or []:
+            total += 8 + (len(call["function"]["name"]) + len(call["function"]["arguments"])) // 4
+    return total
+
+
+class Compressor:
+    """Keeps a History under `threshold` × `usable_window` tokens."""
+
+    def __init__(
+        self,
+        *,
+        count_tokens: Callable[[list[Message]], int],
+        usable_window: int,
+        threshold: float = 0.75,
+        summarise: Summariser | None = None,
+        keep_last_turns: int = 2,
+        prune_tool_output_over: int = 2000,
+    ) -> None:
+        if usable_window <= 0:
+            raise ValueError(f"usable_window must be positive, got {usable_window}")
+        if not 0.05 <= threshold <= 1.0:
+            raise ValueError(f"threshold is a fraction of the usable window (0.05–1.0), got {threshold}")
+        self.count_tokens = count_tokens
+        self.usable_window = usable_window
+        self.threshold = threshold
+        self.threshold_tokens = int(usable_window * threshold)
+        self.summarise = summarise
+        self.keep_last_turns = max(1, keep_last_turns)
+        self.prune_tool_output_over = prune_tool_output_over
+        self.compactions = 0
+
+    def needs_compaction(self, history: History) -> bool:
+        """True when the history is above the threshold."""
+        return self.count_tokens(history.messages) > self.threshold_tokens
+
+    async def compact(
+        self, history: History, *, force: bool = False, focus: str | None = None
+    ) -> CompactionDone | None:
+        """Compact `history` if it is above the threshold (or `force`); None when nothing was done."""
+        tokens_before = self.count_tokens(history.messages)
+        if not force and tokens_before <= self.threshold_tokens:
+            return None
+        plan = plan_compaction(
+            history,
+            count_tokens=self.count_tokens,
+            threshold_tokens=self.threshold_tokens,
+            keep_last_turns=self.keep_last_turns,
+            prune_over=self.prune_tool_output_over,
+            force=force,
+        )
+        summary_text, method = "", "pruned"
+        if plan.end > plan.start:
+            summary_text, method = await self._summary(history, plan, focus)
+        elif not plan.pruned:
+            return None  # nothing old enough to compact: the latest turn alone is what remains
+        return self._commit(history, plan, summary_text, method, tokens_before, focus)
+
+    async def _summary(self, history: History, plan: Plan, focus: str | None) -> tuple[str, str]:
+        """The LLM summary when it is usable, else the extractive one."""
+        replaced = plan.pruned_messages(history.messages)[plan.start : plan.end]
+        chosen = chosen_options(replaced)
+        budget_chars = max(800, plan.summary_budget_tokens * 4)
+        if self.summarise is not None:
+            request_tokens = self.count_tokens(replaced) + _SUMMARY_REQUEST_OVERHEAD
+            if request_tokens > self.usable_window:
+                _log.warning("summary request would overflow (%d tokens); extracting", request_tokens)
+            else:
+                try:
+                    text = await self.summarise(copy.deepcopy(replaced), focus)
+                except Exception as exc:  # noqa: BLE001 - any summariser failure falls back
+                    _log.warning("summariser failed (%s); using the extractive summary", exc)
+                    text = None
+                if _usable(text, budget_chars, self.count_tokens, replaced):
+                    return _with_decisions(str(text).strip(), chosen), "summarised"
+        return extractive_summary(replaced, focus=focus, budget_chars=budget_chars), "extractive"
+
+    def _commit(
+        self, history: History, plan: Plan, text: str, method: str, tokens_before: int, focus: str | None
+    ) -> CompactionDone:
+        summary = summary_message(text, replaced=plan.end - plan.start) if text else None
+        event: dict[str, Any] = {
+            "type": "compaction",
+            "start": plan.start,
+            "end": plan.end if summary else plan.start,
+            "summary_message": summary,
+            "method": method,
+            "pruned": plan.pruned,
+            "stubs": plan.stubs,
+            "pruned_tools": [tool_names(history.messages).get(history.messages[i].get("tool_call_id"))
+                             for i in plan.pruned],
+            "focus": focus,
+        }
+        after = copy.deepcopy(history.messages)
+        apply_event(after, event)
+        tokens_after = self.count_tokens(after)
+        data = {k: v for k, v in event.items() if k != "type"}
+        history.apply_logged("compaction", **data, tokens_before=tokens_before, tokens_after=tokens_after)
+        history.check_pairing()  # by construction; a failure here is a bug worth surfacing loudly
+        self.compactions += 1
+        shown = text or f"Pruned {len(plan.pruned)} old tool output(s); the full outputs stay in the transcript."
+        return CompactionDone(
+            summary=shown,
+            replaced_messages=(plan.end - plan.start) if summary else len(plan.pruned),
+            tokens_before=tokens_before,
+            tokens_after=tokens_after,
+            method=method,  # type: ignore[arg-type]
+        )
+
+
+def _usable(text: object, budget_chars: int, count: Callable[[list[Message]], int], replaced: list[Message]) -> bool:
+    """A summary is junk when empty, trivially short, longer than its budget or than its input."""
+    if not isinstance(text, str) or len(text.strip()) < 40:
+        return False
+    if len(text) > budget_chars * 1.5:
+        return False
+    return count([{"role": "user", "content": text}]) < count(replaced)
+
+
+def _with_decisions(text: str, chosen: list[str]) -> str:
+    """Append every chosen option the summariser dropped, verbatim (decisions must survive)."""
+    missing = [line for line in chosen if line not in text]
+    if not missing:
+        return text
+    return text + "\n\nDecisions (chosen options, verbatim):\n" + "\n".join(f"- {line}" for line in missing)

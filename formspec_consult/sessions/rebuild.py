@@ -1,0 +1,74 @@
+"""Replay events into the model-visible message list.
+
+The live history (`agent.history.History`) changes its messages through :func:`apply_event` too,
+so what a resumed session rebuilds is, by construction, what the model saw: there is one
+implementation of every change, not a live one and a replayed one that could drift apart.
+
+Only three event types change the model-visible list:
+
+- ``message``    {message}: appended.
+- ``compaction`` {pruned, stubs, start, end, summary_message}: first the messages at `pruned`
+  get their content replaced by the matching `stubs`; then ``messages[start:end]`` is replaced by
+  `summary_message` (when there is one). Indices refer to the list before the compaction.
+- ``repair``     {remove, insert}: messages at `remove` (indices in the old list) are dropped,
+  then each ``[index, message]`` of `insert` is inserted, in order (indices in the new list).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any
+
+Message = dict[str, Any]
+
+__all__ = ["apply_event", "rebuild_history", "pruned_stub"]
+
+
+def pruned_stub(message: Message, tool_name: str | None) -> str:
+    """The one-line stand-in for a blanked bulky tool output (used when an event has no stubs)."""
+    size = len(str(message.get("content") or ""))
+    call_id = message.get("tool_call_id", "?")
+    return (
+        f"[output of {tool_name or 'a tool'} pruned to save context ({size} chars); the full output "
+        f"is in the transcript — call read_transcript with call_id={call_id} to read it again]"
+    )
+
+
+def apply_event(messages: list[Message], event: dict[str, Any]) -> bool:
+    """Apply one event to `messages` in place; return True if it changed the model-visible list."""
+    kind = event.get("type")
+    if kind == "message":
+        messages.append(copy.deepcopy(event["message"]))
+        return True
+    if kind == "compaction":
+        pruned = list(event.get("pruned") or [])
+        stubs = list(event.get("stubs") or [])
+        for position, index in enumerate(pruned):
+            stub = stubs[position] if position < len(stubs) else pruned_stub(messages[index], None)
+            messages[index] = {**messages[index], "content": stub}
+        summary = event.get("summary_message")
+        if summary is not None:
+            start, end = int(event["start"]), int(event["end"])
+            messages[start:end] = [copy.deepcopy(summary)]
+        return bool(pruned) or summary is not None
+    if kind == "repair":
+        for index in sorted(event.get("remove") or [], reverse=True):
+            del messages[index]
+        for index, message in event.get("insert") or []:
+            messages.insert(int(index), copy.deepcopy(message))
+        return True
+    return False
+
+
+def rebuild_history(events: Iterable[dict[str, Any]], upto_seq: int | None = None) -> list[Message]:
+    """Exactly the model-visible messages after every event with ``seq <= upto_seq`` (all if None).
+
+    Rebuilding up to the seq of a ``request`` event gives the messages that request sent.
+    """
+    messages: list[Message] = []
+    for event in events:
+        if upto_seq is not None and int(event.get("seq", 0)) > upto_seq:
+            break
+        apply_event(messages, event)
+    return messages
