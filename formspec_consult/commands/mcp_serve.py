@@ -1,0 +1,57 @@
+"""``formspec-consult mcp-serve``: the local MCP server on stdio.
+
+stdout carries only the protocol; every log line goes to
+``<project>/.formspec/consult/mcp-server.log`` (stderr stays quiet so a TUI parent is not painted over).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import click
+
+
+def _log_to_file(consult_dir: Path) -> None:
+    consult_dir.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(consult_dir / "mcp-server.log", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    # Installed before the MCP server exists, so its basicConfig (a stderr handler) becomes a no-op.
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+@click.command("mcp-serve")
+@click.option(
+    "--project",
+    "project_opt",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="FormSpec project folder (default: --project of the main command, else the current folder).",
+)
+@click.option("--session", "session_id", default=None, metavar="ID", help="Bind to this session (created when omitted).")
+@click.pass_context
+def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | None) -> None:
+    """Run the local FormSpec MCP server on stdio, bound to one consultation session."""
+    from formspec_consult.sessions.folder import SessionError, check_session_id
+    from formspec_consult.spec import ProjectError, open_project
+
+    parent = (ctx.obj or {}).get("project") if ctx.obj else None
+    folder = project_opt or parent or Path.cwd()
+    try:
+        project = open_project(Path(folder))
+        if session_id is not None:
+            check_session_id(session_id)
+    except (ProjectError, SessionError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    _log_to_file(Path(project.consult_dir))
+
+    from formspec_consult.servers.local import create_local_server
+
+    server = create_local_server(Path(project.root), session_id)
+    state = server.formspec_state  # type: ignore[attr-defined]
+    logging.getLogger(__name__).info("serving %s, session %s", project.root, state.session_id)
+    server.run("stdio")

@@ -1,0 +1,70 @@
+"""The local MCP server: grounding, validation gate, drafts, apply/undo and dev-server control.
+
+Built by :func:`create_local_server` (never at import time); run over stdio by
+``formspec-consult mcp-serve`` or used in-process through ``mcp.Client(server)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+from formspec_consult import __version__
+from formspec_consult.devserver import DevServer, resolve_config
+from formspec_consult.sessions.folder import ensure_session
+
+INSTRUCTIONS = (
+    "Tools for one FormSpec project on this machine. Ground yourself with read_workspace_manifest, "
+    "list_installed_modules and list_skills; look up kinds with list_kind_schemas. Write spec YAML only "
+    "through propose_spec_file (it creates a draft and validates it); fix every problem it reports. "
+    "Drafts are applied with apply_draft after the person reviewed them; undo_apply reverts. vendors/ "
+    "is read-only: extend vendor entities with an Entity Extension or shadow them in overrides/."
+)
+
+
+def create_local_server(
+    project_dir: Path,
+    session_id: str | None = None,
+    *,
+    dev_command: list[str] | None = None,
+    health_url: str | None = None,
+) -> MCPServer:
+    """Build the local server bound to the project at (or above) ``project_dir`` and one session.
+
+    The session is created when ``session_id`` is None (or does not exist yet). Raises
+    ``formspec_consult.spec.ProjectError`` when ``project_dir`` is not a FormSpec project.
+    """
+    from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, read_tools
+    from formspec_consult.servers.local.state import LocalState
+    from formspec_consult.spec import open_project
+
+    project = open_project(Path(project_dir))
+    sid, folder = ensure_session(Path(project.consult_dir), session_id)
+    devserver = DevServer(Path(project.root), Path(project.consult_dir), resolve_config(Path(project.root), dev_command, health_url))
+    state = LocalState(project=project, session_id=sid, session_folder=folder, devserver=devserver)
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, str]]:
+        try:
+            yield {"session": sid}
+        finally:
+            # A dev server this instance started must not outlive it (no orphans).
+            if devserver._proc is not None:
+                devserver.stop()
+
+    server = MCPServer(
+        "formspec-local",
+        title="FormSpec (local project)",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        lifespan=lifespan,
+    )
+    server.formspec_state = state  # type: ignore[attr-defined]  # for tests and the engine
+    read_tools.register(server, state)
+    draft_tools.register(server, state)
+    dev_tools.register(server, state)
+    extra_tools.register(server, state)
+    return server

@@ -1,0 +1,47 @@
+"""Dev-server tools: restart (after validating), status and stop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from formspec_consult.servers.local.state import LocalState, tool_errors
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+CONTROL = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+
+def register(server: MCPServer, state: LocalState) -> None:
+    """Add the dev-server tools to ``server``."""
+
+    @server.tool(annotations=CONTROL, structured_output=True)
+    @tool_errors
+    def restart_server() -> dict[str, Any]:
+        """Validate the project and, if it is valid, (re)start the FormSpec dev server and wait for /health."""
+        result = state.project.validate(None).to_dict()
+        if not result["ok"]:
+            first = result["problems"][0]
+            raise ToolError(
+                f"Not restarting: the project has {len(result['problems'])} validation problem(s) "
+                f"(first: {first.get('source')}: {first.get('message')}). Fix them, then restart."
+            )
+        with state.lock:
+            stopped = state.devserver.stop()
+            started = state.devserver.start()
+        return {**started, "was_running": bool(stopped.get("stopped")), "log": str(state.devserver.log_path)}
+
+    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @tool_errors
+    def get_server_status() -> dict[str, Any]:
+        """Report whether the dev server runs: {running, pid, health}."""
+        return state.devserver.status()
+
+    @server.tool(annotations=CONTROL, structured_output=True)
+    @tool_errors
+    def stop_server() -> dict[str, Any]:
+        """Stop the dev server and every process it started."""
+        with state.lock:
+            return state.devserver.stop()

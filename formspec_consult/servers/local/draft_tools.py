@@ -1,0 +1,85 @@
+"""Write tools: propose, review, apply, reject and undo drafts of the bound session."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from formspec_consult.servers.local.state import LocalState, tool_errors
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+DRAFT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+PROJECT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+
+SessionArg = Annotated[
+    str | None,
+    Field(description="Session id; omit it to use the session this server is bound to (the usual case)."),
+]
+ForceArg = Annotated[bool, Field(description="Override the safety refusal. Only when the person explicitly asks.")]
+
+
+def register(server: MCPServer, state: LocalState) -> None:
+    """Add the draft tools to ``server``."""
+
+    @server.tool(annotations=DRAFT_WRITE, structured_output=True)
+    @tool_errors
+    def propose_spec_file(
+        path: Annotated[str, Field(description="Spec path relative to the spec root, e.g. 'modules/booking/entities/appointment.yaml'; 'overrides/…' for shadow copies.")],
+        content: Annotated[str, Field(description="The complete YAML text of the file (not a fragment).")],
+        session: SessionArg = None,
+    ) -> dict[str, Any]:
+        """Write a spec file as a DRAFT (never the project itself) and validate the project with it.
+        Returns the validation result, the skills relevant to its kind and what to do next.
+        This is the only way to write spec YAML: never paste spec files into the chat."""
+        with state.lock:
+            return state.review(session).propose(path, content)
+
+    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @tool_errors
+    def list_drafts(session: SessionArg = None) -> dict[str, Any]:
+        """List the session's drafts: path, status (new|modified|unchanged), valid, problem count, target_changed."""
+        sid, _ = state.session(session)
+        return {"session": sid, "drafts": state.review(session).list()}
+
+    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @tool_errors
+    def diff_drafts(
+        path: Annotated[str | None, Field(description="One draft's spec path; omit for every draft.")] = None,
+        session: SessionArg = None,
+    ) -> dict[str, Any]:
+        """Show drafts as unified diffs against the real files, with status and validation problems."""
+        sid, _ = state.session(session)
+        return {"session": sid, "drafts": state.review(session).diff(path)}
+
+    @server.tool(annotations=DRAFT_WRITE, structured_output=True)
+    @tool_errors
+    def reject_draft(
+        path: Annotated[str, Field(description="Spec path of the draft to discard.")],
+        session: SessionArg = None,
+    ) -> dict[str, Any]:
+        """Discard one draft. The project's real file is not touched."""
+        with state.lock:
+            return state.review(session).reject(path)
+
+    @server.tool(annotations=PROJECT_WRITE, structured_output=True)
+    @tool_errors
+    def apply_draft(
+        file: Annotated[str, Field(description="Spec path of the draft to apply, as given to propose_spec_file.")],
+        force: ForceArg = False,
+        session: SessionArg = None,
+    ) -> dict[str, Any]:
+        """Apply a reviewed draft to the project: backs up the current file for undo_apply, writes the draft
+        atomically and revalidates. Refuses drafts that fail validation or whose target changed meanwhile."""
+        with state.lock:
+            return state.review(session).apply(file, force=force)
+
+    @server.tool(annotations=PROJECT_WRITE, structured_output=True)
+    @tool_errors
+    def undo_apply(force: ForceArg = False, session: SessionArg = None) -> dict[str, Any]:
+        """Undo the most recent apply_draft of the session, restoring the file's exact previous bytes
+        (or deleting a file the apply created). Call again to undo further steps."""
+        with state.lock:
+            return state.review(session).undo(force=force)

@@ -1,0 +1,95 @@
+"""Transcript read-back (for the engine's compacted histories) and the shared prompt files."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.prompts.base import Prompt as MCPPrompt
+from mcp.server.mcpserver.prompts.base import PromptArgument, UserMessage
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from formspec_consult.servers.local.state import LocalState, tool_errors
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+SNIPPET = 160
+_log = logging.getLogger(__name__)
+
+
+def register(server: MCPServer, state: LocalState) -> None:
+    """Add ``read_transcript`` and every prompt file to ``server``."""
+
+    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @tool_errors
+    def read_transcript(
+        seq: Annotated[int | None, Field(description="Return this one event in full (its seq number).")] = None,
+        query: Annotated[str | None, Field(description="Case-insensitive text to search for in earlier events.")] = None,
+        type: Annotated[str | None, Field(description="Only events of this type, e.g. 'tool_result'.")] = None,  # noqa: A002
+        limit: Annotated[int, Field(description="Most matches to return (newest first).", ge=1, le=100)] = 20,
+    ) -> dict[str, Any]:
+        """Read back earlier events of this session in full (older turns may have been summarised or
+        truncated in your context): one event by seq, or search by text and/or type."""
+        from formspec_consult.sessions.events import EventLog
+
+        log_path = state.session_folder / "events.jsonl"
+        events = list(EventLog.read(log_path))
+        if seq is not None:
+            for event in events:
+                if event.get("seq") == seq:
+                    return {"session": state.session_id, "event": event}
+            last = events[-1].get("seq") if events else None
+            raise ToolError(f"No event with seq {seq} in this session (last seq: {last}). Search with query instead.")
+        needle = (query or "").casefold()
+        matches = []
+        for event in reversed(events):
+            if type and event.get("type") != type:
+                continue
+            text = json.dumps(event, ensure_ascii=False)
+            where = text.casefold().find(needle) if needle else 0
+            if where < 0:
+                continue
+            start = max(0, where - SNIPPET // 2)
+            matches.append({"seq": event.get("seq"), "type": event.get("type"), "ts": event.get("ts"),
+                            "snippet": text[start:start + SNIPPET]})
+        return {"session": state.session_id, "total_matches": len(matches), "events": matches[:limit],
+                "hint": "Call read_transcript with seq to read one event in full."}
+
+    _register_prompts(server)
+
+
+def _register_prompts(server: MCPServer) -> None:
+    try:
+        from formspec_consult.agent.prompts import list_prompts
+
+        prompts = list_prompts()
+    except Exception:  # noqa: BLE001 - a broken prompt file must not take the tools down
+        _log.exception("prompt files could not be loaded; serving no MCP prompts")
+        return
+    for prompt in prompts:
+        server.add_prompt(
+            MCPPrompt(
+                name=prompt.name,
+                title=f"{prompt.name} (v{prompt.version})",
+                description=prompt.description,
+                arguments=[
+                    PromptArgument(name=v.name, description=v.description or None, required=v.required)
+                    for v in prompt.variables
+                ],
+                fn=_renderer(prompt),
+            )
+        )
+
+
+def _renderer(prompt: Any) -> Any:
+    def render(**variables: Any) -> list[UserMessage]:
+        # MCP prompts have no system role: the system text leads, the user template follows.
+        parts = [prompt.render_system(**variables)]
+        if prompt.user_template:
+            parts.append(prompt.render_user(**variables))
+        return [UserMessage("\n".join(parts))]
+
+    return render

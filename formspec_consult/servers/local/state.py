@@ -1,0 +1,75 @@
+"""What one local server instance is bound to: a project, a session and a dev server."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from formspec_consult.devserver import DevServer, DevServerError
+from formspec_consult.sessions.apply import ApplyRefused
+from formspec_consult.sessions.drafts import DraftError
+from formspec_consult.sessions.folder import SessionError, existing_session
+from formspec_consult.sessions.paths import PathRefused
+from formspec_consult.sessions.review import Review
+from formspec_consult.sessions.undo import UndoError
+from formspec_consult.spec.errors import ProjectError, SkillNotFound, UnknownKind
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# Errors the caller can fix: their message goes back as the tool error (is_error: true).
+EXPECTED_ERRORS: tuple[type[Exception], ...] = (
+    PathRefused, DraftError, SessionError, ApplyRefused, UndoError, DevServerError,
+    ProjectError, SkillNotFound, UnknownKind,
+)
+
+
+def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Turn the expected errors of ``fn`` into ``ToolError`` so the model reads the message."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except EXPECTED_ERRORS as exc:
+            message = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
+            raise ToolError(str(message)) from exc
+
+    return wrapper
+
+
+@dataclass
+class LocalState:
+    """The project, bound session and dev server behind one local MCP server."""
+
+    project: Any
+    session_id: str
+    session_folder: Path
+    devserver: DevServer
+    # Tools run in worker threads; writes to one session must not interleave.
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    _reviews: dict[str, Review] = field(default_factory=dict)
+
+    @property
+    def consult_dir(self) -> Path:
+        """``<project>/.formspec/consult``."""
+        return Path(self.project.consult_dir)
+
+    def session(self, session_id: str | None) -> tuple[str, Path]:
+        """The bound session, or the given one, which must exist."""
+        if session_id is None or session_id == "" or session_id == self.session_id:
+            return self.session_id, self.session_folder
+        return session_id, existing_session(self.consult_dir, session_id)
+
+    def review(self, session_id: str | None = None) -> Review:
+        """The draft/undo view of a session (cached per session)."""
+        sid, folder = self.session(session_id)
+        if sid not in self._reviews:
+            self._reviews[sid] = Review(self.project, folder)
+        return self._reviews[sid]

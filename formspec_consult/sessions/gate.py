@@ -1,0 +1,72 @@
+"""The validation gate: does a draft make the project worse?
+
+A draft is validated against the tree with *every* pending draft of its session overlaid (the
+state the person gets by applying the set). It blocks when the result has a problem in the
+draft's own file, or a problem elsewhere that the real tree does not already have — so a
+project with an old, unrelated problem can still take good drafts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+class Validating(Protocol):
+    """The part of ``formspec_consult.spec.Project`` the gate needs."""
+
+    root: Path
+
+    def validate(self, overlay: dict[str, str | None] | None = None) -> Any: ...
+
+
+@dataclass
+class GateResult:
+    """A validation result plus the problems that block applying one draft."""
+
+    validation: dict[str, Any]
+    blocking: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def passes(self) -> bool:
+        """True when nothing blocks the draft."""
+        return not self.blocking
+
+
+def same_file(source: object, project_rel: str, root: Path) -> bool:
+    """Whether a problem's ``source`` names the file at ``project_rel`` (absolute or relative)."""
+    if not isinstance(source, str) or not source:
+        return False
+    text = source
+    candidate = Path(text)
+    if candidate.is_absolute():
+        try:
+            text = candidate.relative_to(root).as_posix()
+        except ValueError:
+            try:
+                text = candidate.resolve().relative_to(root.resolve()).as_posix()
+            except ValueError:
+                return False
+    text = text.removeprefix("./")
+    # A source relative to the spec root ("modules/x/a.yaml") also names "spec/modules/x/a.yaml".
+    return text == project_rel or ("/" in text and project_rel.endswith("/" + text))
+
+
+def _key(problem: dict[str, Any]) -> tuple[str, str, str]:
+    return (str(problem.get("code")), str(problem.get("source")), str(problem.get("message")))
+
+
+def check(project: Validating, overlay: dict[str, str | None], project_rel: str) -> GateResult:
+    """Validate with ``overlay`` and work out what blocks the draft at ``project_rel``."""
+    validation = project.validate(overlay).to_dict()
+    problems = list(validation.get("problems", []))
+    if not problems:
+        return GateResult(validation)
+    own = [p for p in problems if same_file(p.get("source"), project_rel, project.root)]
+    others = [p for p in problems if p not in own]
+    if others:
+        # Only then pay for a second validation of the real tree, to tell new problems from old.
+        baseline = {_key(p) for p in project.validate(None).to_dict().get("problems", [])}
+        others = [p for p in others if _key(p) not in baseline]
+    return GateResult(validation, own + others)

@@ -1,0 +1,128 @@
+"""Path rules for every write into a FormSpec project (pure; no I/O beyond ``resolve``).
+
+Tool paths are POSIX paths relative to the *spec root* (``modules/<module>/…``). A path whose
+first segment is ``overrides`` addresses the project's ``overrides/`` folder instead. Anything
+that could escape the project, touch read-only vendor code or our own state is refused with a
+message that tells the caller what to do instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+MAX_PATH_CHARS = 512
+MAX_SEGMENT_CHARS = 255
+YAML_SUFFIXES = (".yaml", ".yml")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+VENDORS_MESSAGE = (
+    "'{path}' is inside vendors/, which is read-only (vendored modules are replaced on update). "
+    "To add fields or validation to a vendor entity, propose an Entity Extension in your own module "
+    "(a kind: Entity with extend_storage.target pointing at the vendor entity); for presentation "
+    "changes, propose a shadow copy under overrides/<module>/…"
+)
+
+
+class PathRefused(ValueError):
+    """A write path breaks a rule; the message says which and what to do instead."""
+
+
+@dataclass(frozen=True)
+class SpecPath:
+    """A checked write path.
+
+    ``rel`` is the normalised tool path (relative to the spec root, ``overrides/…`` kept as is),
+    ``target`` the absolute file it addresses, ``project_rel`` the POSIX path of ``target``
+    relative to the project root (the key the spec core's overlay uses).
+    """
+
+    rel: str
+    target: Path
+    project_rel: str
+
+
+def normalise(raw: object) -> str:
+    """Check the text of a tool path and return its normalised POSIX form (no filesystem access)."""
+    if not isinstance(raw, str):
+        raise PathRefused("The path must be a string such as 'modules/<module>/entities/<name>.yaml'.")
+    path = raw.strip()
+    if not path:
+        raise PathRefused("The path is empty; give a spec path such as 'modules/<module>/entities/<name>.yaml'.")
+    if len(path) > MAX_PATH_CHARS:
+        raise PathRefused(f"The path is {len(path)} characters long; the limit is {MAX_PATH_CHARS}.")
+    if any(unicodedata.category(ch) == "Cc" for ch in path):
+        raise PathRefused("The path contains control characters (e.g. NUL or a newline); use a plain path.")
+    if "\\" in path:
+        raise PathRefused(f"The path {path!r} contains a backslash; use forward slashes ('modules/x/y.yaml').")
+    if path.startswith("/") or path.startswith("~") or _DRIVE.match(path):
+        raise PathRefused(
+            f"The path {path!r} is absolute; give it relative to the spec root, e.g. 'modules/<module>/…'."
+        )
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    if not parts:
+        raise PathRefused(f"The path {path!r} names no file; give e.g. 'modules/<module>/entities/<name>.yaml'.")
+    for part in parts:
+        _check_segment(path, part)
+    clean = "/".join(parts)
+    if not clean.lower().endswith(YAML_SUFFIXES):
+        raise PathRefused(f"The path {clean!r} is not a spec file; spec files end in .yaml or .yml.")
+    return clean
+
+
+def _check_segment(path: str, part: str) -> None:
+    if part == "..":
+        raise PathRefused(f"The path {path!r} contains '..'; paths must stay inside the spec tree.")
+    if part.lower() == "vendors":
+        raise PathRefused(VENDORS_MESSAGE.format(path=path))
+    if part.startswith("."):
+        # Covers .formspec/ (our own state, drafts, undo) and other hidden tool folders.
+        raise PathRefused(
+            f"The path {path!r} has a hidden segment {part!r}; spec files never live in hidden "
+            "folders, and .formspec/ holds formspec-consult's own state."
+        )
+    if len(part) > MAX_SEGMENT_CHARS:
+        raise PathRefused(f"A segment of {path!r} is longer than {MAX_SEGMENT_CHARS} characters.")
+
+
+def resolve(raw: object, *, project_root: Path, spec_root: Path, overrides_dir: Path) -> SpecPath:
+    """Check ``raw`` and map it onto the project, refusing symlinks that lead outside it."""
+    rel = normalise(raw)
+    first, _, rest = rel.partition("/")
+    if first == "overrides":
+        if not rest:
+            raise PathRefused("'overrides' alone names no file; use 'overrides/<module>/<file>.yaml'.")
+        target = overrides_dir.joinpath(*PurePosixPath(rest).parts)
+    else:
+        target = spec_root.joinpath(*PurePosixPath(rel).parts)
+        parts = PurePosixPath(rel).parts
+        if parts[0] == "modules" and len(parts) > 2 and not (spec_root / "modules" / parts[1]).is_dir():
+            # A module kept at <project>/modules/<m>/ (beside the spec root) is written in place.
+            if (project_root / "modules" / parts[1]).is_dir():
+                target = project_root.joinpath(*parts)
+    root = project_root.resolve()
+    real = _real_path(target)
+    if real != root and root not in real.parents:
+        raise PathRefused(f"The path {rel!r} leads outside the project (through a symlink); refusing to write.")
+    real_rel = real.relative_to(root)
+    if real_rel.parts and real_rel.parts[0] in ("vendors", ".formspec"):
+        if real_rel.parts[0] == "vendors":
+            raise PathRefused(VENDORS_MESSAGE.format(path=rel))
+        raise PathRefused(f"The path {rel!r} leads into .formspec/ (through a symlink); refusing to write.")
+    if "vendors" in (part.lower() for part in real_rel.parts):
+        raise PathRefused(VENDORS_MESSAGE.format(path=rel))
+    if target.is_dir():
+        raise PathRefused(f"The path {rel!r} is a folder; give the path of a .yaml file.")
+    try:
+        project_rel = target.relative_to(project_root).as_posix()
+    except ValueError:
+        project_rel = real_rel.as_posix()
+    return SpecPath(rel=rel, target=target, project_rel=project_rel)
+
+
+def _real_path(target: Path) -> Path:
+    """Resolve symlinks of ``target`` (which may not exist yet) to an absolute real path."""
+    return Path(os.path.realpath(target))
