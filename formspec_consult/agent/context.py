@@ -1,0 +1,103 @@
+"""Session-start context: the deterministic tool calls, and the system prompt that carries them.
+
+The reference client built this context and never sent it. Here the results of
+read_workspace_manifest, list_installed_modules, list_skills (and list_business_templates when
+the registry is up) are rendered into the consultant system prompt, which is the first message of
+the history — logged like any message, so a resumed session sends exactly the same prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from formspec_consult.mcp_client.manager import ToolError
+
+# (tool, prompt variable, required): a required call that fails stops the session start.
+START_CALLS: tuple[tuple[str, str, bool], ...] = (
+    ("read_workspace_manifest", "workspace_manifest", True),
+    ("list_installed_modules", "installed_modules", True),
+    ("list_skills", "skills", True),
+    ("list_business_templates", "business_templates", False),
+)
+CallTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+
+def as_text(value: Any) -> str:
+    """A tool result as the text the model reads (JSON, compact but readable)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=1)
+
+
+async def collect_context(call: CallTool, available: Callable[[str], bool]) -> tuple[dict[str, str], list[str]]:
+    """Call the start-up tools in a fixed order; return {variable: text} and the problems met.
+
+    Optional tools (the registry's) that are missing or fail leave their variable empty and add a
+    problem; a required one that fails raises ToolError.
+    """
+    values: dict[str, str] = {}
+    problems: list[str] = []
+    for tool, variable, required in START_CALLS:
+        if not available(tool):
+            if required:
+                raise ToolError(f"the local MCP server does not offer '{tool}'")
+            values[variable] = ""
+            continue
+        try:
+            values[variable] = as_text(await call(tool, {}))
+        except ToolError as exc:
+            if required:
+                raise
+            values[variable] = ""
+            problems.append(f"{tool} failed: {exc}")
+    return values, problems
+
+
+def render_system_prompt(session_id: str, context: dict[str, str]) -> str:
+    """The consultant system prompt with the session id and the start-up context filled in."""
+    from formspec_consult.agent.prompts import load_prompt
+
+    prompt = load_prompt("consultant")
+    # Strict on purpose: a context variable the prompt does not declare is an error, never dropped.
+    return prompt.render_system(session_id=session_id, **context)
+
+
+def render_conversation(messages: list[dict[str, Any]]) -> str:
+    """Messages as plain text for the summariser (roles, tool calls and results labelled)."""
+    lines: list[str] = []
+    for message in messages:
+        role = message.get("role")
+        content = message.get("content") or ""
+        if role == "tool":
+            lines.append(f"[tool result {message.get('tool_call_id')}]\n{content}")
+            continue
+        if content:
+            lines.append(f"[{role}]\n{content}")
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            lines.append(f"[assistant calls {function.get('name')} ({call.get('id')})] {function.get('arguments')}")
+    return "\n\n".join(lines)
+
+
+def make_summariser(provider: Any) -> Callable[[list[dict[str, Any]], str | None], Awaitable[str]]:
+    """A compaction summariser that asks the session's own model with the `compress` prompt."""
+    from formspec_consult.agent.prompts import load_prompt
+    from formspec_consult.providers.base import Completion
+
+    prompt = load_prompt("compress")
+
+    async def summarise(messages: list[dict[str, Any]], focus: str | None) -> str:
+        request = [
+            {"role": "system", "content": prompt.render_system()},
+            {"role": "user", "content": prompt.render_user(conversation=render_conversation(messages),
+                                                           focus=focus or "")},
+        ]
+        text = ""
+        async for item in provider.stream(request, None):
+            if isinstance(item, Completion):
+                text = item.text
+        return text
+
+    return summarise

@@ -1,0 +1,182 @@
+"""Opening a session: new or resumed, with its servers, history, compressor and loop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.agent.compress import Compressor
+from formspec_consult.agent.context import collect_context, make_summariser, render_system_prompt
+from formspec_consult.agent.engine_setup import LOCAL, REGISTRY, consult_dir, resolve_project, server_specs, usable_window
+from formspec_consult.agent.events import AgentEvent
+from formspec_consult.agent.history import History
+from formspec_consult.agent.loop import AgentLoop
+from formspec_consult.mcp_client.manager import MCPManager
+from formspec_consult.providers.base import Provider
+from formspec_consult.sessions.events import EventLog
+
+
+@dataclass
+class Session:
+    """Everything an Engine drives; built by :func:`open_session`."""
+
+    session_id: str
+    session_dir: Path
+    project_root: Path
+    settings: Any
+    provider: Provider
+    manager: MCPManager
+    log: EventLog
+    history: History
+    compressor: Compressor
+    loop: AgentLoop
+    window: int
+    transcript: Any = None
+    resumed_events: list[dict[str, Any]] = field(default_factory=list)
+    start_problems: list[str] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        try:
+            await self.manager.aclose()
+        finally:
+            self.log.close()
+            close = getattr(self.transcript, "close", None)
+            if close is not None:
+                close()
+
+
+def _open_transcript(session_dir: Path) -> Any:
+    from formspec_consult.sessions.transcript import Transcript
+
+    return Transcript(session_dir / "transcript.md")
+
+
+def _pick_session(options: Any, project_root: Path) -> tuple[str, Path, bool]:
+    """(id, folder, resumed): --resume ID, --continue (the latest), or a new session."""
+    from formspec_consult.sessions.folder import SessionError, ensure_session, existing_session, latest_session
+
+    folder = consult_dir(project_root)
+    if options.resume:
+        return options.resume, existing_session(folder, options.resume), True
+    if options.continue_latest:
+        latest = latest_session(folder)
+        if latest is None:
+            raise SessionError(f"No session to continue in {folder}; start one without --continue.")
+        return latest, existing_session(folder, latest), True
+    session_id, path = ensure_session(folder, None)
+    return session_id, path, False
+
+
+def _recorded(events: list[dict[str, Any]], key: str) -> Any:
+    """The latest value of `key` in session_started/session_resumed events."""
+    value = None
+    for event in events:
+        if event.get("type") in ("session_started", "session_resumed") and event.get(key):
+            value = event[key]
+    return value
+
+
+async def open_session(options: Any) -> Session:
+    """Resolve everything and start or resume the session (see Engine.open)."""
+    from formspec_consult.config import load_settings
+
+    project_root = resolve_project(options.project)
+    session_id, session_dir, resumed = _pick_session(options, project_root)
+    events = list(EventLog.read(session_dir / "events.jsonl")) if resumed else []
+    flags = dict(options.flags)
+    if resumed and not flags.get("model") and options.provider is None:
+        flags["model"] = _recorded(events, "model")  # resume keeps the session's model
+        flags.setdefault("base_url", _recorded(events, "base_url"))
+    settings = load_settings(project_root, flags)
+    provider = options.provider
+    if provider is None:
+        from formspec_consult.providers import check_capability, open_provider
+
+        provider = open_provider(settings)
+        if not settings.allow_unvalidated:
+            check_capability(provider)
+    window, usable = usable_window(settings, provider)
+    manager = MCPManager(server_specs(settings, project_root, session_id, in_memory=options.in_memory_server))
+    log = EventLog(session_dir / "events.jsonl")
+    try:
+        problems = await manager.start(required=[LOCAL])
+        session = _assemble(session_id, session_dir, project_root, settings, provider, manager, log, window, usable,
+                            events, problems)
+        if resumed:
+            _resume(session, events)
+        else:
+            await _start(session)
+        return session
+    except BaseException:
+        await manager.aclose()
+        log.close()
+        raise
+
+
+def _assemble(session_id: str, session_dir: Path, project_root: Path, settings: Any, provider: Provider,
+              manager: MCPManager, log: EventLog, window: int, usable: int, events: list[dict[str, Any]],
+              problems: list[str]) -> Session:
+    history = History.restore(events, log) if events else History(log)
+    compressor = Compressor(
+        count_tokens=lambda messages: provider.count_tokens(messages, manager.tool_declarations()),
+        usable_window=usable, threshold=settings.compaction_threshold, summarise=make_summariser(provider))
+    transcript = _open_transcript(session_dir)
+
+    def record(event: AgentEvent) -> None:
+        transcript.write(event)
+
+    loop = AgentLoop(provider=provider, history=history, tools=manager, compressor=compressor, log=log,
+                     record=record, max_steps=settings.max_steps, tool_result_cap=settings.tool_result_cap)
+    return Session(session_id, session_dir, project_root, settings, provider, manager, log, history, compressor,
+                   loop, window, transcript, events, problems)
+
+
+def _session_meta(session: Session) -> dict[str, Any]:
+    return {"session_id": session.session_id, "model": session.provider.model, "provider": session.provider.name,
+            "base_url": session.settings.base_url, "project": str(session.project_root),
+            "window": session.window, "usable_window": session.compressor.usable_window,
+            "threshold_tokens": session.compressor.threshold_tokens}
+
+
+async def _start(session: Session) -> None:
+    """A new session: the deterministic context calls, the system prompt, session_started."""
+    manager = session.manager
+
+    async def call(tool: str, arguments: dict[str, Any]) -> Any:
+        server = REGISTRY if tool == "list_business_templates" else LOCAL
+        return await manager.call_on(server, tool, arguments)
+
+    def available(tool: str) -> bool:
+        server = REGISTRY if tool == "list_business_templates" else LOCAL
+        conn = manager.connections.get(server)
+        return conn is not None and conn.state == "running" and any(t.name == tool for t in conn.tools)
+
+    context, problems = await collect_context(call, available)
+    session.start_problems.extend(problems)
+    session.log.append("session_started", created=datetime.now(UTC).isoformat(timespec="seconds"),
+                       context_tools=[name for name, value in context.items() if value], **_session_meta(session))
+    for problem in session.start_problems:
+        session.log.append("notice", level="warning", message=problem)
+    session.history.append({"role": "system", "content": render_system_prompt(session.session_id, context)})
+
+
+def _resume(session: Session, events: list[dict[str, Any]]) -> None:
+    """A resumed session: the exact history, turn numbering, usage; an interrupted turn is closed."""
+    loop = session.loop
+    turns = [e.get("turn", 0) for e in events if e.get("type") == "turn_started"]
+    finished = {e.get("turn") for e in events if e.get("type") == "turn_finished"}
+    loop.turn = max(turns, default=0)
+    session.compressor.compactions = sum(1 for e in events if e.get("type") == "compaction")
+    usages = [e for e in events if e.get("type") == "usage"]
+    if usages:
+        loop.usage.context_tokens = int(usages[-1].get("context_tokens") or 0)
+        loop.usage.reported = bool(usages[-1].get("reported"))
+        loop.usage.cost = usages[-1].get("session_cost")
+        loop.usage.requests = len(usages)
+    session.log.append("session_resumed", **_session_meta(session))
+    if turns and loop.turn not in finished:
+        repaired = session.history.repair_pairing()
+        session.log.append("turn_finished", turn=loop.turn, reason="cancelled", error="interrupted",
+                           repaired=repaired)

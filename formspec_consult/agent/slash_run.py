@@ -1,0 +1,121 @@
+"""Executing the slash commands that act on the session. Each yields events and ends with a
+TurnFinished, like a turn, so every consumer can treat commands and turns alike."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from formspec_consult.agent.events import AgentEvent, AssistantMessage, DraftsChanged, Notice, TurnFinished
+from formspec_consult.agent.slash import SlashCommand, help_text
+from formspec_consult.agent.slash_format import format_apply, format_diffs, format_status, format_undo
+from formspec_consult.mcp_client.manager import ToolError
+
+
+async def run_slash(engine: Any, session: Any, command: SlashCommand) -> AsyncIterator[AgentEvent]:
+    """Run `command`; a failing tool becomes an error Notice and TurnFinished('error')."""
+    try:
+        if command.name == "summary":
+            async for event in _summary(engine, session):
+                yield event
+            return
+        async for event in _simple(engine, session, command):
+            yield event
+    except ToolError as exc:
+        session.log.append("notice", level="error", message=str(exc))
+        yield Notice("error", str(exc))
+        yield TurnFinished("error", error=str(exc))
+        return
+    yield TurnFinished("done")
+
+
+async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncIterator[AgentEvent]:
+    name, args = command.name, command.args
+    if name == "diff":
+        result = await engine.call_tool("diff_drafts", {"path": args[0]} if args else {})
+        yield Notice("info", format_diffs(result.get("drafts", [])))
+    elif name == "apply":
+        async for event in _apply(engine, session, args):
+            yield event
+    elif name == "reject":
+        result = await engine.call_tool("reject_draft", {"path": args[0]})
+        session.log.append("reject", path=result.get("rejected"))
+        yield Notice("info", f"Rejected the draft {result.get('rejected')}.")
+        yield DraftsChanged((str(result.get("rejected")),))
+    elif name == "undo":
+        result = await engine.call_tool("undo_apply", {})
+        session.log.append("undo", path=result.get("undone"), outcome=result.get("outcome"))
+        yield Notice("info", format_undo(result))
+        yield DraftsChanged((str(result.get("undone")),))
+    elif name == "compact":
+        done = await session.compressor.compact(session.history, force=True, focus=command.arg_text or None)
+        if done is None:
+            yield Notice("info", "Nothing to compact yet: the conversation is only the latest turn.")
+        else:
+            session.loop.record(done)
+            yield done
+    elif name == "status":
+        yield Notice("info", format_status(engine.status()))
+    elif name == "mcp":
+        if args and args[0] == "restart":
+            await engine.restart_mcp(args[1] if len(args) > 1 else None)
+        yield Notice("info", format_status(engine.status()).splitlines()[-1])
+    elif name == "help":
+        yield Notice("info", help_text())
+    elif name == "model":
+        yield Notice("info", f"Model: {engine.model} via {engine.provider_name}. To switch, start again with "
+                             "--model NAME --continue (the session keeps its history).")
+    elif name == "sessions":
+        from formspec_consult.sessions.folder import list_sessions
+
+        rows = [f"{info.id}{'  (this one)' if info.id == engine.session_id else ''}"
+                for info in list_sessions(session.session_dir.parent)]
+        yield Notice("info", "\n".join(rows) or "No sessions.")
+    else:  # quit: the UI's job; headless just says so
+        yield Notice("info", "The session is saved; resume it with --continue.")
+
+
+async def _apply(engine: Any, session: Any, args: tuple[str, ...]) -> AsyncIterator[AgentEvent]:
+    if not args:
+        drafts = (await engine.call_tool("list_drafts", {})).get("drafts", [])
+        if len(drafts) != 1:
+            listing = ", ".join(d["path"] for d in drafts) or "none"
+            raise ToolError(f"Say which draft to apply: /apply <path> or /apply --all (drafts: {listing})")
+        targets = [drafts[0]["path"]]
+    elif args[0] == "--all":
+        drafts = (await engine.call_tool("list_drafts", {})).get("drafts", [])
+        targets = [d["path"] for d in drafts if d.get("valid")]
+        skipped = [d["path"] for d in drafts if not d.get("valid")]
+        if skipped:
+            yield Notice("warning", f"Not applied (validation problems): {', '.join(skipped)}")
+        if not targets:
+            yield Notice("info", "No valid drafts to apply.")
+            return
+    else:
+        targets = [args[0]]
+    applied = []
+    for path in targets:
+        result = await engine.call_tool("apply_draft", {"file": path})
+        session.log.append("apply", path=result.get("applied"), file=result.get("file"), backup=result.get("backup"))
+        applied.append(str(result.get("applied")))
+        yield Notice("info", format_apply(result))
+    yield DraftsChanged(tuple(applied))
+
+
+async def _summary(engine: Any, session: Any) -> AsyncIterator[AgentEvent]:
+    """Ask the model for the discovery summary (a normal turn) and write discovery-summary.md."""
+    from formspec_consult.agent.prompts import load_prompt
+    from formspec_consult.sessions.atomic import write_atomic
+
+    prompt = load_prompt("discovery-summary")
+    request = prompt.render_user()
+    final = ""
+    async for event in session.loop.run_turn(request):
+        if isinstance(event, AssistantMessage) and not event.tool_calls:
+            final = event.text
+        if isinstance(event, TurnFinished) and event.reason == "done" and final:
+            path = session.session_dir / "discovery-summary.md"
+            write_atomic(path, (final.strip() + "\n").encode("utf-8"))
+            session.log.append("summary_written", path=str(path.relative_to(session.project_root)))
+            yield Notice("info", f"Wrote {path.relative_to(session.project_root)} — read it and confirm or correct it.")
+        yield event

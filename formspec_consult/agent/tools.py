@@ -1,0 +1,61 @@
+"""Tool plumbing for the loop: argument parsing, capping results for the model, draft changes.
+
+The model sees a tool result capped at `tool_result_cap` characters with a note saying where the
+full text is; the transcript, the event log and the UI always get the full result.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# Tools whose success changes the session's drafts (the UI refreshes its review pane).
+DRAFT_TOOLS = frozenset({"propose_spec_file", "apply_draft", "reject_draft", "undo_apply"})
+
+
+class ArgumentsError(ValueError):
+    """The model sent tool arguments that are not a JSON object."""
+
+
+def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
+    """The arguments of a tool call as a dict; raise ArgumentsError with a message for the model."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise ArgumentsError(f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
+                             "send a JSON object matching the tool's parameters") from exc
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ArgumentsError(f"the arguments must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def cap_result(text: str, cap: int, call_id: str) -> str:
+    """`text` as the model sees it: at most `cap` characters, with a note when it was cut."""
+    if cap <= 0 or len(text) <= cap:
+        return text
+    return (
+        f"{text[:cap]}\n\n[Result cut: {cap} of {len(text)} characters shown. The full result is in the "
+        f"session transcript; call read_transcript with call_id \"{call_id}\" to read the rest.]"
+    )
+
+
+def drafts_touched(name: str, arguments: dict[str, Any], ok: bool) -> tuple[str, ...] | None:
+    """The draft paths a successful draft tool changed (None when it changed none)."""
+    base = name.rsplit("__", 1)[-1]
+    if not ok or base not in DRAFT_TOOLS:
+        return None
+    path = arguments.get("path") or arguments.get("file")
+    return (str(path),) if path else ()
+
+
+def tools_digest(tools: list[dict[str, Any]]) -> str:
+    """A stable digest of the tool declarations (logged with each request; the cache prefix)."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(tools, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
