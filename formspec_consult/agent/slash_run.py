@@ -15,11 +15,8 @@ from formspec_consult.mcp_client.manager import ToolError
 async def run_slash(engine: Any, session: Any, command: SlashCommand) -> AsyncIterator[AgentEvent]:
     """Run `command`; a failing tool becomes an error Notice and TurnFinished('error')."""
     try:
-        if command.name == "summary":
-            async for event in _summary(engine, session):
-                yield event
-            return
-        async for event in _simple(engine, session, command):
+        steps = _summary(engine, session) if command.name == "summary" else _simple(engine, session, command)
+        async for event in steps:
             yield event
     except ToolError as exc:
         session.log.append("notice", level="error", message=str(exc))
@@ -103,19 +100,34 @@ async def _apply(engine: Any, session: Any, args: tuple[str, ...]) -> AsyncItera
 
 
 async def _summary(engine: Any, session: Any) -> AsyncIterator[AgentEvent]:
-    """Ask the model for the discovery summary (a normal turn) and write discovery-summary.md."""
+    """Ask the model for the plain-language discovery summary and write discovery-summary.md.
+
+    A side request with the `discovery-summary` prompt: the reply is shown and written, and the
+    consultation history is left as it was.
+    """
+    from formspec_consult.agent.context import render_conversation
+    from formspec_consult.agent.events import AssistantDelta
     from formspec_consult.agent.prompts import load_prompt
+    from formspec_consult.providers.base import Completion, TextDelta
     from formspec_consult.sessions.atomic import write_atomic
 
     prompt = load_prompt("discovery-summary")
-    request = prompt.render_user()
-    final = ""
-    async for event in session.loop.run_turn(request):
-        if isinstance(event, AssistantMessage) and not event.tool_calls:
-            final = event.text
-        if isinstance(event, TurnFinished) and event.reason == "done" and final:
-            path = session.session_dir / "discovery-summary.md"
-            write_atomic(path, (final.strip() + "\n").encode("utf-8"))
-            session.log.append("summary_written", path=str(path.relative_to(session.project_root)))
-            yield Notice("info", f"Wrote {path.relative_to(session.project_root)} — read it and confirm or correct it.")
-        yield event
+    conversation = render_conversation([m for m in session.history.messages if m.get("role") != "system"])
+    request = [{"role": "system", "content": prompt.render_system()},
+               {"role": "user", "content": prompt.render_user(conversation=conversation)}]
+    session.log.append("request", purpose="summary", message_count=len(request),
+                       tokens=session.provider.count_tokens(request, None), estimated=True)
+    text = ""
+    async for item in session.provider.stream(request, None):
+        if isinstance(item, TextDelta) and item.text:
+            yield AssistantDelta(item.text)
+        elif isinstance(item, Completion):
+            text = item.text
+    message = AssistantMessage(text)
+    session.loop.record(message)
+    yield message
+    path = session.session_dir / "discovery-summary.md"
+    write_atomic(path, (text.strip() + "\n").encode("utf-8"))
+    rel = path.relative_to(session.project_root).as_posix()
+    session.log.append("summary_written", path=rel, text=text)
+    yield Notice("info", f"Wrote {rel}: read it, then confirm or correct it in the conversation.")

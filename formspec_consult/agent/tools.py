@@ -41,7 +41,7 @@ def cap_result(text: str, cap: int, call_id: str) -> str:
         return text
     return (
         f"{text[:cap]}\n\n[Result cut: {cap} of {len(text)} characters shown. The full result is in the "
-        f"session transcript; call read_transcript with call_id \"{call_id}\" to read the rest.]"
+        f"session transcript: call read_transcript with query \"{call_id}\" and type \"tool_result\" to read it.]"
     )
 
 
