@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from formspec_consult.agent.compress_extractive import chosen_options, extractive_summary
 from formspec_consult.agent.compress_plan import Plan, plan_compaction, summary_message, tool_names
+from formspec_consult.agent.compress_rolling import Summariser, rolling_summary
 from formspec_consult.agent.events import CompactionDone
 from formspec_consult.agent.history import History
 from formspec_consult.sessions.rebuild import apply_event
 
 Message = dict[str, Any]
-Summariser = Callable[[list[Message], str | None], Awaitable[str]]
 _log = logging.getLogger(__name__)
-_SUMMARY_REQUEST_OVERHEAD = 1500  # tokens for the compress prompt and the summary it returns
+_SUMMARY_REQUEST_OVERHEAD = 600  # tokens of the compress prompt itself (the reply budget is added)
 
 __all__ = ["Compressor", "Summariser", "estimate_tokens"]
 
@@ -97,17 +97,12 @@ class Compressor:
         chosen = chosen_options(replaced)
         budget_chars = max(800, plan.summary_budget_tokens * 4)
         if self.summarise is not None:
-            request_tokens = self.count_tokens(replaced) + _SUMMARY_REQUEST_OVERHEAD
-            if request_tokens > self.usable_window:
-                _log.warning("summary request would overflow (%d tokens); extracting", request_tokens)
-            else:
-                try:
-                    text = await self.summarise(copy.deepcopy(replaced), focus)
-                except Exception as exc:  # noqa: BLE001 - any summariser failure falls back
-                    _log.warning("summariser failed (%s); using the extractive summary", exc)
-                    text = None
-                if _usable(text, budget_chars, self.count_tokens, replaced):
-                    return _with_decisions(str(text).strip(), chosen), "summarised"
+            room = self.usable_window - _SUMMARY_REQUEST_OVERHEAD - plan.summary_budget_tokens
+            text = await rolling_summary(
+                self.summarise, replaced, focus=focus, room=room, budget_chars=budget_chars, count=self.count_tokens
+            )
+            if text is not None:
+                return _with_decisions(text, chosen), "summarised"
         return extractive_summary(replaced, focus=focus, budget_chars=budget_chars), "extractive"
 
     def _commit(
@@ -141,15 +136,6 @@ class Compressor:
             tokens_after=tokens_after,
             method=method,  # type: ignore[arg-type]
         )
-
-
-def _usable(text: object, budget_chars: int, count: Callable[[list[Message]], int], replaced: list[Message]) -> bool:
-    """A summary is junk when empty, trivially short, longer than its budget or than its input."""
-    if not isinstance(text, str) or len(text.strip()) < 40:
-        return False
-    if len(text) > budget_chars * 1.5:
-        return False
-    return count([{"role": "user", "content": text}]) < count(replaced)
 
 
 def _with_decisions(text: str, chosen: list[str]) -> str:
