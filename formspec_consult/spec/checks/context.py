@@ -1,0 +1,82 @@
+"""Shared plumbing for structural checks: the cross-document index and the findings sink."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from formspec_consult.spec.kinds import CORE_ENTITIES, CORE_MODULE, effective_kind
+from formspec_consult.spec.model import Document, Problem
+from formspec_consult.spec.yamlload import node_line
+
+
+@dataclass
+class Findings:
+    """Collects problems and warnings, resolving the line of the offending node."""
+
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    def error(self, code: str, doc: Document, path: tuple[Any, ...], message: str, hint: str) -> None:
+        self.problems.append(self._make(code, doc, path, message, hint))
+
+    def warn(self, code: str, doc: Document, path: tuple[Any, ...], message: str, hint: str) -> None:
+        self.warnings.append(self._make(code, doc, path, message, hint))
+
+    @staticmethod
+    def _make(code: str, doc: Document, path: tuple[Any, ...], message: str, hint: str) -> Problem:
+        line = node_line(doc.node, path) if doc.node is not None else doc.line
+        return Problem(code, doc.rel, line or doc.line, "structural", message, hint)
+
+
+def split_ref(ref: str, own_module: str | None) -> tuple[str | None, str]:
+    """`billing.invoice` / `billing/invoice` / `formspec.core.user` / `invoice` → (module, entity)."""
+    for sep in ("/", "."):
+        if sep in ref:
+            module, _, name = ref.rpartition(sep)
+            return module, name
+    return own_module, ref
+
+
+@dataclass
+class Index:
+    """Lookup tables over the effective documents of a tree (overrides applied)."""
+
+    docs: list[Document]
+    entities: dict[tuple[str, str], Document] = field(default_factory=dict)
+    module_docs: dict[str, Document] = field(default_factory=dict)
+    module_names: set[str] = field(default_factory=set)
+    depends: dict[str, set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, docs: list[Document], extra_modules: set[str] | frozenset[str] = frozenset()) -> Index:
+        index = cls(docs)
+        index.module_names = {m.lower() for m in extra_modules} | {CORE_MODULE}
+        for doc in docs:
+            kind = effective_kind(doc.kind)
+            if kind == "Entity" and doc.name:
+                index.entities.setdefault(((doc.module or "").lower(), doc.name.lower()), doc)
+            elif kind == "Module" and doc.name:
+                key = doc.name.lower()
+                index.module_docs.setdefault(key, doc)
+                index.module_names.add(key)
+                deps = doc.spec.get("depends")
+                index.depends[key] = {str(d.get("module", "")).lower() for d in deps
+                                      if isinstance(d, dict)} if isinstance(deps, list) else set()
+        return index
+
+    def has_module(self, module: str) -> bool:
+        return module.lower() in self.module_names
+
+    def resolve_entity(self, ref: str, own_module: str | None) -> tuple[str | None, bool]:
+        """(target module, found) for an entity reference written in `own_module`."""
+        module, name = split_ref(ref, own_module)
+        mod = (module or "").lower()
+        if mod == CORE_MODULE:
+            return CORE_MODULE, name.lower() in CORE_ENTITIES
+        return module, (mod, name.lower()) in self.entities
+
+    def may_reference(self, from_module: str | None, to_module: str | None) -> bool:
+        """Same module, formspec.core, or a module `from_module` depends on."""
+        src, dst = (from_module or "").lower(), (to_module or "").lower()
+        return dst in (src, CORE_MODULE) or dst in self.depends.get(src, set())

@@ -1,0 +1,61 @@
+"""Module graph checks: `depends`, App activation lists, menu module references, module membership."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from formspec_consult.spec.checks.context import Findings, Index
+from formspec_consult.spec.kinds import effective_kind
+from formspec_consult.spec.model import Document
+
+_MODULELESS = frozenset({"App", "Workspace", "Module"})
+
+
+def check_module_links(doc: Document, index: Index, out: Findings) -> None:
+    """Every module name a document mentions must exist."""
+    kind = effective_kind(doc.kind)
+    spec = doc.spec
+    known = ", ".join(sorted(index.module_names))
+    if kind == "Module":
+        deps = spec.get("depends") if isinstance(spec.get("depends"), list) else []
+        for i, dep in enumerate(deps):
+            name = dep.get("module") if isinstance(dep, dict) else None
+            if not isinstance(name, str):
+                continue
+            if name.lower() == (doc.name or "").lower():
+                out.error("FS-MODULE-SELF-DEPEND", doc, ("spec", "depends", i), f"module {name!r} depends on itself",
+                          "Remove the entry.")
+            elif not index.has_module(name):
+                out.error("FS-MODULE-DEPENDS", doc, ("spec", "depends", i, "module"),
+                          f"depends on module {name!r}, which is not in this project",
+                          f"Install or create it, or fix the name (known modules: {known}).")
+    if kind == "App":
+        mods = spec.get("modules") if isinstance(spec.get("modules"), list) else []
+        for i, name in enumerate(mods):
+            if isinstance(name, str) and not index.has_module(name):
+                out.error("FS-APP-MODULE", doc, ("spec", "modules", i),
+                          f"the App activates module {name!r}, which is not in this project",
+                          f"Fix the name or install the module (known modules: {known}).")
+    if kind in ("App", "Module"):
+        _check_menu(doc, spec.get("menu"), index, out, ("spec", "menu"))
+    if kind not in _MODULELESS and doc.name:
+        if not doc.module:
+            out.error("FS-MODULE-UNKNOWN", doc, ("metadata",), f"cannot tell which module {kind} {doc.name!r} belongs to",
+                      "Set `metadata.module`, or place the file under modules/<module>/.")
+        elif not index.has_module(doc.module):
+            out.error("FS-MODULE-UNDECLARED", doc, ("metadata",),
+                      f"{kind} {doc.name!r} belongs to module {doc.module!r}, which has no module.yaml",
+                      f"Create modules/{doc.module}/module.yaml (kind: Module) or fix metadata.module.")
+
+
+def _check_menu(doc: Document, items: Any, index: Index, out: Findings, base: tuple[Any, ...]) -> None:
+    if not isinstance(items, list):
+        return
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        module = item.get("module")
+        if isinstance(module, str) and not index.has_module(module):
+            out.error("FS-MENU-MODULE", doc, base + (i, "module"), f"menu item names unknown module {module!r}",
+                      "Point the menu item at an installed module.")
+        _check_menu(doc, item.get("children"), index, out, base + (i, "children"))

@@ -1,0 +1,53 @@
+"""Finding the project root and reading `formspec-app.yaml`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from formspec_consult.spec.errors import ProjectError
+from formspec_consult.spec.yamlload import YamlLoadError, decode, load_stream
+
+APP_CONFIG = "formspec-app.yaml"
+
+
+def find_root(start: str | Path) -> Path:
+    """Walk up from `start` to the project root.
+
+    The nearest folder holding formspec-app.yaml wins; failing that, the nearest one holding a
+    `spec/` folder, then one holding `modules/` (checked in that order so that being inside
+    `spec/modules/x` does not mistake `spec/` for the root).
+    """
+    path = Path(start).expanduser()
+    if not path.exists():
+        raise ProjectError(f"{path} is not a FormSpec project: the path does not exist "
+                           "(run `formspec init` or pass --project)")
+    path = path.resolve()
+    if path.is_file():
+        path = path.parent
+    chain = [path, *path.parents]
+    for test in (lambda d: (d / APP_CONFIG).is_file(), lambda d: (d / "spec").is_dir(),
+                 lambda d: (d / "modules").is_dir()):
+        for folder in chain:
+            if test(folder):
+                return folder
+    raise ProjectError(f"{path} is not a FormSpec project: no formspec-app.yaml, spec/ or modules/ folder "
+                       "here or above (run `formspec init` or pass --project)")
+
+
+def read_spec_setting(root: Path) -> tuple[str, str | None]:
+    """(spec root name relative to `root`, warning or None) from formspec-app.yaml's `spec:`."""
+    config = root / APP_CONFIG
+    if not config.is_file():
+        return "spec", None
+    try:
+        docs = load_stream(decode(config.read_bytes()))
+    except (YamlLoadError, OSError) as exc:
+        return "spec", f"{APP_CONFIG} could not be read ({exc}); using the default spec root `spec`"
+    data = docs[0].value if docs else {}
+    value = data.get("spec", "spec") if isinstance(data, dict) else "spec"
+    if not isinstance(value, str) or not value.strip():
+        return "spec", f"{APP_CONFIG}: `spec:` must be a folder name; using `spec`"
+    cleaned = Path(value.strip())
+    if cleaned.is_absolute() or ".." in cleaned.parts:
+        return "spec", f"{APP_CONFIG}: `spec: {value}` leaves the project; using `spec`"
+    return cleaned.as_posix(), None

@@ -1,0 +1,128 @@
+"""The plain data objects the spec core hands out (JSON-friendly via `to_dict`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Origin = Literal["spec", "modules", "vendors", "overrides"]
+Layer = Literal["parse", "schema", "structural"]
+
+
+@dataclass
+class Document:
+    """One YAML document of the project, with its identity (module, kind, name)."""
+
+    path: Path
+    rel: str
+    kind: str
+    module: str | None
+    name: str | None
+    api_version: str
+    data: dict[str, Any]
+    text: str
+    line: int
+    read_only: bool
+    origin: Origin
+    #: composed YAML node of the document (for locating lines of nested keys); not serialised
+    node: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        """(module, kind, name), lower-cased, with deprecated kind aliases resolved."""
+        from formspec_consult.spec.kinds import effective_kind
+
+        return ((self.module or "").lower(), effective_kind(self.kind).lower(), (self.name or "").lower())
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        """The `spec:` mapping ({} when absent or not a mapping)."""
+        value = self.data.get("spec")
+        return value if isinstance(value, dict) else {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.rel, "kind": self.kind, "module": self.module, "name": self.name,
+                "api_version": self.api_version, "line": self.line, "read_only": self.read_only,
+                "origin": self.origin}
+
+
+@dataclass
+class ModuleInfo:
+    """A module found in `modules/` (editable) or `vendors/` (installed, read-only)."""
+
+    name: str
+    source: Literal["modules", "vendors"]
+    path: str
+    version: str | None
+    active: bool
+    read_only: bool
+    trust_tier: str | None = None
+    ai_index: dict[str, Any] | None = None
+    lock: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Problem:
+    """One validation finding; `code` is stable so tools and tests can rely on it."""
+
+    code: str
+    source: str
+    line: int | None
+    layer: Layer
+    message: str
+    hint: str = ""
+    column: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"code": self.code, "source": self.source, "line": self.line, "layer": self.layer,
+               "message": self.message, "hint": self.hint}
+        if self.column is not None:
+            out["column"] = self.column
+        return out
+
+
+@dataclass
+class ValidationResult:
+    """Errors (`problems`, ok only when empty) and non-blocking `warnings`."""
+
+    ok: bool
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    @classmethod
+    def from_findings(cls, problems: list[Problem], warnings: list[Problem]) -> ValidationResult:
+        return cls(ok=not problems, problems=problems, warnings=warnings)
+
+    def codes(self) -> list[str]:
+        """All problem codes, in order (handy in tests and summaries)."""
+        return [p.code for p in self.problems]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "problems": [p.to_dict() for p in self.problems],
+                "warnings": [w.to_dict() for w in self.warnings]}
+
+
+@dataclass
+class Skill:
+    """A Markdown skill (bundled with us or from the project's `.agents/skills/`)."""
+
+    name: str
+    description: str
+    applies_to_kind: list[str] | None
+    min_core_spec_version: str | None
+    source: Literal["bundled", "project"]
+    path: Path
+    stale: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "description": self.description,
+                               "source": self.source, "stale": self.stale}
+        if self.applies_to_kind is not None:
+            out["applies_to_kind"] = self.applies_to_kind
+        if self.min_core_spec_version is not None:
+            out["min_core_spec_version"] = self.min_core_spec_version
+        return out

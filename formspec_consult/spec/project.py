@@ -1,0 +1,157 @@
+"""`open_project` and `Project`: the read-only view of a FormSpec project the AI layer uses."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from formspec_consult.spec import inventory, skills as skill_store
+from formspec_consult.spec.discovery import find_root, read_spec_setting
+from formspec_consult.spec.errors import SkillNotFound
+from formspec_consult.spec.kinds import canonical_kind, effective_kind
+from formspec_consult.spec.layout import list_spec_files
+from formspec_consult.spec.lock_checks import check_lock
+from formspec_consult.spec.lockfile import read_lock
+from formspec_consult.spec.model import Document, ModuleInfo, Problem, Skill, ValidationResult
+from formspec_consult.spec.naming import naming_conflicts as _naming
+from formspec_consult.spec.parse import ParseCache, ParsedFile
+from formspec_consult.spec.validate import TreeState, run
+
+Overlay = Mapping[str, "str | None"]
+
+
+def open_project(path: str | Path) -> Project:
+    """The project at `path` or the nearest one above it; ProjectError when there is none."""
+    return Project(find_root(path))
+
+
+class Project:
+    """A FormSpec project on disk. Reads only; drafts are passed in as an in-memory overlay."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        spec_name, self._config_warning = read_spec_setting(root)
+        self.spec_root = (root / spec_name).resolve() if spec_name != "." else root
+        self.overrides_dir = root / "overrides"
+        self.consult_dir = root / ".formspec" / "consult"
+        self._spec_rel = "" if self.spec_root == root else self.spec_root.relative_to(root).as_posix()
+        self._cache = ParseCache()
+
+    def __repr__(self) -> str:
+        return f"Project({str(self.root)!r})"
+
+    # -- documents ---------------------------------------------------------------------------
+    def _files(self, overlay: Overlay | None) -> list[tuple[str, ParsedFile]]:
+        rels = list_spec_files(self.root, self.spec_root)
+        self._cache.forget_missing(set(rels))
+        extra = {_clean(k): v for k, v in (overlay or {}).items()}
+        out = []
+        for rel in sorted(set(rels) | set(extra)):
+            if rel in extra:
+                if extra[rel] is not None:
+                    out.append((rel, self._cache.from_text(self.root, rel, extra[rel], self._spec_rel)))
+            else:
+                out.append((rel, self._cache.from_disk(self.root, rel, self._spec_rel)))
+        return out
+
+    def documents(self, overlay: Overlay | None = None) -> list[Document]:
+        """Every parsed spec document (spec root, root-level modules/vendors, overrides/)."""
+        return [doc for _, parsed in self._files(overlay) for doc in parsed.docs]
+
+    def apps(self) -> list[Document]:
+        """Every `kind: App` document."""
+        return [d for d in self.documents() if d.kind == "App"]
+
+    def lock(self) -> dict[str, Any] | None:
+        """The parsed formspec.lock (`{"modules": [...]}`), or None when absent or unreadable."""
+        return read_lock(self.root)[0]
+
+    def modules(self) -> list[ModuleInfo]:
+        """Modules in modules/ (editable) and vendors/ (read-only) with activation and lock data."""
+        docs = self.documents()
+        return inventory.build_modules(docs, inventory.module_dirs(self.root, self.spec_root),
+                                       [d for d in docs if d.kind == "App"], self.lock())
+
+    def find(self, module: str, kind: str, name: str) -> Document | None:
+        """The effective document with this identity (an override wins over its vendor copy)."""
+        wanted = (module.lower(), effective_kind(canonical_kind(kind) or kind).lower(), name.lower())
+        hits = [d for d in self.documents() if d.identity == wanted]
+        hits.sort(key=lambda d: {"overrides": 0, "modules": 1, "spec": 1, "vendors": 2}[d.origin])
+        return hits[0] if hits else None
+
+    # -- validation --------------------------------------------------------------------------
+    def _state(self, overlay: Overlay | None) -> TreeState:
+        dirs = inventory.module_dirs(self.root, self.spec_root)
+        lock, lock_error = read_lock(self.root)
+        vendor_dirs = {n: rel for n, (src, rel) in dirs.items() if src == "vendors"}
+        warnings = check_lock(self.root, vendor_dirs, lock, lock_error)
+        if self._config_warning:
+            warnings.append(Problem("FS-CONFIG", "formspec-app.yaml", None, "parse", self._config_warning,
+                                    "Fix `spec:` in formspec-app.yaml."))
+        return TreeState(self._files(overlay), set(dirs), warnings)
+
+    def validate(self, overlay: Overlay | None = None) -> ValidationResult:
+        """Validate the whole tree, with `overlay` (draft texts by project-relative path) applied."""
+        return run(self, self._state(overlay))
+
+    def validate_text(self, text: str, source: str = "<input>") -> ValidationResult:
+        """Validate one document (or multi-document text) in the context of the tree.
+
+        When `source` is a project-relative path the text stands in for that file. Otherwise a
+        document with the same identity as an existing one is treated as its replacement.
+        """
+        state = self._state({source: text})
+        rel = _clean(source) if _is_path(source) else source
+        if not _is_path(source):
+            own = next(p for r, p in state.files if r == rel)
+            state.replaced = {d.identity for d in own.usable}
+        result = run(self, state, only_source=rel)
+        if not _is_path(source):
+            result.warnings += self._replacement_notes(state, rel)
+        return result
+
+    def _replacement_notes(self, state: TreeState, rel: str) -> list[Problem]:
+        own = next(p for r, p in state.files if r == rel)
+        notes = []
+        for doc in own.usable:
+            for other_rel, parsed in state.files:
+                for other in parsed.usable:
+                    if other_rel != rel and other.identity == doc.identity:
+                        notes.append(Problem("FS-IDENTITY-REPLACES", rel, doc.line, "structural",
+                                             f"same identity as {other.rel}; validated as its replacement",
+                                             f"Write it to {other.rel} to change that document."))
+        return notes
+
+    def naming_conflicts(self, name: str, module: str | None = None, kind: str | None = None) -> dict[str, Any]:
+        """{name, matches, conflicts, available}; see `naming.naming_conflicts`."""
+        return _naming(self.documents(), name, module, kind)
+
+    # -- skills ------------------------------------------------------------------------------
+    def skills(self) -> list[Skill]:
+        """Bundled skills plus `<root>/.agents/skills` (the project's wins on a name clash)."""
+        return skill_store.all_skills(self.root)
+
+    def read_skill(self, name: str) -> str:
+        """The raw Markdown of a skill; SkillNotFound lists the known names."""
+        found = {s.name.lower(): s for s in self.skills()}
+        skill = found.get(name.strip().lower())
+        if skill is None:
+            raise SkillNotFound(name, sorted(s.name for s in found.values()))
+        return skill.path.read_text(encoding="utf-8", errors="replace")
+
+    def skills_for_kind(self, kind: str) -> list[Skill]:
+        """Skills that apply to `kind` (or to every kind)."""
+        return skill_store.skills_for_kind(self.skills(), kind)
+
+
+def _is_path(source: str) -> bool:
+    return source.endswith((".yaml", ".yml")) and not source.startswith("<")
+
+
+def _clean(rel: str) -> str:
+    """Normalise an overlay key; refuse anything that could leave the project."""
+    posix = PurePosixPath(rel.replace("\\", "/"))
+    if posix.is_absolute() or ".." in posix.parts or not posix.parts:
+        raise ValueError(f"overlay path {rel!r} must be relative to the project root, without '..'")
+    return posix.as_posix().removeprefix("./")

@@ -1,0 +1,141 @@
+"""JSON Schemas per kind: official ones from the project or user cache first, ours otherwise.
+
+Validators are compiled once per (kind, schema file, mtime) and reused.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError
+
+from formspec_consult.spec.errors import UnknownKind
+from formspec_consult.spec.kinds import canonical_kind, effective_kind, known_kinds
+
+if TYPE_CHECKING:
+    from formspec_consult.spec.project import Project
+
+_BUILTIN_DIR = Path(__file__).resolve().parent / "schemas"
+_RICH = {"Entity", "Module", "App", "Workspace", "Form", "Table", "Page"}
+BUILTIN_SOURCE = "formspec-consult built-in schema"
+
+
+def user_cache_schema_dir() -> Path:
+    """`<user cache>/formspec/schemas`, where the FormSpec CLI caches official schemas."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("formspec")) / "schemas"
+
+
+@lru_cache(maxsize=None)
+def _builtin_file(name: str) -> dict[str, Any]:
+    return json.loads((_BUILTIN_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+def builtin_schema(kind: str) -> dict[str, Any]:
+    """Our schema for `kind` (a properly-cased known kind); others get the common envelope."""
+    target = effective_kind(kind)
+    if target in _RICH:
+        schema = copy.deepcopy(_builtin_file(target.lower()))
+        schema["properties"]["kind"] = {"enum": sorted({kind, target})}
+        return schema
+    schema = copy.deepcopy(_builtin_file("envelope"))
+    schema["title"] = kind
+    schema["properties"]["kind"] = {"const": kind}
+    return schema
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _official_candidates(folder: Path) -> dict[str, Path]:
+    """Map normalised kind → schema file, matching by file name (lenient) or by content."""
+    found: dict[str, Path] = {}
+    try:
+        entries = sorted(e for e in os.scandir(folder) if e.is_file() and e.name.endswith(".json"))
+    except OSError:
+        return found
+    for entry in entries:
+        stem = entry.name[: -len(".json")]
+        stem = stem[: -len(".schema")] if stem.endswith(".schema") else stem
+        found.setdefault(_norm(stem), Path(entry.path))
+    return found
+
+
+def official_schema_path(kind: str, project: Project | None) -> tuple[Path, str] | None:
+    """The official schema file for `kind` and a sentence naming where it came from."""
+    folders: list[tuple[Path, str]] = []
+    if project is not None:
+        folders.append((project.root / "schemas", f"official schema from {project.root}/schemas/"))
+    folders.append((user_cache_schema_dir(), f"official schema from the user cache {user_cache_schema_dir()}/"))
+    for folder, prefix in folders:
+        match = _official_candidates(folder).get(_norm(kind))
+        if match is not None:
+            return match, prefix + match.name
+    return None
+
+
+@lru_cache(maxsize=256)
+def _load_official(path: str, mtime_ns: int) -> dict[str, Any]:
+    schema = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(schema, dict):
+        raise ValueError("the schema file does not hold a JSON object")
+    validators.validator_for(schema, default=Draft202012Validator).check_schema(schema)
+    return schema
+
+
+def resolve_kind(kind: str) -> str:
+    """Properly-cased kind or UnknownKind listing the known kinds."""
+    canonical = canonical_kind(kind)
+    if canonical is None:
+        raise UnknownKind(str(kind), known_kinds())
+    return canonical
+
+
+def kind_schema(kind: str, project: Project | None = None) -> tuple[dict[str, Any], str]:
+    """(JSON schema, sentence naming its source) for `kind`, case-insensitive."""
+    schema, source, _ = _schema_with_fallback(resolve_kind(kind), project)
+    return copy.deepcopy(schema), source
+
+
+def _schema_with_fallback(kind: str, project: Project | None) -> tuple[dict[str, Any], str, str | None]:
+    """Official schema when present and usable; else ours plus a note why the official one failed."""
+    official = official_schema_path(kind, project)
+    if official is not None:
+        path, source = official
+        try:
+            return _load_official(str(path), path.stat().st_mtime_ns), source, None
+        except (OSError, ValueError, SchemaError) as exc:
+            note = f"{source} is unusable ({exc.__class__.__name__}: {str(exc)[:200]})"
+            return builtin_schema(kind), BUILTIN_SOURCE, note
+    return builtin_schema(kind), BUILTIN_SOURCE, None
+
+
+_VALIDATORS: dict[tuple[str, str, int], Any] = {}
+
+
+def validator_for(kind: str, project: Project | None) -> tuple[Any, str, str | None]:
+    """(compiled validator, source sentence, broken-official note) for a properly-cased kind."""
+    official = official_schema_path(kind, project)
+    stamp = 0
+    if official is not None:
+        try:
+            stamp = official[0].stat().st_mtime_ns
+        except OSError:
+            stamp = -1
+    key = (kind, official[1] if official else BUILTIN_SOURCE, stamp)
+    cached = _VALIDATORS.get(key)
+    if cached is None:
+        schema, source, note = _schema_with_fallback(kind, project)
+        cls = validators.validator_for(schema, default=Draft202012Validator)
+        cached = (cls(schema), source, note)
+        _VALIDATORS[key] = cached
+    return cached

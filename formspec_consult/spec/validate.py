@@ -1,0 +1,88 @@
+"""The validation pipeline: parse → envelope → schema → local structural → tree structural.
+
+Per-document results (schema + local checks) are memoised on the cached parsed file, so a
+warm run only redoes what changed plus the cheap cross-document pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from formspec_consult.spec.checks.context import Findings, Index
+from formspec_consult.spec.checks.entity import check_entity
+from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
+from formspec_consult.spec.checks.modules import check_module_links
+from formspec_consult.spec.checks.references import check_references
+from formspec_consult.spec.kinds import effective_kind
+from formspec_consult.spec.model import Document, Problem, ValidationResult
+from formspec_consult.spec.parse import ParsedFile
+from formspec_consult.spec.schema_check import schema_problems
+from formspec_consult.spec.schema_registry import validator_for
+
+if TYPE_CHECKING:
+    from formspec_consult.spec.project import Project
+
+
+@dataclass
+class TreeState:
+    """What one validation run looks at: parsed files in order, plus project-level findings."""
+
+    files: list[tuple[str, ParsedFile]]
+    extra_modules: set[str] = field(default_factory=set)
+    project_warnings: list[Problem] = field(default_factory=list)
+    #: identities to drop from the tree (a `validate_text` input replacing them)
+    replaced: set[tuple[str, str, str]] = field(default_factory=set)
+
+
+def run(project: Project, state: TreeState, only_source: str | None = None) -> ValidationResult:
+    """Validate the whole tree; with `only_source`, report only findings about that file."""
+    problems: list[Problem] = []
+    warnings: list[Problem] = list(state.project_warnings)
+    validators: dict[str, Any] = {}
+    docs: list[Document] = []
+    for _rel, parsed in state.files:
+        problems += parsed.problems
+        warnings += parsed.warnings
+        for i, doc in enumerate(parsed.usable):
+            if state.replaced and doc.rel != only_source and doc.identity in state.replaced:
+                continue
+            kind = doc.kind
+            if kind not in validators:
+                validators[kind] = validator_for(kind, project)
+                note = validators[kind][2]
+                if note:
+                    warnings.append(Problem("FS-SCHEMA-SOURCE", doc.rel, None, "schema",
+                                            f"{note}; using the formspec-consult built-in schema for {kind}",
+                                            "Re-run `formspec init` to refresh the project's schemas/."))
+            key = (i, id(validators[kind]))
+            local = parsed.memo.get(key)
+            if local is None:
+                local = _local_findings(doc, validators[kind][0])
+                parsed.memo[key] = local
+            problems += local.problems
+            warnings += local.warnings
+            docs.append(doc)
+    tree = Findings()
+    effective = apply_overrides(docs, tree)
+    index = Index.build(effective, state.extra_modules)
+    check_duplicates(effective, tree)
+    for doc in effective:
+        check_references(doc, index, tree)
+        check_module_links(doc, index, tree)
+    problems += tree.problems
+    warnings += tree.warnings
+    if only_source is not None:
+        problems = [p for p in problems if p.source == only_source]
+        warnings = [w for w in warnings if w.source == only_source]
+    order = lambda p: (p.source, p.line or 0)  # noqa: E731 - tiny sort key
+    return ValidationResult.from_findings(sorted(problems, key=order), sorted(warnings, key=order))
+
+
+def _local_findings(doc: Document, validator: Any) -> Findings:
+    """Schema problems plus single-document structural rules (cached per parsed document)."""
+    found = Findings()
+    found.problems += schema_problems(doc, validator)
+    if effective_kind(doc.kind) == "Entity":
+        check_entity(doc, found)
+    return found
