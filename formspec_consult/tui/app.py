@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import Footer
 from textual.worker import Worker
 
+from formspec_consult.providers.base import ProviderError
 from formspec_consult.resources import data_dir
 from formspec_consult.tui.commands import SlashCommandsProvider
 from formspec_consult.tui.engine_port import EngineFactory, EngineLike
@@ -98,7 +99,10 @@ class ConsultApp(App[None]):
             engine = await self.engine_factory(resume)
         except Exception as exc:  # ProviderError/ProjectError carry a hint in str()
             status.info = StatusInfo(state="not connected")
-            await self.query_one(ConversationView).add(Entry("notice-error", f"Could not start: {exc}"))
+            advice = f"Could not start: {exc}"
+            if isinstance(exc, ProviderError):
+                advice += "\n\nNo model at hand? `formspec-consult demo` runs an offline demo, no key needed."
+            await self.query_one(ConversationView).add(Entry("notice-error", advice))
             self.notify(str(exc), title="Could not start the consultation", severity="error", timeout=15)
             return
         self.engine = engine

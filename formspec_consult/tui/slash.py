@@ -29,7 +29,7 @@ class SlashSpec:
 
 SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("diff", "/diff [path]", "Show the session's drafts and their diffs."),
-    SlashSpec("apply", "/apply [path]", "Apply the selected draft (or the one at path)."),
+    SlashSpec("apply", "/apply [path|--all]", "Apply the selected draft, the one at path, or every valid draft."),
     SlashSpec("reject", "/reject <path>", "Discard a draft.", palette=None),
     SlashSpec("undo", "/undo", "Undo the last apply, restoring the exact bytes."),
     SlashSpec("summary", "/summary", "Write or show the discovery summary.", "engine"),

@@ -98,6 +98,9 @@ class SlashRouter:
         return True
 
     def _apply(self, call: SlashCall) -> bool:
+        if call.args == "--all":
+            self._review("accept_all", None)
+            return True
         draft = self.app.query_one(DiffPane).selected
         path = call.args or (draft.path if draft else None)
         if not path:

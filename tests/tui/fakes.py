@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from formspec_consult.agent.events import AgentEvent, TurnFinished, TurnStarted
+from formspec_consult.agent.events import AgentEvent, TurnFinished, TurnStarted, UsageUpdated
 
 
 class Hold:
@@ -63,6 +63,7 @@ class FakeEngine:
         self.restarts = 0
         self._release = asyncio.Event()
         self.holding = False
+        self.usage = UsageUpdated(context_tokens=1200, threshold_tokens=90000, window_tokens=120000, reported=False, session_cost=0.0)
 
     def release(self) -> None:
         self._release.set()
@@ -81,6 +82,8 @@ class FakeEngine:
                     await self._release.wait()
                     self.holding = False
                     continue
+                if isinstance(event, UsageUpdated):
+                    self.usage = event
                 if getattr(event, "options", None):
                     self.last_options = event.options  # type: ignore[union-attr]
                 yield event
@@ -134,12 +137,12 @@ class FakeEngine:
             "model": self.model,
             "provider": self.provider_name,
             "session": self.session_id,
-            "context_tokens": 1200,
-            "threshold_tokens": 90000,
-            "window_tokens": 120000,
-            "reported": False,
-            "cost": 0.0,
-            "compactions": 0,
+            "context_tokens": self.usage.context_tokens,
+            "threshold_tokens": self.usage.threshold_tokens,
+            "window_tokens": self.usage.window_tokens,
+            "reported": self.usage.reported,
+            "cost": self.usage.session_cost,
+            "compactions": self.usage.compactions,
             "turn": len(self.sent),
             "mcp": {"formspec-local": {"state": "ready"}},
         }

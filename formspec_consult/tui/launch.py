@@ -1,0 +1,58 @@
+"""Build the engine factory the app uses from the command line's options.
+
+Nothing heavy is imported here: the engine module (and litellm behind it) is imported in a
+worker thread once the first frame is on screen, so the event loop keeps painting meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.tui.engine_port import EngineFactory, EngineLike
+
+# Modules worth importing off the event loop before the engine opens (the import of litellm
+# alone takes seconds); a missing one is skipped, the engine imports what it really needs.
+PRELOAD = ("formspec_consult.agent.engine", "litellm")
+
+
+def _preload(modules: tuple[str, ...]) -> None:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+    litellm = importlib.sys.modules.get("litellm")  # type: ignore[attr-defined]
+    if litellm is not None:
+        litellm.suppress_debug_info = True
+
+
+def engine_factory_for(
+    options: Mapping[str, Any], *, provider: Any = None, preload: tuple[str, ...] = PRELOAD
+) -> EngineFactory:
+    """A factory opening `Engine` with these CLI options; `resume` overrides --resume/--continue.
+
+    `provider` injects an offline provider (demo, replay); then litellm is not preloaded.
+    """
+
+    async def factory(resume: str | None) -> EngineLike:
+        wanted = preload if provider is None else tuple(m for m in preload if m != "litellm")
+        await asyncio.to_thread(_preload, wanted)
+        from formspec_consult.agent.engine import Engine, EngineOptions
+
+        project = options.get("project")
+        engine_options = EngineOptions(
+            project=Path(project) if project else None,
+            flags=dict(options),
+            resume=resume or options.get("resume"),
+            continue_latest=bool(options.get("continue_") or options.get("continue_latest")) and resume is None,
+            provider=provider,
+        )
+        return await Engine.open(engine_options)
+
+    return factory

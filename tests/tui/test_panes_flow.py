@@ -1,0 +1,195 @@
+"""Tool calls, the status bar, compaction, diff review (accept, reject, undo, accept all)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Collapsible, OptionList
+
+from formspec_consult.agent.events import (
+    AssistantMessage,
+    CompactionDone,
+    DraftsChanged,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageUpdated,
+)
+from formspec_consult.tui.app import ConsultApp
+from formspec_consult.tui.widgets.conversation import ConversationView
+from formspec_consult.tui.widgets.diff_pane import DiffPane
+from formspec_consult.tui.widgets.status_bar import StatusBar
+from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
+from tests.tui.conftest import SIZE, notices, wait_until, widget_text
+from tests.tui.fakes import FakeDraft, FakeEngine, Hold, factory_for
+from tests.tui.test_conversation_flow import send
+
+pytestmark = pytest.mark.anyio
+
+DIFF = "--- a/modules/shop/entities/booking.yaml\n+++ b/modules/shop/entities/booking.yaml\n@@ -1 +1,2 @@\n kind: Entity\n+name: Booking\n"
+
+
+def drafts() -> list[FakeDraft]:
+    return [
+        FakeDraft("modules/shop/entities/booking.yaml", "modified", True, [], DIFF),
+        FakeDraft("modules/shop/entities/customer.yaml", "new", False, ["fields.phone: unknown type 'phone'"], "+kind: Entity\n"),
+        FakeDraft("modules/shop/app.yaml", "new", True, [], "+kind: App\n"),
+    ]
+
+
+async def test_a_tool_call_shows_running_then_ok_with_duration_and_a_collapsed_result() -> None:
+    engine = FakeEngine([[
+        ToolCallStarted("c1", "formspec-local", "validate_spec", {"yaml": "kind: Entity\nname: Booking"}),
+        Hold(),
+        ToolCallFinished("c1", "formspec-local", "validate_spec", True, '{"valid": true}', 1234.0),
+        AssistantMessage("Valid."),
+    ]])
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "check it")
+        pane = app.query_one(ToolCallsPane)
+        await wait_until(pilot, lambda: pane.entry("c1") is not None and engine.holding)
+        entry = pane.entry("c1")
+        assert entry is not None and entry.status == "running"
+        assert app.query_one(StatusBar).info.state == "running validate_spec…"
+        engine.release()
+        await wait_until(pilot, lambda: entry.status == "ok")
+        assert entry.duration_ms == 1234.0 and entry.result == '{"valid": true}'
+        assert entry.query_one(Collapsible).collapsed
+        header = str(entry.query_one(".tool-header").render())
+        assert "validate_spec" in header and "formspec-local" in header and "1.23s" in header
+        assert "yaml=kind: Entity⏎name: Booking" in str(entry.query_one(".tool-args").render())
+        assert "formspec-local: ready" in str(pane.query_one("#mcp-state").render())
+
+
+async def test_usage_and_compaction_update_the_status_bar_and_show_the_summary() -> None:
+    summary = "## Goal\nBarbershop bookings\n## Decisions\n- B) Bookings and walk-ins"
+    engine = FakeEngine([[
+        UsageUpdated(context_tokens=81000, threshold_tokens=90000, window_tokens=120000, reported=True, session_cost=0.0421),
+        CompactionDone(summary=summary, replaced_messages=40, tokens_before=81000, tokens_after=9000),
+        UsageUpdated(context_tokens=9000, threshold_tokens=90000, window_tokens=120000, reported=True,
+                     session_cost=0.05, compactions=1),
+        AssistantMessage("Carrying on."),
+    ]])
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/compact keep the booking rules")
+        await wait_until(pilot, lambda: app.query_one(StatusBar).info.compactions == 1 and engine.sent)
+        await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "ready")
+        assert engine.sent == ["/compact keep the booking rules"]  # engine commands go to the engine
+        text = str(app.query_one(StatusBar).render())
+        assert "1 compaction" in text and "$0.0500" in text and "reported" in text
+        assert "ctx 9.0k / 90.0k / 120.0k" in text
+        assert any("History compacted" in n for n in notices(app))
+        block = next(b for b in app.query_one(ConversationView).blocks if getattr(b, "role", "") == "compaction")
+        collapsible = block.query_one(Collapsible)
+        assert "40 messages" in collapsible.title and block.text == summary
+
+
+async def test_drafts_appear_with_badges_and_problems_and_the_diff_is_highlighted() -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: len(pane.drafts) == 3)
+        assert [d.badges for d in pane.drafts] == [("new",), ("modified",), ("new", "invalid")]
+        listing = pane.query_one(OptionList)
+        assert "[invalid]" in str(listing.get_option_at_index(2).prompt)
+        pane.select("modules/shop/entities/customer.yaml")
+        await pilot.pause()
+        shown = widget_text(pane.query_one("#diff-view"))
+        assert "Validation problems:" in shown and "fields.phone: unknown type 'phone'" in shown
+        pane.select("modules/shop/entities/booking.yaml")
+        await pilot.pause()
+        assert "+name: Booking" in widget_text(pane.query_one("#diff-view"))
+
+
+async def test_accept_then_undo_through_the_diff_pane_keys() -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: len(pane.drafts) == 3)
+        pane.query_one(OptionList).focus()
+        await pilot.press("down")  # to the booking draft
+        assert pane.selected is not None and pane.selected.path == "modules/shop/entities/booking.yaml"
+        await pilot.press("a")
+        await wait_until(pilot, lambda: len(pane.drafts) == 2)
+        assert engine.applied == ["modules/shop/entities/booking.yaml"]
+        assert any(n.startswith("Applied modules/shop/entities/booking.yaml") for n in notices(app))
+        await pilot.press("u")
+        await wait_until(pilot, lambda: len(pane.drafts) == 3)
+        assert engine.applied == [] and ("undo_apply", {}) in engine.tool_calls
+
+
+async def test_accepting_an_invalid_draft_is_refused_and_says_why() -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: len(pane.drafts) == 3)
+        pane.query_one(OptionList).focus()
+        pane.select("modules/shop/entities/customer.yaml")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: any(n.startswith("Not applied") for n in notices(app)))
+        message = next(n for n in notices(app) if n.startswith("Not applied"))
+        assert "unknown type 'phone'" in message and "Fix the draft" in message
+        assert engine.applied == [] and len(pane.drafts) == 3
+
+
+async def test_accept_all_applies_the_valid_drafts_and_leaves_the_invalid_one() -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: len(pane.drafts) == 3)
+        pane.query_one(OptionList).focus()
+        await pilot.press("A")
+        await wait_until(pilot, lambda: len(pane.drafts) == 1)
+        assert sorted(engine.applied) == ["modules/shop/app.yaml", "modules/shop/entities/booking.yaml"]
+        assert "Accepted 2 draft(s); 1 invalid draft(s) left for review." in notices(app)
+
+
+async def test_slash_commands_reject_apply_and_undo_drafts() -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: len(pane.drafts) == 3)
+        await send(pilot, "/reject modules/shop/app.yaml")
+        await wait_until(pilot, lambda: len(pane.drafts) == 2)
+        await send(pilot, "/apply modules/shop/entities/booking.yaml")
+        await wait_until(pilot, lambda: engine.applied == ["modules/shop/entities/booking.yaml"])
+        await send(pilot, "/undo")
+        await wait_until(pilot, lambda: engine.applied == [])
+        assert engine.sent == []  # handled by the app, not sent to the model
+
+
+async def test_a_missing_argument_or_unknown_command_keeps_the_input_and_says_what_to_type() -> None:
+    app = ConsultApp(factory_for(FakeEngine()))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/reject")
+        assert "Usage: /reject <path> — /diff lists the drafts." in notices(app)
+        assert app.query_one("#prompt").value == "/reject"
+        app.query_one("#prompt").value = ""
+        await send(pilot, "/frobnicate")
+        assert "Unknown command /frobnicate — /help lists the commands." in notices(app)
+        assert app.query_one("#prompt").value == "/frobnicate"
+
+
+async def test_drafts_changed_events_refresh_the_pane() -> None:
+    engine = FakeEngine([[DraftsChanged(paths=("modules/shop/app.yaml",)), AssistantMessage("Drafted.")]])
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None)
+        engine.drafts["modules/shop/app.yaml"] = FakeDraft("modules/shop/app.yaml", diff="+kind: App\n")
+        await send(pilot, "draft the app")
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: [d.path for d in pane.drafts] == ["modules/shop/app.yaml"])
+
+
+async def test_a_failing_local_server_is_a_notification_not_a_crash() -> None:
+    app = ConsultApp(factory_for(FakeEngine(drafts=drafts(), fail_tools=True)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: any("local server is not responding" in n for n in notices(app)))
+        await send(pilot, "/undo")
+        await wait_until(pilot, lambda: sum("undo_apply failed" in n for n in notices(app)) == 1)
+        assert app.is_running
