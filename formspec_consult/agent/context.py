@@ -28,7 +28,7 @@ def as_text(value: Any) -> str:
     """A tool result as the text the model reads (JSON, compact but readable)."""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, indent=1)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 async def collect_context(call: CallTool, available: Callable[[str], bool]) -> tuple[dict[str, str], list[str]]:

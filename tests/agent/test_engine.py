@@ -1,0 +1,177 @@
+"""The Engine through its public API: real local MCP server (in memory), scripted provider."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from formspec_consult.agent.engine import Engine, EngineOptions, ToolError
+from formspec_consult.agent.events import AgentEvent, AssistantMessage, DraftsChanged, Notice, TurnFinished
+from formspec_consult.providers import ScriptedProvider
+from formspec_consult.sessions.events import EventLog
+from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+
+pytestmark = pytest.mark.anyio
+
+
+def propose(path: str = DRAFT_PATH, content: str = CUSTOMER) -> dict[str, Any]:
+    return {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": path, "content": content}}]}
+
+
+async def open_engine(project: Path, replies: list[Any], **kwargs: Any) -> tuple[Engine, ScriptedProvider]:
+    provider = ScriptedProvider(replies)
+    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, **kwargs))
+    return engine, provider
+
+
+async def run(engine: Engine, text: str) -> list[AgentEvent]:
+    with anyio.fail_after(30):
+        return [event async for event in engine.run_turn(text)]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "shop")
+
+
+async def test_the_model_receives_the_workspace_context_and_the_session_id(project: Path) -> None:
+    engine, provider = await open_engine(project, ["Hello! What does your shop sell?"])
+    try:
+        await run(engine, "hi")
+        system = provider.requests[0][0]
+        assert system["role"] == "system"
+        assert engine.session_id in system["content"]
+        assert "Corner Shop" in system["content"]  # from read_workspace_manifest
+        assert "entity-authoring" in system["content"]  # from list_skills
+        assert '"shop"' in system["content"]  # from list_installed_modules
+        started = [e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "session_started"]
+        assert started[0]["model"] == "scripted" and started[0]["session_id"] == engine.session_id
+    finally:
+        await engine.aclose()
+
+
+async def test_a_proposed_draft_lands_in_the_session_and_can_be_diffed_applied_and_undone(project: Path) -> None:
+    engine, _ = await open_engine(project, [propose(), "Drafted the customer entity."])
+    target = project / "spec" / DRAFT_PATH
+    try:
+        events = await run(engine, "we keep a list of customers")
+        assert DraftsChanged((DRAFT_PATH,)) in events
+        assert (engine.session_dir / "draft").exists()
+        diff = [e for e in await run(engine, "/diff") if isinstance(e, Notice)][0]
+        assert "+    - {name: phone, type: string}" in diff.message and "(new, valid)" in diff.message
+        applied = await run(engine, f"/apply {DRAFT_PATH}")
+        assert target.read_text(encoding="utf-8") == CUSTOMER and applied[-1] == TurnFinished("done")
+        await run(engine, "/undo")
+        assert not target.exists()
+        kinds = [e["type"] for e in EventLog.read(engine.session_dir / "events.jsonl")]
+        assert "apply" in kinds and "undo" in kinds
+    finally:
+        await engine.aclose()
+
+
+async def test_a_bare_letter_after_options_is_sent_as_the_full_choice_and_logged(project: Path) -> None:
+    engine, provider = await open_engine(project, ["How do people book?\nA) Walk-in\nB) By phone", "Noted."])
+    try:
+        await run(engine, "hi")
+        assert engine.last_options == ("A) Walk-in", "B) By phone")
+        await run(engine, "b")
+        assert provider.requests[1][-1] == {"role": "user", "content": "[chosen: B) By phone]"}
+        decisions = [e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "decision"]
+        assert decisions[0]["option"] == "B) By phone"
+    finally:
+        await engine.aclose()
+
+
+async def test_resuming_rebuilds_exactly_the_history_the_model_last_saw(project: Path) -> None:
+    engine, first = await open_engine(project, [propose(), "Drafted.", "Anything else?"])
+    await run(engine, "customers please")
+    await run(engine, "thanks")
+    session_id = engine.session_id
+    await engine.aclose()
+    resumed, second = await open_engine(project, ["Welcome back."], resume=session_id)
+    try:
+        past = resumed.past_events()
+        assert any(getattr(e, "name", None) == "propose_spec_file" for e in past)
+        await run(resumed, "where were we?")
+        seen_before = first.requests[-1] + [{"role": "assistant", "content": "Anything else?"}]
+        assert second.requests[0][: len(seen_before)] == seen_before
+        assert resumed.status()["turn"] == 3
+    finally:
+        await resumed.aclose()
+
+
+async def test_continue_picks_the_latest_session(project: Path) -> None:
+    engine, _ = await open_engine(project, ["one"])
+    await run(engine, "hi")
+    latest = engine.session_id
+    await engine.aclose()
+    again, _ = await open_engine(project, ["two"], continue_latest=True)
+    try:
+        assert again.session_id == latest
+    finally:
+        await again.aclose()
+
+
+async def test_status_reports_model_context_threshold_and_servers(project: Path) -> None:
+    engine, _ = await open_engine(project, ["ok"])
+    try:
+        await run(engine, "hi")
+        status = engine.status()
+        assert status["model"] == "scripted" and status["provider"] == "scripted"
+        assert 0 < status["context_tokens"] < status["threshold_tokens"] < status["window_tokens"]
+        assert status["reported"] is True and status["turn"] == 1
+        assert status["mcp"][0]["name"] == "formspec" and status["mcp"][0]["state"] == "running"
+        text = [e for e in await run(engine, "/status") if isinstance(e, Notice)][0].message
+        assert "Model:    scripted via scripted" in text
+    finally:
+        await engine.aclose()
+
+
+async def test_an_unknown_slash_command_is_an_error_listing_the_commands(project: Path) -> None:
+    engine, provider = await open_engine(project, [])
+    try:
+        events = await run(engine, "/frobnicate")
+        assert isinstance(events[0], Notice) and "/diff" in events[0].message
+        assert events[-1].reason == "error"  # type: ignore[union-attr]
+        assert provider.requests == []
+    finally:
+        await engine.aclose()
+
+
+async def test_call_tool_raises_a_tool_error_with_the_servers_message(project: Path) -> None:
+    engine, _ = await open_engine(project, [])
+    try:
+        with pytest.raises(ToolError, match="reject_draft"):
+            await engine.call_tool("reject_draft", {"path": "modules/shop/none.yaml"})
+        assert (await engine.call_tool("list_drafts"))["drafts"] == []
+    finally:
+        await engine.aclose()
+
+
+async def test_summary_writes_the_discovery_summary_without_changing_the_history(project: Path) -> None:
+    engine, _ = await open_engine(project, ["We sell coffee.", "# What we understood\nYou sell coffee."])
+    try:
+        await run(engine, "we sell coffee")
+        before = list(engine._s.history.messages)
+        events = await run(engine, "/summary")
+        assert any(isinstance(e, AssistantMessage) and "You sell coffee" in e.text for e in events)
+        written = (engine.session_dir / "discovery-summary.md").read_text(encoding="utf-8")
+        assert written.startswith("# What we understood")
+        assert engine._s.history.messages == before
+    finally:
+        await engine.aclose()
+
+
+async def test_compact_command_forces_a_compaction(project: Path) -> None:
+    engine, _ = await open_engine(project, ["a", "b", "c", "## Goal\nx\n## Decisions\n(none)"])
+    try:
+        for text in ("one", "two", "three"):
+            await run(engine, text)
+        events = await run(engine, "/compact pricing")
+        assert any(e.kind == "compaction_done" for e in events)
+        assert engine.status()["compactions"] == 1
+    finally:
+        await engine.aclose()
