@@ -1,0 +1,144 @@
+"""Prompt files: versioned YAML, partials expanded at load time, strict rendering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from formspec_consult.agent.prompts import PromptError, list_prompts, load_prompt
+
+
+def write(folder: Path, name: str, text: str) -> None:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def prompts(tmp_path: Path) -> Path:
+    write(tmp_path, "partials/rules.md", "Rules for {{who}}:\n{{> inner}}")
+    write(tmp_path, "partials/inner.md", "- be kind")
+    write(
+        tmp_path,
+        "greet.prompt.yaml",
+        """name: greet
+version: "2.1.0"
+description: Say hello.
+variables:
+  - {name: who, required: true, description: the person}
+  - {name: shop, default: "", description: their shop}
+system:
+  role: You greet people.
+  rules: "{{> rules}}"
+  shop: "{{#shop}}They run {{shop}}.{{/shop}}{{^shop}}Ask what they run.{{/shop}}"
+user:
+  template: "Hello {{who}}!"
+""",
+    )
+    return tmp_path
+
+
+def test_a_prompt_loads_with_its_metadata_and_nested_partials_expanded(prompts: Path) -> None:
+    prompt = load_prompt("greet", prompts)
+    assert (prompt.name, prompt.version, prompt.description) == ("greet", "2.1.0", "Say hello.")
+    assert [(v.name, v.required) for v in prompt.variables] == [("who", True), ("shop", False)]
+    assert prompt.render_system(who="Ana", shop="a barbershop") == (
+        "You greet people.\n\nRules for Ana:\n- be kind\n\nThey run a barbershop.\n"
+    )
+    assert prompt.render_user(who="Ana") == "Hello Ana!\n"
+
+
+def test_optional_variables_fall_back_to_their_default_and_inverted_sections_show(prompts: Path) -> None:
+    assert load_prompt("greet", prompts).render_system(who="Ana").endswith("Ask what they run.\n")
+
+
+def test_a_missing_required_variable_is_an_error_naming_it(prompts: Path) -> None:
+    with pytest.raises(PromptError, match="needs variable 'who'"):
+        load_prompt("greet", prompts).render_user()
+
+
+def test_an_undeclared_variable_passed_in_is_an_error_naming_it(prompts: Path) -> None:
+    with pytest.raises(PromptError, match="does not declare variable.*colour"):
+        load_prompt("greet", prompts).render_user(who="Ana", colour="red")
+
+
+def test_values_are_inserted_verbatim_and_never_expanded_again(prompts: Path) -> None:
+    assert load_prompt("greet", prompts).render_user(who="{{shop}} {{> rules}}") == "Hello {{shop}} {{> rules}}!\n"
+
+
+def test_a_placeholder_that_is_not_declared_is_refused_at_load_time(prompts: Path) -> None:
+    write(prompts, "bad.prompt.yaml", 'name: bad\nversion: "1"\nsystem: "Hi {{nobody}}"\n')
+    with pytest.raises(PromptError, match="nobody.*not declared"):
+        load_prompt("bad", prompts)
+
+
+def test_partials_that_include_each_other_are_reported_as_a_cycle(prompts: Path) -> None:
+    write(prompts, "partials/a.md", "{{> b}}")
+    write(prompts, "partials/b.md", "{{> a}}")
+    write(prompts, "loop.prompt.yaml", 'name: loop\nversion: "1"\nsystem: "{{> a}}"\n')
+    with pytest.raises(PromptError, match="cycle: a → b → a"):
+        load_prompt("loop", prompts)
+
+
+def test_a_missing_partial_is_an_error_naming_the_file_expected(prompts: Path) -> None:
+    write(prompts, "gap.prompt.yaml", 'name: gap\nversion: "1"\nsystem: "{{> nowhere}}"\n')
+    with pytest.raises(PromptError, match="partial 'nowhere' not found.*nowhere.md"):
+        load_prompt("gap", prompts)
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("name: other\nversion: '1'\nsystem: x\n", "'name' must be 'broken'"),
+        ("name: broken\nsystem: x\n", "'version' is required"),
+        ("name: broken\nversion: '1'\nsystem: [1, 2]\n", "'system' must be text"),
+        ("name: broken\nversion: '1'\nsystem: x\nvariables: [oops]\n", "needs at least a 'name'"),
+        ("name: [unclosed\n", "not valid YAML"),
+    ],
+)
+def test_malformed_prompt_files_get_an_error_that_says_what_to_fix(prompts: Path, text: str, error: str) -> None:
+    write(prompts, "broken.prompt.yaml", text)
+    with pytest.raises(PromptError, match=error):
+        load_prompt("broken", prompts)
+
+
+def test_an_unknown_prompt_name_lists_the_available_ones(prompts: Path) -> None:
+    with pytest.raises(PromptError, match=r"no prompt 'nope'.*available: greet"):
+        load_prompt("nope", prompts)
+
+
+def test_the_shipped_prompts_all_load_and_are_listed() -> None:
+    names = [p.name for p in list_prompts()]
+    assert {"consultant", "compress", "discovery-summary", "verify-draft"} <= set(names)
+    assert all(p.version and p.description for p in list_prompts())
+
+
+def test_the_consultant_prompt_carries_the_consultation_rules_and_the_injected_context() -> None:
+    text = load_prompt("consultant").render_system(
+        session_id="20261130-abc", workspace_manifest="kind: workspace\nname: barber", skills="- entity-authoring"
+    )
+    for rule in ("Discovery", "Proposal", "Draft", "propose_spec_file", "A) ", "B) ", "/diff", "vendors/",
+                 "Entity Extension", "overrides/", "read_transcript", "cancelled", "overdue", "reopened"):
+        assert rule in text, rule
+    assert "20261130-abc" in text and "name: barber" in text and "- entity-authoring" in text
+    assert "{{" not in text
+
+
+def test_the_compress_prompt_asks_for_every_structured_section_and_verbatim_choices() -> None:
+    prompt = load_prompt("compress")
+    system = prompt.render_system()
+    for section in ("## Goal", "## Facts", "## Decisions", "## Open questions", "## Drafts and files", "## Next steps"):
+        assert section in system
+    assert "VERBATIM" in system
+    user = prompt.render_user(conversation="[user]\nhi", focus="prices")
+    assert "prices" in user and "[user]\nhi" in user
+
+
+def test_the_owner_summary_and_verify_prompts_render_with_their_variables() -> None:
+    summary = load_prompt("discovery-summary")
+    assert "# Kedai — What we understood" in summary.render_system(project_name="Kedai")
+    verify = load_prompt("verify-draft")
+    user = verify.render_user(path="specs/booking.yaml", draft="kind: entity", gate_report="E1 missing id")
+    assert "specs/booking.yaml" in user and "E1 missing id" in user and "discovery summary" not in user
+    assert "cancelled" in verify.render_system()
