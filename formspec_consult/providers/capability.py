@@ -1,0 +1,72 @@
+"""The minimum capability bar: tool calling, and a usable window of at least 16k tokens.
+
+A model below the bar gives a poor consultation, so it is refused with a clear message unless
+the user explicitly overrides (``--allow-unvalidated`` / ``allow_unvalidated: true``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from formspec_consult.providers.base import Provider, ProviderError
+
+MIN_USABLE_WINDOW = 16_000
+OFFLINE_KINDS = {"scripted", "replay"}
+OVERRIDE = "pass --allow-unvalidated (or allow_unvalidated: true) to use it anyway"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The capability assessment `doctor` prints and `check_capability` enforces."""
+
+    ok: bool
+    tool_calling: bool | None  # None: unknown to litellm
+    context_window: int | None
+    usable_window: int | None
+    problems: tuple[str, ...] = ()
+    known: bool = True
+
+
+def assess(provider: Provider) -> Verdict:
+    """Measure the provider against the bar, without raising."""
+    if provider.name in OFFLINE_KINDS:
+        usable = provider.context_window - provider.max_output_tokens
+        return Verdict(True, True, provider.context_window, usable)
+    facts = getattr(provider, "facts", None)
+    known = bool(getattr(facts, "known", True))
+    tool_calling = getattr(facts, "tool_calling", None) if known else None
+    problems: list[str] = []
+    try:
+        window: int | None = provider.context_window
+    except ProviderError as error:
+        window = None
+        problems.append(f"{error} — {error.hint}")
+    usable = window - provider.max_output_tokens if window is not None else None
+    if not known:
+        problems.insert(0, f"litellm does not know {provider.model}, so tool calling cannot be confirmed")
+    elif tool_calling is False:
+        problems.append(f"{provider.model} does not support tool calling")
+    if usable is not None and usable < MIN_USABLE_WINDOW:
+        problems.append(
+            f"usable context window is {usable:,} tokens ({window:,} minus {provider.max_output_tokens:,} "
+            f"reserved for output); at least {MIN_USABLE_WINDOW:,} are needed"
+        )
+    return Verdict(not problems, tool_calling, window, usable, tuple(problems), known)
+
+
+def check_capability(provider: Provider, *, allow_unvalidated: bool | None = None) -> None:
+    """Raise ProviderError if the model is below the bar, unless the override is on.
+
+    `allow_unvalidated` defaults to the provider's own setting (from Settings). With the override,
+    a model litellm does not know still needs a context window unless one was configured.
+    """
+    verdict = assess(provider)
+    if verdict.ok:
+        return
+    override = getattr(provider, "allow_unvalidated", False) if allow_unvalidated is None else allow_unvalidated
+    if override:
+        return
+    hint = OVERRIDE
+    if not verdict.known:
+        hint = f"set context_window (--context-window N) for it and {OVERRIDE}"
+    raise ProviderError(f"{provider.model} is below the minimum capability bar: " + "; ".join(verdict.problems), hint=hint)

@@ -1,0 +1,120 @@
+"""Mapping litellm's exceptions to ProviderError with a one-line hint, and retry timing.
+
+litellm is never imported here: exceptions are recognised by class name and status code, so this
+module stays cheap and the mapping works for any exception litellm (or the OpenAI SDK) raises.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from formspec_consult.providers.base import ProviderError
+
+RETRYABLE_NAMES = {
+    "RateLimitError", "InternalServerError", "ServiceUnavailableError", "BadGatewayError",
+    "APIConnectionError", "Timeout", "APITimeoutError", "TimeoutError",
+}
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded exponential backoff with jitter; Retry-After wins when it asks for longer."""
+
+    attempts: int = 4  # total tries, the first included
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+    max_retry_after: float = 120.0  # refuse to honour absurd Retry-After values beyond this
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before try number `attempt + 1` (attempt counts from 1)."""
+        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        backoff = backoff * (0.5 + random.random() / 2)  # jitter: spread clients that failed together
+        if retry_after is not None:
+            return max(backoff, min(retry_after, self.max_retry_after))
+        return backoff
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status an exception carries, if any."""
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def retry_after_of(exc: BaseException) -> float | None:
+    """Seconds from a Retry-After header on the exception's response, if there is one."""
+    candidates: list[Any] = [getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None)]
+    response = getattr(exc, "response", None)
+    candidates.append(getattr(response, "headers", None))
+    for headers in candidates:
+        if not headers:
+            continue
+        try:
+            value = headers.get("retry-after") or headers.get("Retry-After")
+        except AttributeError:
+            continue
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            try:
+                from datetime import datetime, timezone
+
+                return max(0.0, (parsedate_to_datetime(str(value)) - datetime.now(timezone.utc)).total_seconds())
+            except (TypeError, ValueError):
+                continue
+    return None
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """Rate limits, 5xx, timeouts and connection errors are worth another try; 4xx are not."""
+    if type(exc).__name__ in RETRYABLE_NAMES:
+        return True
+    status = status_of(exc)
+    return status is not None and (status >= 500 or status in {408, 429})
+
+
+def _short(exc: BaseException) -> str:
+    text = str(getattr(exc, "message", None) or exc).strip().splitlines()
+    line = text[0] if text else type(exc).__name__
+    return line if len(line) <= 300 else line[:300] + "…"
+
+
+def map_error(exc: BaseException, *, model: str, account: str) -> ProviderError:
+    """Turn any provider exception into a ProviderError whose hint says what to do."""
+    if isinstance(exc, ProviderError):
+        return exc
+    name, status, detail = type(exc).__name__, status_of(exc), _short(exc)
+    retryable = is_retryable(exc)
+    auth = f"`formspec-consult auth set {account}`"
+    if name == "ContextWindowExceededError":
+        hint = "the conversation is too long for this model: run /compact, or lower context_window"
+        return ProviderError(f"{model}: context window exceeded ({detail})", hint=hint)
+    if name in {"AuthenticationError", "CallerCredentialAuthenticationError"} or status == 401:
+        return ProviderError(f"{model}: the API key was rejected", hint=f"store a valid key with {auth}")
+    if name == "PermissionDeniedError" or status == 403:
+        return ProviderError(f"{model}: access denied ({detail})", hint="check that your key may use this model")
+    if name == "NotFoundError" or status == 404:
+        hint = "check the model name (`formspec-consult doctor`) and, for a custom endpoint, --base-url"
+        return ProviderError(f"model not found: {model} ({detail})", hint=hint)
+    if name in {"RateLimitError", "CallerCredentialRateLimitError"} or status == 429:
+        return ProviderError(f"{model}: rate limited ({detail})", hint="wait a minute and retry, or check your plan's limits", retryable=True)
+    if name in {"PaymentRequiredError", "BudgetExceededError"} or status == 402:
+        return ProviderError(f"{model}: out of credit or budget", hint="top up the account behind this key")
+    if name == "ContentPolicyViolationError":
+        return ProviderError(f"{model}: the provider refused the request (content policy)", hint="rephrase and retry")
+    if name in {"Timeout", "APITimeoutError", "TimeoutError"}:
+        return ProviderError(f"{model}: the request timed out", hint="the provider is slow or unreachable; retry", retryable=True)
+    if name == "APIConnectionError":
+        hint = "check your connection and the endpoint (--base-url); is the server running?"
+        return ProviderError(f"{model}: cannot reach the provider ({detail})", hint=hint, retryable=True)
+    if retryable:
+        return ProviderError(f"{model}: provider error {status or ''} ({detail})".replace("  ", " "),
+                             hint="the provider is having trouble; retry in a moment", retryable=True)
+    if name in {"BadRequestError", "UnprocessableEntityError", "UnsupportedParamsError"} or status in {400, 422}:
+        hint = "the provider refused the request; run `formspec-consult doctor` to check the model"
+        return ProviderError(f"{model}: bad request ({detail})", hint=hint)
+    return ProviderError(f"{model}: {name}: {detail}", hint="run `formspec-consult doctor` to check the setup")

@@ -1,0 +1,126 @@
+"""Where an API key comes from: OS keyring > the provider's usual env var > FORMSPEC_LLM_API_KEY.
+
+The keyring entry is service ``formspec-consult``, account = the provider (``anthropic``,
+``openai``…; for a remote OpenAI-compatible endpoint, its host name, so a gateway never receives
+your OpenAI key). Local endpoints (Ollama, a base URL on this machine or the LAN) need no key.
+A missing or broken keyring backend (common on headless Linux) is noted and skipped, never fatal.
+Keys are returned to the caller only: never logged, never in a repr, never written to a file.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+SERVICE = "formspec-consult"
+GENERIC_ENV = "FORMSPEC_LLM_API_KEY"
+LOCAL_PLACEHOLDER_KEY = "not-needed"  # OpenAI-compatible clients insist on some key
+PROVIDER_ENV: dict[str, str] = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+    "xai": "XAI_API_KEY",
+    "cohere": "COHERE_API_KEY",
+    "fireworks_ai": "FIREWORKS_API_KEY",
+    "perplexity": "PERPLEXITYAI_API_KEY",
+}
+KEYLESS_PROVIDERS = {"ollama", "ollama_chat", "lm_studio", "llamafile", "hosted_vllm"}
+
+
+@dataclass(frozen=True)
+class KeyLookup:
+    """The outcome of looking for a key; `source` is safe to print, `key` is not."""
+
+    account: str
+    source: str  # e.g. "OS keyring (formspec-consult/anthropic)", "env ANTHROPIC_API_KEY", "missing"
+    key: str | None = field(default=None, repr=False)
+    env_vars: tuple[str, ...] = ()  # the variables that were consulted, in order
+    required: bool = True
+    notes: tuple[str, ...] = ()  # e.g. why the keyring was skipped
+
+    @property
+    def found(self) -> bool:
+        return self.key is not None
+
+
+def is_local_url(url: str | None) -> bool:
+    """True for endpoints on this machine or the local network (no key expected)."""
+    if not url:
+        return False
+    host = (urlparse(url if "//" in url else f"//{url}").hostname or "").lower()
+    if host in {"localhost", "host.docker.internal"} or host.endswith((".local", ".localhost")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_unspecified
+
+
+def account_for(provider: str, base_url: str | None) -> str:
+    """The keyring account: the provider, or the host of a custom OpenAI-compatible endpoint."""
+    host = urlparse(base_url).hostname if base_url else None
+    if provider == "openai" and host and host != "api.openai.com":
+        return host
+    return provider
+
+
+def keyring_get(account: str) -> tuple[str | None, str | None]:
+    """(key, note): the stored key, or None with a note saying why the keyring was skipped."""
+    try:
+        import keyring
+
+        return keyring.get_password(SERVICE, account), None
+    except Exception as exc:  # noqa: BLE001 - any backend failure means "no keyring", not a crash
+        return None, f"OS keyring unavailable ({type(exc).__name__})"
+
+
+def env_candidates(provider: str, account: str, api_key_env: str | None) -> tuple[str, ...]:
+    """The environment variables to consult, in order."""
+    if api_key_env:
+        first: tuple[str, ...] = (api_key_env,)
+    elif account != provider:  # a custom endpoint: never hand it another provider's key
+        first = ()
+    else:
+        first = (PROVIDER_ENV.get(provider, f"{provider.upper()}_API_KEY"),)
+    return (*first, GENERIC_ENV) if GENERIC_ENV not in first else first
+
+
+def find_key(
+    provider: str,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> KeyLookup:
+    """Look for a key in the documented order; never raises (see :func:`require_key`)."""
+    environ = os.environ if env is None else env
+    account = account_for(provider, base_url)
+    required = provider not in KEYLESS_PROVIDERS and not is_local_url(base_url)
+    variables = env_candidates(provider, account, api_key_env)
+    key, note = keyring_get(account)
+    notes = (note,) if note else ()
+    if key:
+        return KeyLookup(account, f"OS keyring ({SERVICE}/{account})", key, variables, required, notes)
+    for variable in variables:
+        if environ.get(variable):
+            return KeyLookup(account, f"env {variable}", environ[variable], variables, required, notes)
+    if not required:
+        return KeyLookup(account, "not needed (local endpoint)", LOCAL_PLACEHOLDER_KEY, variables, False, notes)
+    return KeyLookup(account, "missing", None, variables, True, notes)
+
+
+def missing_key_hint(lookup: KeyLookup) -> str:
+    """Exactly what to set, and the way out without a key."""
+    options = [f"run `formspec-consult auth set {lookup.account}`"]
+    if lookup.env_vars:
+        options.append("or set " + " or ".join(lookup.env_vars))
+    note = f" ({'; '.join(lookup.notes)})" if lookup.notes else ""
+    return f"{' '.join(options)}{note}; no key? try `formspec-consult demo` (offline)"

@@ -1,0 +1,202 @@
+"""The real provider: any litellm model, streamed, with retries, caching hints and usage/cost.
+
+litellm is imported on first use (never at module import), so creating the provider is instant
+and the TUI can paint first. Retries happen only before the first streamed text: once the user
+has seen part of an answer, a failure is reported instead of silently starting over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from formspec_consult.providers.base import Completion, ProviderError, StreamItem, TextDelta, Usage
+from formspec_consult.providers.errors import RetryPolicy, map_error, retry_after_of
+from formspec_consult.providers.litellm_loader import ModelFacts, load_litellm, model_facts
+from formspec_consult.providers.stream_assembly import StreamAssembler
+from formspec_consult.providers.tokens import count_messages, count_text
+
+UNKNOWN_WINDOW_FALLBACK = 8192  # used only with --allow-unvalidated: compaction starts early, safely
+CACHE_CONTROL_FAMILIES = ("anthropic/", "bedrock/", "vertex_ai/")  # explicit cache_control markers
+
+
+@dataclass(frozen=True)
+class RetryNotice:
+    """Told to `on_retry` before each wait, so a UI can say "rate limited, retrying in 4 s"."""
+
+    attempt: int
+    delay: float
+    error: ProviderError
+
+
+class LiteLLMProvider:
+    """A :class:`~formspec_consult.providers.base.Provider` backed by ``litellm.acompletion``."""
+
+    name = "litellm"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        account: str = "",
+        context_window: int | None = None,
+        reserved_output: int = 4096,
+        allow_unvalidated: bool = False,
+        retry: RetryPolicy | None = None,
+        request_timeout: float = 120.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        on_retry: Callable[[RetryNotice], None] | None = None,
+    ) -> None:
+        self.model = model
+        self.api_base = api_base
+        self._api_key = api_key  # never logged, never in repr
+        self.account = account or model.split("/", 1)[0]
+        self._window_override = context_window
+        self.reserved_output = reserved_output
+        self.allow_unvalidated = allow_unvalidated
+        self.retry = retry or RetryPolicy()
+        self.request_timeout = request_timeout
+        self._sleep = sleep
+        self.on_retry = on_retry
+
+    def __repr__(self) -> str:
+        return f"LiteLLMProvider(model={self.model!r}, api_base={self.api_base!r})"
+
+    @property
+    def facts(self) -> ModelFacts:
+        """What litellm knows about the model (imports litellm on first use)."""
+        return model_facts(self.model)
+
+    @property
+    def context_window(self) -> int:
+        """Input tokens: the configured override, else litellm's `max_input_tokens`."""
+        if self._window_override is not None:
+            return self._window_override
+        if self.facts.max_input_tokens is not None:
+            return self.facts.max_input_tokens
+        if self.allow_unvalidated:
+            return UNKNOWN_WINDOW_FALLBACK
+        raise ProviderError(
+            f"litellm does not know the context window of {self.model}",
+            hint="set context_window (--context-window N, FORMSPEC_CONTEXT_WINDOW or the config file)",
+        )
+
+    @property
+    def max_output_tokens(self) -> int:
+        """Tokens reserved for the answer: `reserved_output`, capped at the model's max output."""
+        limit = self.facts.max_output_tokens
+        return min(self.reserved_output, limit) if limit else self.reserved_output
+
+    def count_tokens(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+        """litellm's offline counter for this model; our o200k count if litellm cannot."""
+        litellm = load_litellm()
+        try:
+            return int(litellm.token_counter(model=self.model, messages=messages, tools=tools or None))
+        except Exception:  # noqa: BLE001 - odd content shapes must not break counting
+            return count_messages(messages, tools)
+
+    def uses_cache_control(self) -> bool:
+        """Anthropic-style explicit cache markers apply (other providers cache automatically)."""
+        return self.model.startswith(CACHE_CONTROL_FAMILIES) and self.facts.prompt_caching
+
+    def _request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+        if self.uses_cache_control():
+            messages, tools = _mark_cache_prefix(messages, tools)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "max_tokens": self.max_output_tokens,
+            "timeout": self.request_timeout,
+            "num_retries": 0,  # we retry ourselves, with Retry-After and only before any output
+            "max_retries": 0,
+        }
+        if tools:
+            kwargs["tools"] = tools
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        return kwargs
+
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> AsyncIterator[StreamItem]:
+        """Stream one answer: TextDelta pieces, then one Completion with tool calls and usage."""
+        litellm = load_litellm()
+        kwargs = self._request(messages, tools)
+        attempt = 0
+        while True:
+            attempt += 1
+            assembler = StreamAssembler()
+            try:
+                response = await litellm.acompletion(**kwargs)
+                async for chunk in response:
+                    piece = assembler.feed(chunk)
+                    if piece:
+                        yield TextDelta(piece)
+                break
+            except Exception as exc:  # noqa: BLE001 - every provider failure becomes a ProviderError
+                error = map_error(exc, model=self.model, account=self.account)
+                if assembler.text or not error.retryable or attempt >= self.retry.attempts:
+                    raise error from exc
+                delay = self.retry.delay(attempt, retry_after_of(exc))
+                if self.on_retry is not None:
+                    self.on_retry(RetryNotice(attempt, delay, error))
+                await self._sleep(delay)
+        yield Completion(
+            text=assembler.text,
+            tool_calls=assembler.tool_calls(),
+            usage=self._usage(assembler, messages, tools),
+            finish_reason=assembler.finish_reason or "stop",
+            raw={"provider": self.name, "model": self.model, "attempts": attempt, "chunks": assembler.chunks},
+        )
+
+    def _usage(self, assembler: StreamAssembler, messages: list[dict[str, Any]], tools: Any) -> Usage:
+        reported = assembler.usage
+        if reported is None or reported.prompt_tokens is None:
+            # Nothing reported (some local servers): estimate, and say so with reported=False.
+            prompt = self.count_tokens(messages, tools)
+            completion = count_text(assembler.text) + sum(count_text(c.arguments) for c in assembler.tool_calls())
+            return Usage(prompt, completion, cost=self._cost(prompt, completion, 0), reported=False)
+        prompt, completion = reported.prompt_tokens, reported.completion_tokens or 0
+        return Usage(prompt, completion, cached_tokens=reported.cached_tokens,
+                     cost=self._cost(prompt, completion, reported.cached_tokens), reported=True)
+
+    def _cost(self, prompt: int, completion: int, cached: int) -> float | None:
+        """Dollar cost from litellm's price map; None when the model has no known price."""
+        if not self.facts.known or self.facts.input_cost_per_token is None:
+            return None
+        try:
+            prompt_cost, completion_cost = load_litellm().cost_per_token(
+                model=self.model, prompt_tokens=prompt, completion_tokens=completion,
+                cache_read_input_tokens=cached,
+            )
+        except Exception:  # noqa: BLE001 - no price is not an error
+            return None
+        return float(prompt_cost) + float(completion_cost)
+
+
+def _mark_cache_prefix(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+    """Copies with `cache_control` on the system prompt and the last tool (the stable prefix)."""
+    marker = {"type": "ephemeral"}
+    messages = list(messages)
+    for index, message in enumerate(messages):
+        if message.get("role") == "system":
+            content = message.get("content")
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else copy.deepcopy(content or [])
+            if blocks:
+                blocks[-1] = {**blocks[-1], "cache_control": marker}
+                messages[index] = {**message, "content": blocks}
+            break
+    if tools:
+        tools = [*tools[:-1], {**tools[-1], "cache_control": marker}]
+    return messages, tools
