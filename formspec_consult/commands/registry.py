@@ -1,0 +1,95 @@
+"""`registry-serve` and `registry import`: run the registry, and load modules/templates into it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import click
+
+from formspec_consult.registry.models import TRUST_TIERS, TrustTier
+
+if TYPE_CHECKING:
+    from formspec_consult.registry.store import RegistryStore
+
+TOKEN_ENV = "FORMSPEC_REGISTRY_TOKEN"
+_DB_HELP = "Database URL: postgresql://… or sqlite:///path (default: $FORMSPEC_REGISTRY_DB, else a per-user SQLite file)."
+
+
+def _open(db: str | None) -> RegistryStore[Any]:
+    """Open the store, turning configuration and catalogue problems into a clean CLI error."""
+    from formspec_consult.registry.db import open_store
+    from formspec_consult.registry.documents import CatalogueError
+
+    try:
+        return open_store(db)
+    except (ValueError, ConnectionError, CatalogueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@click.command("registry-serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind (loopback unless told otherwise).")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="TCP port (0 picks a free one).")
+@click.option("--db", default=None, metavar="URL", help=_DB_HELP)
+@click.option("--token", default=None, help=f"Require this bearer token (default: ${TOKEN_ENV}; unset means no auth).")
+@click.option("--stdio", is_flag=True, help="Serve over stdio instead of HTTP (what the engine uses for the bundled registry).")
+@click.option("--rate", default=20.0, show_default=True, type=click.FloatRange(0), help="Requests per second per client (0: no limit).")
+@click.option("--burst", default=60, show_default=True, type=click.IntRange(1), help="Burst size per client.")
+@click.option("--max-body", default=64 * 1024, show_default=True, type=click.IntRange(1024), help="Largest request body in bytes.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]", help="Extra Host header value to accept (DNS-rebinding protection).")
+def registry_serve(
+    host: str, port: int, db: str | None, token: str | None, stdio: bool, rate: float, burst: int, max_body: int, allow_hosts: tuple[str, ...]
+) -> None:
+    """Serve business templates and the module registry over MCP (Streamable HTTP at /mcp)."""
+    from formspec_consult.servers.registry import create_registry_server
+
+    token = token or os.environ.get(TOKEN_ENV) or None
+    store = _open(db)
+    server = create_registry_server(store=store, token=token)
+    try:
+        if stdio:
+            server.run("stdio")
+            return
+        from formspec_consult.servers.registry_http import HttpLimits, http_server
+
+        if host not in ("127.0.0.1", "localhost", "::1") and not token:
+            click.echo(f"warning: serving on {host} without a token; anyone who can reach it may query it", err=True)
+        limits = HttpLimits(rate_per_second=rate, burst=burst, max_body_bytes=max_body, allowed_hosts=allow_hosts)
+        click.echo(f"formspec registry on http://{host}:{port}/mcp ({store.url.split('@')[-1]})", err=True)
+        http_server(server, host=host, port=port, limits=limits, log_level="info").run()
+    finally:
+        server.close()
+
+
+@click.group("registry")
+def registry() -> None:
+    """Manage the registry database."""
+
+
+@registry.command("import")
+@click.argument("target", type=click.Path(path_type=Path))
+@click.option("--db", default=None, metavar="URL", help=_DB_HELP)
+@click.option("--trust-tier", type=click.Choice(TRUST_TIERS), default=None, help="Tier to record (default: formspec.lock's, else community).")
+def import_cmd(target: Path, db: str | None, trust_tier: str | None) -> None:
+    """Load module.yaml files (ai_index + lock metadata) and business templates from TARGET (a file or folder).
+
+    Everything is validated first and written in one transaction; re-importing is idempotent.
+    """
+    from formspec_consult.registry.documents import CatalogueError
+    from formspec_consult.registry.importer import import_path
+
+    store = _open(db)
+    try:
+        result = import_path(store, target, trust_tier=cast(TrustTier | None, trust_tier))
+    except CatalogueError as exc:
+        raise click.ClickException(f"{exc}\nNothing was imported.") from exc
+    finally:
+        store.close()
+    for kind, records in (("template", result.templates), ("module", result.modules)):
+        for name, change in sorted(records.items()):
+            click.echo(f"{change:9} {kind} {name}")
+    click.echo(
+        f"Imported into {store.url.split('@')[-1]}: {result.count('added')} added, "
+        f"{result.count('updated')} updated, {result.count('unchanged')} unchanged."
+    )

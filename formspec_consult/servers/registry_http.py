@@ -1,0 +1,82 @@
+"""Serve the registry over MCP Streamable HTTP at `/mcp` (stateless, JSON responses).
+
+Stateless HTTP means no session lives in a process, so several server processes can sit behind a
+load balancer on one shared database. The SDK's DNS-rebinding protection is always on: Host and
+Origin must be loopback or explicitly allowed.
+"""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass, field
+
+import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp
+
+from formspec_consult.servers.registry import RegistryServer
+from formspec_consult.servers.registry_guard import RegistryGuard, TokenBucket
+
+MCP_PATH = "/mcp"
+_LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+_LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    """Abuse limits of the HTTP endpoint (per client: address, or token when one is valid)."""
+
+    rate_per_second: float = 20.0
+    burst: int = 60
+    max_body_bytes: int = 64 * 1024
+    allowed_hosts: tuple[str, ...] = field(default=())
+
+    def security(self, host: str) -> TransportSecuritySettings:
+        """DNS-rebinding protection: loopback names, the bind host, and any extra allowed hosts."""
+        hosts = [*_LOOPBACK_HOSTS, *self.allowed_hosts]
+        if host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
+            hosts.append(f"{host}:*")
+        origins = [*_LOOPBACK_ORIGINS, *(f"https://{h}" for h in self.allowed_hosts), *(f"http://{h}" for h in self.allowed_hosts)]
+        return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+
+
+def registry_http_app(server: RegistryServer, *, host: str = "127.0.0.1", limits: HttpLimits | None = None) -> ASGIApp:
+    """The ASGI app: `/mcp` behind the guard (413 → 429 → 401), plus an open `/healthz`."""
+    limits = limits or HttpLimits()
+
+    @server.custom_route("/healthz", methods=["GET"], include_in_schema=False)
+    async def healthz(_: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,
+        json_response=True,
+        max_request_body_size=limits.max_body_bytes,
+        transport_security=limits.security(host),
+        host=host,
+    )
+    limiter = TokenBucket(limits.rate_per_second, float(limits.burst)) if limits.rate_per_second > 0 else None
+    return RegistryGuard(app, token=server.token, limiter=limiter, max_body_bytes=limits.max_body_bytes)
+
+
+def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A listening socket (port 0 picks a free port); pass it to `serve_http` to know the port first."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def http_server(
+    server: RegistryServer, *, host: str = "127.0.0.1", port: int = 8765, limits: HttpLimits | None = None, log_level: str = "warning"
+) -> uvicorn.Server:
+    """A uvicorn server for the registry app (call `.run(sockets=[…])` or `.run()`)."""
+    app = registry_http_app(server, host=host, limits=limits)
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=False)
+    return uvicorn.Server(config)
