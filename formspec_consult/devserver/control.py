@@ -49,7 +49,7 @@ class DevServer:
             return None
         try:
             # Same process group as recorded: guards against a recycled pid.
-            return pid if os.getpgid(pid) == pgid else None
+            return pid if os.getpgid(pid) == pgid and not _is_zombie(pid) else None
         except ProcessLookupError:
             return None
 
@@ -159,11 +159,33 @@ class DevServer:
         return "\n".join(text.splitlines()[-lines:])
 
 
+def _is_zombie(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def _group_alive(pgid: int) -> bool:
+    """Whether any non-zombie process is left in process group ``pgid``."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    # killpg also succeeds for zombies, which another parent may not have reaped yet: look closer.
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False

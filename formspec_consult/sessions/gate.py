@@ -2,8 +2,8 @@
 
 A draft is validated against the tree with *every* pending draft of its session overlaid (the
 state the person gets by applying the set). It blocks when the result has a problem in the
-draft's own file, or a problem elsewhere that the real tree does not already have — so a
-project with an old, unrelated problem can still take good drafts.
+draft's own file, or a problem in a real (non-draft) file that the tree does not already have —
+so a project with an old, unrelated problem, or a broken sibling draft, does not block a good one.
 """
 
 from __future__ import annotations
@@ -64,7 +64,10 @@ def check(project: Validating, overlay: dict[str, str | None], project_rel: str)
     if not problems:
         return GateResult(validation)
     own = [p for p in problems if same_file(p.get("source"), project_rel, project.root)]
-    others = [p for p in problems if p not in own]
+    drafts = [rel for rel in overlay if rel != project_rel]
+    # A problem in a sibling draft belongs to that draft: it must not block this one.
+    others = [p for p in problems if p not in own
+              and not any(same_file(p.get("source"), rel, project.root) for rel in drafts)]
     if others:
         # Only then pay for a second validation of the real tree, to tell new problems from old.
         baseline = {_key(p) for p in project.validate(None).to_dict().get("problems", [])}

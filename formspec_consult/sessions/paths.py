@@ -92,6 +92,11 @@ def resolve(raw: object, *, project_root: Path, spec_root: Path, overrides_dir: 
     """Check ``raw`` and map it onto the project, refusing symlinks that lead outside it."""
     rel = normalise(raw)
     first, _, rest = rel.partition("/")
+    spec_dir = _spec_dir(project_root, spec_root)
+    if spec_dir and rel.startswith(spec_dir + "/") and not (spec_root / first).exists():
+        # A project-relative path ("spec/modules/…", as file listings show) means the same file.
+        rel = rel[len(spec_dir) + 1:]
+        first, _, rest = rel.partition("/")
     if first == "overrides":
         if not rest:
             raise PathRefused("'overrides' alone names no file; use 'overrides/<module>/<file>.yaml'.")
@@ -121,6 +126,25 @@ def resolve(raw: object, *, project_root: Path, spec_root: Path, overrides_dir: 
     except ValueError:
         project_rel = real_rel.as_posix()
     return SpecPath(rel=rel, target=target, project_rel=project_rel)
+
+
+def tool_path(project_rel: str, *, project_root: Path, spec_root: Path) -> str:
+    """The tool path (relative to the spec root) of a file given relative to the project root."""
+    spec_dir = _spec_dir(project_root, spec_root)
+    if spec_dir and project_rel.startswith(spec_dir + "/"):
+        return project_rel[len(spec_dir) + 1:]
+    return project_rel
+
+
+def _spec_dir(project_root: Path, spec_root: Path) -> str:
+    """The spec root relative to the project root ("" when they are the same folder)."""
+    for root, spec in ((project_root, spec_root), (project_root.resolve(), spec_root.resolve())):
+        try:
+            rel = spec.relative_to(root).as_posix()
+        except ValueError:
+            continue
+        return "" if rel == "." else rel
+    return ""
 
 
 def _real_path(target: Path) -> Path:

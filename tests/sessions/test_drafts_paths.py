@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from formspec_consult.sessions.paths import PathRefused, normalise, resolve
+from formspec_consult.sessions.paths import PathRefused, normalise, resolve, tool_path
 
 
 def _roots(tmp_path: Path) -> dict[str, Path]:
@@ -90,3 +90,17 @@ def test_a_folder_is_not_a_file(tmp_path: Path) -> None:
     (tmp_path / "spec" / "modules" / "booking" / "x.yaml").mkdir()
     with pytest.raises(PathRefused, match="is a folder"):
         resolve("modules/booking/x.yaml", **roots)
+
+
+def test_a_project_relative_spec_path_means_the_same_file(tmp_path: Path) -> None:
+    checked = resolve("spec/modules/booking/a.yaml", **_roots(tmp_path))
+    assert checked.rel == "modules/booking/a.yaml"
+    assert checked.project_rel == "spec/modules/booking/a.yaml"
+
+
+def test_tool_paths_are_relative_to_the_spec_root(tmp_path: Path) -> None:
+    roots = _roots(tmp_path)
+    assert tool_path("spec/modules/booking/a.yaml", project_root=tmp_path, spec_root=roots["spec_root"]) == (
+        "modules/booking/a.yaml"
+    )
+    assert tool_path("overrides/x/a.yaml", project_root=tmp_path, spec_root=roots["spec_root"]) == "overrides/x/a.yaml"

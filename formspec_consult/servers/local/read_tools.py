@@ -37,7 +37,8 @@ def register(server: MCPServer, state: LocalState) -> None:
     @tool_errors
     def read_workspace_manifest() -> dict[str, Any]:
         """Return every App manifest (kind: App) of the project with its path and full YAML text."""
-        apps = [{"path": doc.rel, "name": doc.name, "content": doc.text} for doc in state.project.apps()]
+        apps = [{"path": state.tool_path(doc.rel), "file": doc.rel, "name": doc.name, "content": doc.text}
+                for doc in state.project.apps()]
         return {"apps": apps}
 
     @server.tool(annotations=READ_ONLY, structured_output=True)
@@ -63,7 +64,7 @@ def register(server: MCPServer, state: LocalState) -> None:
                 f"No {kind} named {name!r} in module {module!r}. Call list_installed_modules to see the "
                 "modules, or check the spelling of the kind and metadata.name."
             )
-        return {"path": doc.rel, "kind": doc.kind, "module": doc.module, "name": doc.name,
+        return {"path": state.tool_path(doc.rel), "file": doc.rel, "kind": doc.kind, "module": doc.module, "name": doc.name,
                 "read_only": doc.read_only, "origin": doc.origin, "content": doc.text}
 
     @server.tool(annotations=READ_ONLY, structured_output=True)
@@ -87,7 +88,7 @@ def register(server: MCPServer, state: LocalState) -> None:
             raise ToolError(f"The YAML is {len(yaml):,} characters; the limit is {MAX_VALIDATE_CHARS:,}.")
         if not yaml.strip():
             raise ToolError("The YAML is empty; pass the full text of the spec file.")
-        source = state.review().store.roots.resolve(path).project_rel if path else "<validate_spec>.yaml"
+        source = state.review().store.roots.resolve(path).project_rel if path else "<validate_spec>"
         return state.project.validate_text(yaml, source).to_dict()
 
     @server.tool(annotations=READ_ONLY, structured_output=True)

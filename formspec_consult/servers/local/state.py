@@ -15,7 +15,7 @@ from formspec_consult.devserver import DevServer, DevServerError
 from formspec_consult.sessions.apply import ApplyRefused
 from formspec_consult.sessions.drafts import DraftError
 from formspec_consult.sessions.folder import SessionError, existing_session
-from formspec_consult.sessions.paths import PathRefused
+from formspec_consult.sessions.paths import PathRefused, tool_path
 from formspec_consult.sessions.review import Review
 from formspec_consult.sessions.undo import UndoError
 from formspec_consult.spec.errors import ProjectError, SkillNotFound, UnknownKind
@@ -60,6 +60,10 @@ class LocalState:
     def consult_dir(self) -> Path:
         """``<project>/.formspec/consult``."""
         return Path(self.project.consult_dir)
+
+    def tool_path(self, project_rel: str) -> str:
+        """The path to give write tools for a file known by its project-relative path."""
+        return tool_path(project_rel, project_root=Path(self.project.root), spec_root=Path(self.project.spec_root))
 
     def session(self, session_id: str | None) -> tuple[str, Path]:
         """The bound session, or the given one, which must exist."""

@@ -1,0 +1,63 @@
+"""Fixtures for the local MCP server: a private copy of the barbershop project and a client."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+
+import formspec_consult
+from formspec_consult.servers.local import create_local_server
+
+EXAMPLE = Path(formspec_consult.__file__).parent / "examples" / "barbershop"
+SESSION = "20261130-120000-test"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A writable copy of the barbershop example (never the package's own files)."""
+    target = tmp_path / "barbershop"
+    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".formspec"))
+    return target
+
+
+@pytest.fixture
+def server(project: Path) -> MCPServer:
+    return create_local_server(project, SESSION)
+
+
+@pytest.fixture
+async def client(server: MCPServer) -> AsyncIterator[Client]:
+    async with Client(server) as connected:
+        yield connected
+
+
+async def call(client: Client, name: str, args: dict[str, Any] | None = None) -> Any:
+    """Call a tool that must succeed; return its structured result (or text for text tools)."""
+    result = await client.call_tool(name, args or {})
+    text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
+    assert not result.is_error, f"{name} failed: {text}"
+    return result.structured_content if result.structured_content is not None else text
+
+
+async def call_error(client: Client, name: str, args: dict[str, Any] | None = None) -> str:
+    """Call a tool that must fail; return the error message the model would read."""
+    result = await client.call_tool(name, args or {})
+    text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
+    assert result.is_error, f"{name} unexpectedly succeeded: {text[:300]}"
+    return text
+
+
+def tree_hash(root: Path) -> dict[str, str]:
+    """sha256 of every file under ``root`` (including .formspec/), by relative path."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith(".log")
+    }

@@ -1,0 +1,130 @@
+"""propose / list / diff / reject / apply / undo through an in-memory MCP client on the real spec core."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from formspec_consult.servers.local import create_local_server
+from formspec_consult.sessions.folder import ensure_session
+from tests.servers.conftest import SESSION, call, call_error
+
+pytestmark = pytest.mark.anyio
+
+SERVICE = "modules/shop/master/service/entity.yaml"
+VOUCHER = "modules/shop/master/voucher/entity.yaml"
+VOUCHER_YAML = """apiVersion: formspec.dev/v1
+kind: Entity
+metadata:
+  name: voucher
+spec:
+  version: v1
+  plural: vouchers
+  characteristic: master
+  display_field: code
+  fields:
+    - {name: code, type: string, required: true}
+    - {name: amount, type: money, required: true}
+"""
+
+
+def service_text(project: Path) -> str:
+    return (project / "spec" / SERVICE).read_text()
+
+
+async def test_propose_writes_a_draft_validates_it_and_says_what_next(client: Client, project: Path) -> None:
+    result = await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
+    assert result["written"] is True and result["validation"]["ok"] is True
+    assert result["draft_path"] == f".formspec/consult/{SESSION}/draft/{VOUCHER}"
+    assert (project / result["draft_path"]).read_text() == VOUCHER_YAML
+    assert not (project / "spec" / VOUCHER).exists()
+    assert any(s["name"] == "barbershop-pricing" for s in result["relevant_skills"])
+    assert "review" in result["next"] and "apply_draft" in result["next"]
+
+
+async def test_an_invalid_draft_is_kept_with_its_problems_and_advice_to_fix(client: Client) -> None:
+    broken = VOUCHER_YAML.replace("type: money", "type: moneyy")
+    result = await call(client, "propose_spec_file", {"path": VOUCHER, "content": broken})
+    assert result["validation"]["ok"] is False and result["blocking_problems"] >= 1
+    assert "Fix" in result["next"]
+    listed = (await call(client, "list_drafts"))["drafts"]
+    assert listed == [{"path": VOUCHER, "status": "new", "valid": False,
+                       "problems": result["blocking_problems"], "target_changed": False}]
+    message = await call_error(client, "apply_draft", {"file": VOUCHER})
+    assert "fails validation" in message and "force" in message
+
+
+async def test_drafts_overlay_each_other_so_related_files_validate_together(client: Client) -> None:
+    gift = VOUCHER_YAML.replace("voucher", "gift").replace("vouchers", "gifts").replace(
+        "    - {name: amount, type: money, required: true}\n",
+        "    - {name: amount, type: money, required: true}\n    - {name: voucher, type: relation, relation: {type: belongs_to, resource: shop.voucher}}\n",
+    )
+    first = await call(client, "propose_spec_file", {"path": "modules/shop/master/gift/entity.yaml", "content": gift})
+    await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
+    rows = {r["path"]: r for r in (await call(client, "list_drafts"))["drafts"]}
+    assert first["validation"]["ok"] is False  # voucher did not exist yet
+    assert rows["modules/shop/master/gift/entity.yaml"]["valid"] is True
+
+
+async def test_a_broken_sibling_draft_does_not_block_a_good_one(client: Client) -> None:
+    await call(client, "propose_spec_file", {"path": "modules/shop/master/bad/entity.yaml", "content": "kind: Entity\n"})
+    good = await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
+    assert good["blocking_problems"] == 0
+    await call(client, "apply_draft", {"file": VOUCHER})
+
+
+async def test_diff_then_apply_then_undo_round_trip(client: Client, project: Path) -> None:
+    original = (project / "spec" / SERVICE).read_bytes()
+    changed = service_text(project).replace("default: true", "default: false")
+    await call(client, "propose_spec_file", {"path": SERVICE, "content": changed})
+    diff = (await call(client, "diff_drafts", {"path": SERVICE}))["drafts"][0]
+    assert diff["status"] == "modified" and diff["valid"] is True
+    assert "-    - {name: active, type: boolean, default: true}" in diff["diff"]
+    applied = await call(client, "apply_draft", {"file": SERVICE})
+    assert applied["applied"] == SERVICE and applied["validation"]["ok"] is True
+    assert applied["backup"].startswith(f".formspec/consult/{SESSION}/undo/")
+    assert service_text(project) == changed
+    assert (await call(client, "list_drafts"))["drafts"] == []
+    undone = await call(client, "undo_apply")
+    assert undone["undone"] == SERVICE and undone["outcome"] == "restored"
+    assert (project / "spec" / SERVICE).read_bytes() == original
+
+
+async def test_apply_refuses_a_target_edited_after_the_proposal(client: Client, project: Path) -> None:
+    await call(client, "propose_spec_file", {"path": SERVICE, "content": service_text(project) + "# draft\n"})
+    (project / "spec" / SERVICE).write_text(service_text(project) + "# edited by hand\n")
+    message = await call_error(client, "apply_draft", {"file": SERVICE})
+    assert "was edited after this draft was proposed" in message
+    assert service_text(project).endswith("# edited by hand\n")
+    forced = await call(client, "apply_draft", {"file": SERVICE, "force": True})
+    assert forced["forced"] is True and service_text(project).endswith("# draft\n")
+
+
+async def test_reject_discards_a_draft(client: Client) -> None:
+    await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
+    assert await call(client, "reject_draft", {"path": VOUCHER}) == {"rejected": VOUCHER, "remaining": []}
+    assert (await call(client, "diff_drafts"))["drafts"] == []
+
+
+async def test_an_overrides_path_writes_a_shadow_copy_draft(client: Client, project: Path) -> None:
+    text = (project / "overrides/loyalty/loyalty_card-edit.yaml").read_text()
+    result = await call(client, "propose_spec_file", {"path": "overrides/loyalty/loyalty_card-edit.yaml",
+                                                       "content": text.replace("\n", "\n", 1) + "# tweak\n"})
+    assert result["status"] == "modified" and result["validation"]["ok"] is True
+    await call(client, "apply_draft", {"file": "overrides/loyalty/loyalty_card-edit.yaml"})
+    assert (project / "overrides/loyalty/loyalty_card-edit.yaml").read_text().endswith("# tweak\n")
+
+
+async def test_the_session_argument_is_optional_and_a_given_one_must_exist(project: Path) -> None:
+    server = create_local_server(project, None)
+    state = server.formspec_state  # type: ignore[attr-defined]
+    assert state.session_folder.is_dir() and (state.session_folder / "draft").is_dir()
+    other, _ = ensure_session(project / ".formspec/consult", "20261130-000000-othr")
+    async with Client(server) as client:
+        await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML, "session": other})
+        assert (await call(client, "list_drafts"))["drafts"] == []
+        assert len((await call(client, "list_drafts", {"session": other}))["drafts"]) == 1
+        message = await call_error(client, "list_drafts", {"session": "20990101-000000-none"})
+        assert "There is no session" in message and "Omit 'session'" in message
