@@ -41,6 +41,12 @@ class ToolOutcome:
     structured: Any = None
 
 
+def _clean_error(text: str, name: str) -> str:
+    """Drop the SDK's "Error executing tool X: " prefix: the tool name is already known."""
+    prefix = f"Error executing tool {name}: "
+    return text[len(prefix):] if text.startswith(prefix) else text
+
+
 def result_text(result: CallToolResult) -> str:
     """The text of a tool result: its text blocks joined, or its structured content as JSON."""
     parts = [getattr(block, "text", None) for block in result.content]
@@ -110,7 +116,7 @@ class MCPManager:
             return self._outcome(server, exposed, False, f"ERROR: {exc}", started)
         text = result_text(result)
         if result.is_error:
-            return self._outcome(server, exposed, False, f"ERROR: {text}", started)
+            return self._outcome(server, exposed, False, f"ERROR: {_clean_error(text, name)}", started)
         return self._outcome(server, exposed, True, text, started, result.structured_content)
 
     async def call_on(self, server: str, name: str, arguments: dict[str, Any] | None = None) -> Any:
@@ -127,7 +133,7 @@ class MCPManager:
             raise ToolError(f"{name}: {exc}") from exc
         text = result_text(result)
         if result.is_error:
-            raise ToolError(f"{name}: {text}")
+            raise ToolError(f"{name}: {_clean_error(text, name)}")
         if isinstance(result.structured_content, dict) and set(result.structured_content) != {"result"}:
             return result.structured_content
         try:

@@ -1,0 +1,165 @@
+"""The default command: the TUI, or headless turns with -p.
+
+Headless: `-p "message"` runs one turn and prints the reply on stdout; `-p -` runs one turn per
+stdin line; `--json` prints every event as a JSON line instead. Tool calls and notices go to
+stderr in text mode, so stdout holds only the consultant's words. Exit codes: 0 done, 1 a turn
+failed, 2 bad setup (no model, no project, …), 3 step limit, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator, Iterable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import click
+
+EXIT_BY_REASON = {"done": 0, "error": 1, "step_limit": 3, "cancelled": 130}
+
+
+def _flags(options: Mapping[str, Any]) -> dict[str, Any]:
+    keys = ("model", "base_url", "context_window", "allow_unvalidated")
+    return {key: options.get(key) for key in keys if options.get(key) not in (None, False)}
+
+
+def engine_options(options: Mapping[str, Any]) -> Any:
+    """EngineOptions from the CLI options (shared with the TUI launcher)."""
+    from formspec_consult.agent.engine import EngineOptions
+
+    return EngineOptions(project=options.get("project"), flags=_flags(options), resume=options.get("resume"),
+                         continue_latest=bool(options.get("continue_")))
+
+
+def _setup_error(exc: BaseException) -> click.ClickException:
+    error = click.ClickException(str(exc))
+    error.exit_code = 2
+    return error
+
+
+def _check_model_configured(options: Mapping[str, Any]) -> None:
+    """Without a model (and nothing to resume) say exactly how to configure one, and offer the demo."""
+    if options.get("resume") or options.get("continue_"):
+        return
+    from formspec_consult.config import load_settings
+    from formspec_consult.providers.resolve import no_model_error
+
+    try:
+        from formspec_consult.spec import open_project
+
+        root: Path | None = Path(open_project(options.get("project") or Path.cwd()).root)
+    except Exception:  # noqa: BLE001 - the project error is reported when the engine opens
+        root = None
+    if not load_settings(root, _flags(options)).model:
+        raise _setup_error(no_model_error())
+
+
+def run_consult(ctx: click.Context, **options: Any) -> None:
+    """Entry point of `formspec-consult` without a sub-command (cli.py calls it)."""
+    if options.get("resume") and options.get("continue_"):
+        raise _setup_error(click.UsageError("use either --continue or --resume ID, not both"))
+    _check_model_configured(options)
+    if options.get("prompt") is None:
+        if options.get("json_output"):
+            raise _setup_error(click.UsageError("--json needs -p (headless mode)"))
+        try:
+            from formspec_consult.tui.app import run_app
+        except ImportError as exc:
+            raise _setup_error(click.ClickException(
+                f"The terminal app is not available in this build ({exc}); use -p \"message\" for headless mode."))
+        run_app(options)
+        return
+    prompt = options["prompt"]
+    turns: Iterable[str] = (line.rstrip("\n") for line in sys.stdin) if prompt == "-" else [prompt]
+    import anyio
+
+    try:
+        code = anyio.run(_headless, engine_options(options), turns, bool(options.get("json_output")))
+    except KeyboardInterrupt:
+        code = 130
+    ctx.exit(code)
+
+
+async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
+    from formspec_consult.agent.engine import Engine
+
+    try:
+        engine = await Engine.open(options)
+    except Exception as exc:  # setup problems: a clear message, exit 2
+        if type(exc).__name__ in {"ProviderError", "ProjectError", "SessionError", "ConfigError", "MCPConfigError",
+                                  "ServerDied", "ToolError", "PromptError"}:
+            raise _setup_error(exc) from exc
+        raise
+    out = JsonOutput(sys.stdout) if as_json else TextOutput(sys.stdout, sys.stderr)
+    out.session(engine)
+    code = 0
+    try:
+        for text in turns:
+            if not text.strip():
+                continue
+            async for event in engine.run_turn(text):
+                out.event(event)
+                if event.kind == "turn_finished":
+                    code = max(code, EXIT_BY_REASON.get(event.reason, 1))
+    finally:
+        await engine.aclose()
+    return code
+
+
+class JsonOutput:
+    """Every event as one JSON line (agent.events.event_to_dict), after a `session` line."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def _line(self, data: dict[str, Any]) -> None:
+        self.stream.write(json.dumps(data, ensure_ascii=False) + "\n")
+        self.stream.flush()
+
+    def session(self, engine: Any) -> None:
+        self._line({"type": "session", "session_id": engine.session_id, "session_dir": str(engine.session_dir),
+                    "model": engine.model, "provider": engine.provider_name})
+
+    def event(self, event: Any) -> None:
+        from formspec_consult.agent.events import event_to_dict
+
+        self._line(event_to_dict(event))
+
+
+class TextOutput:
+    """The reply streamed on stdout; tool calls, notices and the session id on stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out, self.err = out, err
+        self._mid_line = False
+
+    def session(self, engine: Any) -> None:
+        self.err.write(f"session {engine.session_id} · {engine.model}\n")
+
+    def event(self, event: Any) -> None:
+        kind = event.kind
+        if kind == "assistant_delta":
+            self.out.write(event.text)
+            self.out.flush()
+            self._mid_line = not event.text.endswith("\n")
+        elif kind == "assistant_message":
+            self._end_line()
+        elif kind == "tool_call_started":
+            self.err.write(f"→ {event.name} {json.dumps(event.arguments, ensure_ascii=False)[:200]}\n")
+        elif kind == "tool_call_finished":
+            self.err.write(f"{'✓' if event.ok else '✗'} {event.name} ({event.duration_ms:.0f} ms)\n")
+        elif kind == "notice":
+            stream = self.out if event.level == "info" else self.err
+            stream.write(event.message.rstrip("\n") + "\n")
+        elif kind == "compaction_done":
+            self.err.write(f"[compacted {event.replaced_messages} messages: "
+                           f"{event.tokens_before} → {event.tokens_after} tokens]\n")
+        elif kind == "turn_finished" and event.reason != "done":
+            self.err.write(f"[turn {event.reason}{': ' + event.error if event.error else ''}]\n")
+
+    def _end_line(self) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False

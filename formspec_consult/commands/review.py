@@ -1,0 +1,147 @@
+"""`formspec-consult diff|apply|reject|undo`: review a session's drafts without the TUI.
+
+Everything goes through the local MCP server's tools (the same `mcp-serve` command, spawned for
+the duration of the command): the validation gate, backups and undo stay in one place.
+The session defaults to the latest one of the project; `--session ID` picks another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+session_option = click.option("--session", "session_id", default=None, metavar="ID",
+                              help="Session id (default: the latest session).")
+
+
+def _fail(message: str, code: int = 1) -> click.ClickException:
+    error = click.ClickException(message)
+    error.exit_code = code
+    return error
+
+
+def _project_and_session(ctx: click.Context, session_id: str | None) -> tuple[Path, str]:
+    from formspec_consult.agent.engine_setup import consult_dir, resolve_project
+    from formspec_consult.sessions.folder import existing_session, latest_session
+
+    try:
+        root = resolve_project((ctx.obj or {}).get("project"))
+        if session_id is None:
+            session_id = latest_session(consult_dir(root))
+            if session_id is None:
+                raise _fail(f"No consultation sessions in {root}; start one with formspec-consult.", 2)
+        existing_session(consult_dir(root), session_id)
+    except click.ClickException:
+        raise
+    except Exception as exc:  # ProjectError, SessionError: their message says what to do
+        raise _fail(str(exc), 2) from exc
+    return root, session_id
+
+
+def with_local_server(ctx: click.Context, session_id: str | None, work: Callable[[Call, str], Awaitable[int]]) -> None:
+    """Spawn the local server for the session, run `work(call, session_id)`, exit with its code."""
+    import anyio
+
+    root, sid = _project_and_session(ctx, session_id)
+
+    async def main() -> int:
+        from formspec_consult.agent.engine_setup import LOCAL, local_server_spec
+        from formspec_consult.mcp_client import MCPManager, ServerDied, ToolError
+
+        manager = MCPManager([local_server_spec(root, sid, in_memory=False, timeout=120.0)])
+        try:
+            await manager.start(required=[LOCAL])
+
+            async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+                result = await manager.call_on(LOCAL, name, arguments)
+                return result if isinstance(result, dict) else {"result": result}
+
+            return await work(call, sid)
+        except (ToolError, ServerDied) as exc:
+            raise _fail(str(exc)) from exc
+        finally:
+            await manager.aclose()
+
+    ctx.exit(anyio.run(main))
+
+
+@click.command()
+@click.argument("path", required=False)
+@session_option
+@click.pass_context
+def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
+    """Show the session's drafts as unified diffs against the project (or one draft)."""
+    from formspec_consult.agent.slash_format import format_diffs
+
+    async def work(call: Call, sid: str) -> int:
+        result = await call("diff_drafts", {"path": path} if path else {})
+        click.echo(format_diffs(result.get("drafts", [])))
+        return 0
+
+    with_local_server(ctx, session_id, work)
+
+
+@click.command()
+@click.argument("path", required=False)
+@click.option("--all", "apply_all", is_flag=True, help="Apply every draft that passes validation.")
+@click.option("--force", is_flag=True, help="Apply even though the target changed since the draft.")
+@session_option
+@click.pass_context
+def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, session_id: str | None) -> None:
+    """Apply a draft (or all valid drafts) to the project; `undo` restores the exact bytes."""
+    from formspec_consult.agent.slash_format import format_apply
+
+    if bool(path) == apply_all:
+        raise click.UsageError("give one draft PATH or --all (see `formspec-consult diff`)")
+
+    async def work(call: Call, sid: str) -> int:
+        if apply_all:
+            drafts = (await call("list_drafts", {})).get("drafts", [])
+            targets = [d["path"] for d in drafts if d.get("valid")]
+            for skipped in (d["path"] for d in drafts if not d.get("valid")):
+                click.echo(f"Skipped {skipped}: it has validation problems (see diff).", err=True)
+            if not targets:
+                click.echo("No valid drafts to apply.")
+                return 1 if drafts else 0
+        else:
+            targets = [str(path)]
+        for target in targets:
+            click.echo(format_apply(await call("apply_draft", {"file": target, "force": force})).replace(
+                "/undo", "formspec-consult undo"))
+        return 0
+
+    with_local_server(ctx, session_id, work)
+
+
+@click.command()
+@click.argument("path")
+@session_option
+@click.pass_context
+def reject(ctx: click.Context, path: str, session_id: str | None) -> None:
+    """Discard one draft; the project's file is not touched."""
+
+    async def work(call: Call, sid: str) -> int:
+        result = await call("reject_draft", {"path": path})
+        click.echo(f"Rejected {result.get('rejected')}; {len(result.get('remaining', []))} draft(s) left.")
+        return 0
+
+    with_local_server(ctx, session_id, work)
+
+
+@click.command()
+@click.option("--force", is_flag=True, help="Undo even though the file changed since the apply.")
+@session_option
+@click.pass_context
+def undo(ctx: click.Context, force: bool, session_id: str | None) -> None:
+    """Undo the session's last apply, restoring the file's exact previous bytes."""
+    from formspec_consult.agent.slash_format import format_undo
+
+    async def work(call: Call, sid: str) -> int:
+        click.echo(format_undo(await call("undo_apply", {"force": force})))
+        return 0
+
+    with_local_server(ctx, session_id, work)

@@ -1,0 +1,84 @@
+"""`formspec-consult sessions`: the project's consultation sessions and their state.
+
+Metadata comes from each session's event log (read-only); draft counts come from the local MCP
+server's list_drafts, like every other review command.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def session_summary(path: Path) -> dict[str, Any]:
+    """Model, turns, last activity and state of one session, from its events.jsonl."""
+    from formspec_consult.sessions.events import EventLog
+
+    model, turns, last, cost, state = None, 0, None, None, "new"
+    open_turn = False
+    for event in EventLog.read(path / "events.jsonl"):
+        kind = event.get("type")
+        last = event.get("ts", last)
+        if kind in ("session_started", "session_resumed"):
+            model = event.get("model", model)
+        elif kind == "turn_started":
+            turns, open_turn = max(turns, int(event.get("turn", 0))), True
+        elif kind == "turn_finished":
+            open_turn = False
+            state = "interrupted" if event.get("error") == "interrupted" else "idle"
+        elif kind == "usage":
+            cost = event.get("session_cost", cost)
+    if open_turn:
+        state = "interrupted"  # killed mid-turn: --resume closes the turn and goes on
+    return {"model": model, "turns": turns, "last_activity": last, "cost": cost, "state": state,
+            "summary": (path / "discovery-summary.md").exists()}
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON lines.")
+@click.pass_context
+def sessions(ctx: click.Context, as_json: bool) -> None:
+    """List consultation sessions of the project, newest first."""
+    import anyio
+
+    from formspec_consult.agent.engine_setup import LOCAL, consult_dir, local_server_spec, resolve_project
+    from formspec_consult.mcp_client import MCPManager, ToolError
+    from formspec_consult.sessions.folder import list_sessions
+
+    try:
+        root = resolve_project((ctx.obj or {}).get("project"))
+    except Exception as exc:  # ProjectError names the folder and what makes a project
+        error = click.ClickException(str(exc))
+        error.exit_code = 2
+        raise error from exc
+    infos = sorted(list_sessions(consult_dir(root)), key=lambda info: info.id, reverse=True)
+    if not infos:
+        click.echo(f"No consultation sessions in {root}.")
+        return
+    rows = [{"id": info.id, "created": info.created.isoformat(timespec="seconds"), **session_summary(info.path)}
+            for info in infos]
+
+    async def count_drafts() -> None:
+        manager = MCPManager([local_server_spec(root, infos[0].id, in_memory=False, timeout=60.0)])
+        try:
+            await manager.start(required=[LOCAL])
+            for row in rows:
+                try:
+                    listing = await manager.call_on(LOCAL, "list_drafts", {"session": row["id"]})
+                    row["drafts"] = len(listing.get("drafts", []))
+                except ToolError:
+                    row["drafts"] = None
+        finally:
+            await manager.aclose()
+
+    anyio.run(count_drafts)
+    for row in rows:
+        if as_json:
+            click.echo(json.dumps(row, ensure_ascii=False))
+            continue
+        drafts = "?" if row["drafts"] is None else row["drafts"]
+        click.echo(f"{row['id']}  {row['state']:<11} {row['turns']:>3} turns  {drafts} drafts  "
+                   f"{row['model'] or '-'}  last {row['last_activity'] or '-'}")
