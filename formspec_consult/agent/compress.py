@@ -87,7 +87,10 @@ class Compressor:
         summary_text, method = "", "pruned"
         if plan.end > plan.start:
             summary_text, method = await self._summary(history, plan, focus)
-        elif not plan.pruned:
+            replaced = plan.pruned_messages(history.messages)[plan.start : plan.end]
+            if self.count_tokens([summary_message(summary_text, replaced=len(replaced))]) >= self.count_tokens(replaced):
+                summary_text, method = "", "pruned"  # a summary bigger than what it replaces helps nobody
+        if not summary_text and not plan.pruned:
             return None  # nothing old enough to compact: the latest turn alone is what remains
         return self._commit(history, plan, summary_text, method, tokens_before, focus)
 
