@@ -40,6 +40,10 @@ class Session:
     async def aclose(self) -> None:
         try:
             await self.manager.aclose()
+            for conn in self.manager.connections.values():  # in-process servers own database handles
+                close = getattr(conn.spec.in_process, "close", None)
+                if close is not None:
+                    close()
         finally:
             self.log.close()
             close = getattr(self.transcript, "close", None)
@@ -95,8 +99,7 @@ async def open_session(options: Any) -> Session:
         from formspec_consult.providers import check_capability, open_provider
 
         provider = open_provider(settings)
-        if not settings.allow_unvalidated:
-            check_capability(provider)
+        check_capability(provider, allow_unvalidated=settings.allow_unvalidated)
     window, usable = usable_window(settings, provider)
     manager = MCPManager(server_specs(settings, project_root, session_id, in_memory=options.in_memory_server))
     log = EventLog(session_dir / "events.jsonl")

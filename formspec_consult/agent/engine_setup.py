@@ -44,15 +44,19 @@ def local_server_spec(project_root: Path, session_id: str, *, in_memory: bool, t
         env=env, cwd=str(project_root), errlog=consult_dir(project_root) / "mcp-server.log", timeout=timeout)
 
 
-def registry_server_spec(settings: Any, project_root: Path, timeout: float) -> ServerSpec | None:
-    """The registry: the configured URL (with the bearer token), else the bundled stdio command."""
+def registry_server_spec(settings: Any, project_root: Path, timeout: float, *, in_memory: bool = False
+                         ) -> ServerSpec | None:
+    """The registry: the configured URL (with the bearer token), else the bundled one over stdio
+    (in-process when `in_memory`, for tests)."""
     if settings.registry_url:
         headers = {"Authorization": f"Bearer {settings.registry_token}"} if settings.registry_token else {}
         return ServerSpec(name=REGISTRY, url=settings.registry_url, headers=headers, timeout=timeout)
     try:
-        from formspec_consult.servers.registry import bundled_registry_command
+        from formspec_consult.servers.registry import bundled_registry_command, create_registry_server
     except ImportError:
         return None  # this build has no bundled registry: the session runs without it
+    if in_memory:
+        return ServerSpec(name=REGISTRY, in_process=create_registry_server(), timeout=timeout)
     command = bundled_registry_command()
     if not command:
         return None
@@ -62,8 +66,9 @@ def registry_server_spec(settings: Any, project_root: Path, timeout: float) -> S
     else:
         program, *rest = [str(part) for part in command]
         args, env = tuple(rest), {}
-    if os.environ.get("PYTHONPATH"):
-        env.setdefault("PYTHONPATH", os.environ["PYTHONPATH"])
+    for var in ("PYTHONPATH", "FORMSPEC_REGISTRY_DB"):  # where to import from, which database to use
+        if os.environ.get(var):
+            env.setdefault(var, os.environ[var])
     return ServerSpec(name=REGISTRY, command=program, args=args, env=env, cwd=str(project_root),
                       errlog=consult_dir(project_root) / "mcp-registry.log", timeout=timeout)
 
@@ -72,7 +77,7 @@ def server_specs(settings: Any, project_root: Path, session_id: str, *, in_memor
     """Local server first, then the registry, then the user's extra `mcpServers`."""
     timeout = float(getattr(settings, "tool_timeout", 60.0))
     specs = [local_server_spec(project_root, session_id, in_memory=in_memory, timeout=timeout)]
-    registry = registry_server_spec(settings, project_root, timeout)
+    registry = registry_server_spec(settings, project_root, timeout, in_memory=in_memory)
     if registry is not None:
         specs.append(registry)
     extra = parse_servers({"mcpServers": settings.mcp_servers}, errlog_dir=consult_dir(project_root)) \

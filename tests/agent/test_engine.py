@@ -33,7 +33,8 @@ async def run(engine: Engine, text: str) -> list[AgentEvent]:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
     return make_project(tmp_path / "shop")
 
 
@@ -47,6 +48,7 @@ async def test_the_model_receives_the_workspace_context_and_the_session_id(proje
         assert "Corner Shop" in system["content"]  # from read_workspace_manifest
         assert "entity-authoring" in system["content"]  # from list_skills
         assert '"shop"' in system["content"]  # from list_installed_modules
+        assert "barbershop" in system["content"]  # from the registry's list_business_templates
         started = [e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "session_started"]
         assert started[0]["model"] == "scripted" and started[0]["session_id"] == engine.session_id
     finally:
@@ -166,7 +168,10 @@ async def test_summary_writes_the_discovery_summary_without_changing_the_history
 
 
 async def test_compact_command_forces_a_compaction(project: Path) -> None:
-    engine, _ = await open_engine(project, ["a", "b", "c", "## Goal\nx\n## Decisions\n(none)"])
+    long_reply = "We talked about prices at length. " * 60
+    summary = "## Goal\nA coffee shop.\n## Facts\n(none)\n## Decisions\n(none)\n## Open questions\n(none)\n" \
+              "## Drafts and files\n(none)\n## Next steps\n(none)"
+    engine, _ = await open_engine(project, [long_reply, long_reply, long_reply, summary])
     try:
         for text in ("one", "two", "three"):
             await run(engine, text)
