@@ -76,29 +76,60 @@ class Compressor:
         tokens_before = self.count_tokens(history.messages)
         if not force and tokens_before <= self.threshold_tokens:
             return None
-        plan = plan_compaction(
-            history,
-            count_tokens=self.count_tokens,
-            threshold_tokens=self.threshold_tokens,
-            keep_last_turns=self.keep_last_turns,
-            prune_over=self.prune_tool_output_over,
-            force=force,
-        )
-        summary_text, method = "", "pruned"
-        if plan.end > plan.start:
-            summary_text, method = await self._summary(history, plan, focus)
-            replaced = plan.pruned_messages(history.messages)[plan.start : plan.end]
-            if self.count_tokens([summary_message(summary_text, replaced=len(replaced))]) >= self.count_tokens(replaced):
-                summary_text, method = "", "pruned"  # a summary bigger than what it replaces helps nobody
-        if not summary_text and not plan.pruned:
+        event: dict[str, Any] | None = None
+        for keep in dict.fromkeys((self.keep_last_turns, 1)):  # fewer kept turns only if needed
+            plan = plan_compaction(
+                history,
+                count_tokens=self.count_tokens,
+                threshold_tokens=self.threshold_tokens,
+                keep_last_turns=keep,
+                prune_over=self.prune_tool_output_over,
+                force=force,
+            )
+            if event is not None and plan.end <= event["end"]:
+                break  # keeping one turn would replace nothing more: stay with the first attempt
+            candidate = await self._event(history, plan, focus)
+            if candidate is not None:
+                event = candidate
+            if event is not None and event["tokens_after"] <= self.threshold_tokens:
+                break
+        if event is None:
             return None  # nothing old enough to compact: the latest turn alone is what remains
-        return self._commit(history, plan, summary_text, method, tokens_before, focus)
+        return self._commit(history, event, tokens_before)
+
+    async def _event(self, history: History, plan: Plan, focus: str | None) -> dict[str, Any] | None:
+        """The ``compaction`` event `plan` leads to (with its tokens_after), or None if it is a no-op."""
+        text, method = "", "pruned"
+        if plan.end > plan.start:
+            text, method = await self._summary(history, plan, focus)
+            replaced = plan.pruned_messages(history.messages)[plan.start : plan.end]
+            if self.count_tokens([summary_message(text, replaced=len(replaced))]) >= self.count_tokens(replaced):
+                text, method = "", "pruned"  # a summary bigger than what it replaces helps nobody
+        if not text and not plan.pruned:
+            return None
+        summary = summary_message(text, replaced=plan.end - plan.start) if text else None
+        names = tool_names(history.messages)
+        event: dict[str, Any] = {
+            "type": "compaction",
+            "start": plan.start,
+            "end": plan.end if summary else plan.start,
+            "summary_message": summary,
+            "method": method,
+            "pruned": plan.pruned,
+            "stubs": plan.stubs,
+            "pruned_tools": [names.get(history.messages[i].get("tool_call_id")) for i in plan.pruned],
+            "focus": focus,
+        }
+        after = copy.deepcopy(history.messages)
+        apply_event(after, event)
+        event["tokens_after"] = self.count_tokens(after)
+        return event
 
     async def _summary(self, history: History, plan: Plan, focus: str | None) -> tuple[str, str]:
         """The LLM summary when it is usable, else the extractive one."""
         replaced = plan.pruned_messages(history.messages)[plan.start : plan.end]
         chosen = chosen_options(replaced)
-        budget_chars = max(800, plan.summary_budget_tokens * 4)
+        budget_chars = max(600, plan.summary_budget_tokens * 3)  # ≈3 chars a token: stay under
         if self.summarise is not None:
             room = self.usable_window - _SUMMARY_REQUEST_OVERHEAD - plan.summary_budget_tokens
             text = await rolling_summary(
@@ -108,36 +139,21 @@ class Compressor:
                 return _with_decisions(text, chosen), "summarised"
         return extractive_summary(replaced, focus=focus, budget_chars=budget_chars), "extractive"
 
-    def _commit(
-        self, history: History, plan: Plan, text: str, method: str, tokens_before: int, focus: str | None
-    ) -> CompactionDone:
-        summary = summary_message(text, replaced=plan.end - plan.start) if text else None
-        event: dict[str, Any] = {
-            "type": "compaction",
-            "start": plan.start,
-            "end": plan.end if summary else plan.start,
-            "summary_message": summary,
-            "method": method,
-            "pruned": plan.pruned,
-            "stubs": plan.stubs,
-            "pruned_tools": [tool_names(history.messages).get(history.messages[i].get("tool_call_id"))
-                             for i in plan.pruned],
-            "focus": focus,
-        }
-        after = copy.deepcopy(history.messages)
-        apply_event(after, event)
-        tokens_after = self.count_tokens(after)
+    def _commit(self, history: History, event: dict[str, Any], tokens_before: int) -> CompactionDone:
         data = {k: v for k, v in event.items() if k != "type"}
-        history.apply_logged("compaction", **data, tokens_before=tokens_before, tokens_after=tokens_after)
+        history.apply_logged("compaction", **data, tokens_before=tokens_before)
         history.check_pairing()  # by construction; a failure here is a bug worth surfacing loudly
         self.compactions += 1
-        shown = text or f"Pruned {len(plan.pruned)} old tool output(s); the full outputs stay in the transcript."
+        summary = event["summary_message"]
+        text = summary["content"].split("]\n\n", 1)[-1] if summary else (
+            f"Pruned {len(event['pruned'])} old tool output(s); the full outputs stay in the transcript."
+        )
         return CompactionDone(
-            summary=shown,
-            replaced_messages=(plan.end - plan.start) if summary else len(plan.pruned),
+            summary=text,
+            replaced_messages=(event["end"] - event["start"]) if summary else len(event["pruned"]),
             tokens_before=tokens_before,
-            tokens_after=tokens_after,
-            method=method,  # type: ignore[arg-type]
+            tokens_after=event["tokens_after"],
+            method=event["method"],
         )
 
 

@@ -40,10 +40,27 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _earlier_summary(message: Message) -> str:
-    """The body of a previous compaction's summary (its header line dropped)."""
-    body = _text(message)
-    return body.split("]\n\n", 1)[1] if body.startswith(SUMMARY_PREFIX) and "]\n\n" in body else body
+def _earlier_sections(messages: list[Message]) -> dict[str, list[str]]:
+    """The bullet lines of the latest earlier summary, by section ("goal", "facts", "drafts", …).
+
+    Carrying them over keeps the original goal and facts alive through repeated compactions
+    instead of summarising a summary of a summary.
+    """
+    earlier = [m for m in messages if is_summary(m)]
+    if not earlier:
+        return {}
+    body = _text(earlier[-1])
+    body = body.split("]\n\n", 1)[1] if body.startswith(SUMMARY_PREFIX) and "]\n\n" in body else body
+    sections: dict[str, list[str]] = {}
+    current = "preamble"
+    for line in body.splitlines():
+        if line.startswith("## "):
+            current = line[3:].split()[0].lower() if line[3:].split() else "preamble"
+            continue
+        item = line.strip().removeprefix("- ").strip()
+        if item and not item.startswith("(") and "[chosen:" not in item:
+            sections.setdefault(current, []).append(item)
+    return sections
 
 
 def _paths(messages: list[Message]) -> list[str]:
@@ -67,15 +84,15 @@ def _paths(messages: list[Message]) -> list[str]:
 def extractive_summary(messages: list[Message], *, focus: str | None = None, budget_chars: int = 4000) -> str:
     """A structured summary of `messages` built without a model, about `budget_chars` long."""
     users = [_text(m) for m in messages if m.get("role") == "user" and not is_summary(m) and _text(m).strip()]
-    earlier = [_earlier_summary(m) for m in messages if is_summary(m)]
+    users = [u for u in users if not u.lstrip().startswith("[chosen:")]
+    earlier = _earlier_sections(messages)
     assistants = [_text(m) for m in messages if m.get("role") == "assistant" and _text(m).strip()]
-    decisions = chosen_options(messages)
     agreed = [
         _clip(line, 200)
         for text in assistants + users
         for line in text.splitlines()
         if _DECISION_WORDS.search(line) and "[chosen:" not in line
-    ][-6:]
+    ]
     last_questions: list[str] = []
     if assistants:
         lines = assistants[-1].splitlines()
@@ -86,17 +103,17 @@ def extractive_summary(messages: list[Message], *, focus: str | None = None, bud
             tools[call["function"]["name"]] = tools.get(call["function"]["name"], 0) + 1
 
     share = max(120, budget_chars // 6)
+    goal = earlier.get("goal") or [_clip(text, share) for text in users[:2]] or ["(not stated yet)"]
+    files = list(dict.fromkeys([*earlier.get("drafts", []), *_paths(messages)]))
     sections: list[tuple[str, list[str]]] = [
-        ("Goal (the person's own words)", [_clip(text, share) for text in users[:2]] or ["(not stated yet)"]),
-        ("Decisions (chosen options, verbatim)", decisions or ["(none recorded)"]),
-        ("Other agreements", agreed),
-        ("Drafts and files", _paths(messages)[:20]),
+        ("Goal (the person's own words)", goal[:3]),
+        ("Decisions (chosen options, verbatim)", chosen_options(messages) or ["(none recorded)"]),
+        ("Facts and other agreements", [*earlier.get("facts", []), *earlier.get("other", []), *agreed][-8:]),
+        ("Drafts and files", files[-20:]),
         ("Open questions (last asked)", last_questions[:8]),
-        ("Latest requests", [_clip(text, share // 2) for text in users[2:][-3:]]),
+        ("Latest requests", [_clip(text, share // 2) for text in users[-3:]] if len(users) > 2 else []),
         ("Tools used", [f"{name} ×{count}" for name, count in tools.items()]),
     ]
-    if earlier:
-        sections.insert(1, ("Earlier summary", [_clip(text, share * 2) for text in earlier[-1:]]))
     if focus:
         sections.insert(0, ("Focus requested", [_clip(focus, 300)]))
     out = ["(extractive summary, made without a model)"]

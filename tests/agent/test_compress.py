@@ -198,3 +198,20 @@ async def test_a_summary_input_too_big_for_one_request_is_condensed_in_rolling_c
     assert is_summary(requests[1][0]) and "part 1" in requests[1][0]["content"]
     assert all(compressor.count_tokens(r) <= compressor.usable_window for r in requests)
     assert f"part {len(requests)}" in history.messages[1]["content"]
+
+
+@pytest.mark.anyio
+async def test_the_original_goal_survives_repeated_extractive_compactions(log: EventLog) -> None:
+    history = History(log=log, messages=[SYSTEM])
+    compressor = make(summarise=None, window=1500)
+    history.add_user("I want a booking app for my barbershop in Bandung.")
+    history.add_assistant("Tell me more.", None)
+    for turn in range(60):
+        history.add_user(f"Detail {turn}: the chairs, the queue and the prices change on holidays. " * 2)
+        history.add_assistant("Noted. Anything else?", [{"id": f"p{turn}", "name": "propose_spec_file", "arguments": {"path": f"specs/e{turn % 3}.yaml"}}])
+        history.add_tool_result(f"p{turn}", "proposed")
+        await compressor.compact(history)
+    assert compressor.compactions >= 3
+    visible = "\n".join(str(m.get("content")) for m in history.messages)
+    assert "booking app for my barbershop in Bandung" in visible
+    assert "specs/e0.yaml" in visible and "specs/e2.yaml" in visible
