@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import re
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
+
+
+_OPTION_LINE = re.compile(r"^\s*(?:[-*]\s+)?\(?[A-Za-z][).]\s+\S")
+
+
+def display_markdown(text: str) -> str:
+    """Keep offered options (`A) …` lines) on their own lines: Markdown would join them."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines[:-1]):
+        if _OPTION_LINE.match(line) and lines[index + 1].strip() and not line.endswith("  "):
+            lines[index] = line + "  "
+    return "\n".join(lines)
 
 
 class AssistantBlock(Vertical):
@@ -15,7 +29,7 @@ class AssistantBlock(Vertical):
         super().__init__(classes="block assistant")
         self.text = text
         self.finished = False
-        self._markdown = Markdown(text, classes="reply")
+        self._markdown = Markdown(display_markdown(text), classes="reply")
         self._stream: MarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
@@ -36,8 +50,10 @@ class AssistantBlock(Vertical):
             self._stream = None
         if note:
             text = (text if text is not None else self.text) + f"\n\n*{note}*"
-        if text is not None and text != self.text:
-            self.text = text
-            await self._markdown.update(text)
+        final = text if text is not None else self.text
+        shown = display_markdown(final)
+        if final != self.text or shown != final:
+            self.text = final
+            await self._markdown.update(shown)
         self.finished = True
         self.add_class("finished")

@@ -28,6 +28,7 @@ class MessageBlock(Vertical):
             with Collapsible(title=self._title or "History compacted", collapsed=self._collapsed):
                 yield Markdown(self.text, classes="summary")
         elif self.role == "user":
-            yield Static(f"[b]You[/b]  {escape(self.text)}", classes="user-text")
+            yield Static("[b]You[/b]", classes="who")
+            yield Static(escape(self.text), classes="user-text")
         else:
             yield Static(escape(self.text), classes="notice-text")
