@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
+
+from formspec_consult.spec.kinds import effective_kind
 
 Origin = Literal["spec", "modules", "vendors", "overrides"]
 Layer = Literal["parse", "schema", "structural"]
@@ -25,14 +28,23 @@ class Document:
     line: int
     read_only: bool
     origin: Origin
-    #: composed YAML node of the document (for locating lines of nested keys); not serialised
-    node: Any = field(default=None, repr=False, compare=False)
 
-    @property
+    def line_of(self, path: tuple[Any, ...]) -> int:
+        """1-based line (in the file) of the node at `path` inside this document.
+
+        The text is re-composed only when a problem needs a line: keeping every YAML node of a
+        1,000-file project alive would cost memory and slow the garbage collector on each parse.
+        """
+        from formspec_consult.spec.yamlload import compose_first, node_line
+
+        if "_node" not in self.__dict__:
+            self.__dict__["_node"] = compose_first(self.text)
+        found = node_line(self.__dict__["_node"], path)
+        return self.line if found is None else found + self.line - 1
+
+    @cached_property
     def identity(self) -> tuple[str, str, str]:
         """(module, kind, name), lower-cased, with deprecated kind aliases resolved."""
-        from formspec_consult.spec.kinds import effective_kind
-
         return ((self.module or "").lower(), effective_kind(self.kind).lower(), (self.name or "").lower())
 
     @property

@@ -15,7 +15,7 @@ from formspec_consult.spec.lock_checks import check_lock
 from formspec_consult.spec.lockfile import read_lock
 from formspec_consult.spec.model import Document, ModuleInfo, Problem, Skill, ValidationResult
 from formspec_consult.spec.naming import naming_conflicts as _naming
-from formspec_consult.spec.parse import ParseCache, ParsedFile
+from formspec_consult.spec.parse import ParseCache, ParsedFile, paused_gc
 from formspec_consult.spec.validate import TreeState, run
 
 Overlay = Mapping[str, "str | None"]
@@ -47,12 +47,12 @@ class Project:
         self._cache.forget_missing(set(rels))
         extra = {_clean(k): v for k, v in (overlay or {}).items()}
         out = []
-        for rel in sorted(set(rels) | set(extra)):
-            if rel in extra:
-                if extra[rel] is not None:
+        with paused_gc():  # parsing allocates many short-lived objects and creates no cycles
+            for rel in sorted(set(rels) | set(extra)):
+                if rel not in extra:
+                    out.append((rel, self._cache.from_disk(self.root, rel, self._spec_rel)))
+                elif extra[rel] is not None:
                     out.append((rel, self._cache.from_text(self.root, rel, extra[rel], self._spec_rel)))
-            else:
-                out.append((rel, self._cache.from_disk(self.root, rel, self._spec_rel)))
         return out
 
     def documents(self, overlay: Overlay | None = None) -> list[Document]:

@@ -7,7 +7,6 @@ from typing import Any
 from jsonschema.exceptions import ValidationError, best_match
 
 from formspec_consult.spec.model import Document, Problem
-from formspec_consult.spec.yamlload import node_line
 
 MAX_SCHEMA_ERRORS = 20
 _TYPO_HINTS = {"depends_on": "The key is `depends` (a list of {module, version?}).",
@@ -29,7 +28,7 @@ def schema_problems(doc: Document, validator: Any) -> list[Problem]:
         shown = best_match(error.context) if error.context else error
         path = tuple(error.absolute_path)
         where = "/".join(str(p) for p in path) or "(document)"
-        line = node_line(doc.node, tuple(shown.absolute_path)) or doc.line
+        line = doc.line_of(tuple(shown.absolute_path))
         out.append(Problem("FS-SCHEMA", doc.rel, line, "schema", f"{where}: {_message(shown)}",
                            _hint(shown, doc.kind)))
     return out

@@ -50,7 +50,7 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
             kind = doc.kind
             if kind not in validators:
                 validators[kind] = validator_for(kind, project)
-                note = validators[kind][2]
+                note = validators[kind].note
                 if note:
                     warnings.append(Problem("FS-SCHEMA-SOURCE", doc.rel, None, "schema",
                                             f"{note}; using the formspec-consult built-in schema for {kind}",
@@ -58,7 +58,7 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
             key = (i, id(validators[kind]))
             local = parsed.memo.get(key)
             if local is None:
-                local = _local_findings(doc, validators[kind][0])
+                local = _local_findings(doc, validators[kind])
                 parsed.memo[key] = local
             problems += local.problems
             warnings += local.warnings

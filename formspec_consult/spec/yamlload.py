@@ -172,6 +172,17 @@ def _error(code: str, message: str, node: yaml.Node, hint: str) -> YamlLoadError
     return YamlLoadError(code, message, mark.line + 1, mark.column + 1, hint)
 
 
+def compose_first(text: str) -> yaml.Node | None:
+    """The node of the first document of `text` (None when it does not compose)."""
+    loader = _Loader(text)
+    try:
+        return loader.get_node() if loader.check_node() else None
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+
+
 def node_line(node: yaml.Node | None, path: tuple[Any, ...]) -> int | None:
     """1-based line of the deepest node reachable along `path` (keys and list indexes)."""
     if node is None:

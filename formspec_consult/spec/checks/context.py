@@ -7,7 +7,6 @@ from typing import Any
 
 from formspec_consult.spec.kinds import CORE_ENTITIES, CORE_MODULE, effective_kind
 from formspec_consult.spec.model import Document, Problem
-from formspec_consult.spec.yamlload import node_line
 
 
 @dataclass
@@ -25,8 +24,7 @@ class Findings:
 
     @staticmethod
     def _make(code: str, doc: Document, path: tuple[Any, ...], message: str, hint: str) -> Problem:
-        line = node_line(doc.node, path) if doc.node is not None else doc.line
-        return Problem(code, doc.rel, line or doc.line, "structural", message, hint)
+        return Problem(code, doc.rel, doc.line_of(path), "structural", message, hint)
 
 
 def split_ref(ref: str, own_module: str | None) -> tuple[str | None, str]:
