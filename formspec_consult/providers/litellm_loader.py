@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -12,8 +14,21 @@ from typing import Any
 def load_litellm() -> ModuleType:
     """Import litellm (≈5 s the first time) with the bundled cost map and debug noise off."""
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # never download the cost map
-    import litellm
+    with warnings.catch_warnings():
+        # litellm's import-time warnings (pydantic schema notes…) are noise for our users, and
+        # would paint over the TUI. The Copilot module is imported lazily by the first
+        # acompletion() and warns too, so load it here, under the same filter.
+        warnings.simplefilter("ignore")
+        import litellm
 
+        try:
+            importlib.import_module("litellm.llms.github_copilot.per_user_auth")
+        except Exception:  # noqa: BLE001 - only a warm-up; absent in other litellm versions
+            pass
+
+    # pydantic warns (at run time, when it lazily builds a schema) about litellm's ReadOnly
+    # TypedDicts; printed to stderr it would paint over the TUI.
+    warnings.filterwarnings("ignore", message=".*the `ReadOnly` qualifier", category=UserWarning)
     litellm.suppress_debug_info = True
     litellm.set_verbose = False
     return litellm

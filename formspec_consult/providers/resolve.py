@@ -44,6 +44,17 @@ class Resolution:
     key: KeyLookup | None = None
 
 
+def _suggest(name: str) -> str:
+    """A likely prefixed spelling of a bare model name, for the error hint."""
+    lowered = name.lower()
+    for marker, provider in (("claude", "anthropic"), ("deepseek", "deepseek"), ("gemini", "gemini"),
+                             ("mistral", "mistral"), ("gpt", "openai"), ("o1", "openai"), ("o3", "openai"),
+                             ("o4", "openai"), ("llama", "ollama_chat"), ("qwen", "ollama_chat")):
+        if marker in lowered:
+            return f"{provider}/{name}"
+    return f"openai/{name} or anthropic/{name}"
+
+
 def no_model_error() -> ProviderError:
     """The error for "nothing configured", naming every place a model can be set."""
     hint = (
@@ -74,7 +85,7 @@ def resolve(settings: Settings, env: Mapping[str, str] | None = None) -> Resolut
     else:
         raise ProviderError(
             f"'{configured}' has no provider prefix",
-            hint=f"write it as <provider>/<model>, e.g. anthropic/{configured} or openai/{configured}, "
+            hint=f"write it as <provider>/<model>, e.g. {_suggest(configured)}, "
             "or give --base-url for an OpenAI-compatible server",
         )
     provider = model.split("/", 1)[0]

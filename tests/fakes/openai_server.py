@@ -31,6 +31,9 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 FAKE_MODEL = "fake"
+# No keep-alive: a client cached by litellm across tests (each with its own event loop) must not
+# hold a connection that outlives its loop and is then reported as an unclosed transport.
+CLOSE = {"connection": "close"}
 
 
 @dataclass
@@ -147,8 +150,9 @@ class FakeOpenAIServer:
             return StreamingResponse(
                 self._sse(reply, ident, body.get("model", FAKE_MODEL), usage if include_usage else None),
                 media_type="text/event-stream",
+                headers=CLOSE,
             )
-        return JSONResponse(self._whole(reply, ident, body.get("model", FAKE_MODEL), usage))
+        return JSONResponse(self._whole(reply, ident, body.get("model", FAKE_MODEL), usage), headers=CLOSE)
 
     async def _stall(self) -> None:
         assert self._release is not None
@@ -158,7 +162,7 @@ class FakeOpenAIServer:
     def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
         kind = {401: "invalid_request_error", 404: "not_found_error", 429: "rate_limit_error"}.get(status, "server_error")
         payload = {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
-        return JSONResponse(payload, status_code=status, headers=dict(headers or {}))
+        return JSONResponse(payload, status_code=status, headers={**CLOSE, **(headers or {})})
 
     @staticmethod
     def _usage(reply: FakeReply, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,111 @@
+"""`formspec-consult auth set|remove|status`: provider keys in the OS keyring.
+
+Keys are stored under service ``formspec-consult``, account = the provider (``anthropic``,
+``openai``, …) or the host of a custom OpenAI-compatible endpoint. `set` prompts without echo,
+or reads one line from stdin when it is not a terminal (``echo $KEY | formspec-consult auth set
+openai``). No command ever prints a key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+
+import click
+
+from formspec_consult.providers.keys import GENERIC_ENV, KEYLESS_PROVIDERS, PROVIDER_ENV, SERVICE, keyring_get
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
+
+
+def _known_accounts() -> list[str]:
+    from formspec_consult.providers.resolve import LITELLM_PREFIXES
+
+    return sorted((set(PROVIDER_ENV) | LITELLM_PREFIXES) - KEYLESS_PROVIDERS)
+
+
+def _check_account(provider: str) -> str:
+    """Accept a known provider or an endpoint host name; refuse typos with a suggestion."""
+    account = provider.strip().lower()
+    if not _NAME.match(account):
+        raise click.BadParameter("use a provider name such as anthropic, or an endpoint host name", param_hint="PROVIDER")
+    if account in KEYLESS_PROVIDERS:
+        raise click.UsageError(f"{account} runs locally and needs no key")
+    if "." in account or account in _known_accounts():
+        return account
+    close = difflib.get_close_matches(account, _known_accounts(), n=1)
+    hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(_known_accounts())}"
+    raise click.BadParameter(f"unknown provider '{account}' — {hint} (or give an endpoint host name)",
+                             param_hint="PROVIDER")
+
+
+def _keyring_failure(exc: Exception, account: str) -> click.ClickException:
+    variable = PROVIDER_ENV.get(account, GENERIC_ENV)
+    return click.ClickException(
+        f"the OS keyring is not available ({type(exc).__name__}: {exc}); set {variable} in your environment instead"
+    )
+
+
+@click.group()
+def auth() -> None:
+    """Store, remove or check provider keys in the OS keyring."""
+
+
+@auth.command("set")
+@click.argument("provider")
+def set_key(provider: str) -> None:
+    """Store the API key for PROVIDER (prompted without echo, or read from stdin)."""
+    account = _check_account(provider)
+    if sys.stdin.isatty():
+        key = click.prompt(f"API key for {account}", hide_input=True, prompt_suffix=": ")
+    else:
+        key = sys.stdin.readline()
+    key = key.strip()
+    if not key:
+        raise click.ClickException("no key given; nothing was stored")
+    try:
+        import keyring
+
+        keyring.set_password(SERVICE, account, key)
+    except Exception as exc:  # noqa: BLE001 - every backend failure gets the same advice
+        raise _keyring_failure(exc, account) from None
+    click.echo(f"Stored the {account} key in the OS keyring ({SERVICE}/{account}).")
+
+
+@auth.command("remove")
+@click.argument("provider")
+def remove_key(provider: str) -> None:
+    """Delete the stored key for PROVIDER."""
+    account = provider.strip().lower()
+    try:
+        import keyring
+        import keyring.errors
+
+        if keyring.get_password(SERVICE, account) is None:
+            raise click.ClickException(f"no {account} key is stored in the OS keyring; nothing to remove")
+        keyring.delete_password(SERVICE, account)
+    except click.ClickException:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise _keyring_failure(exc, account) from None
+    click.echo(f"Removed the {account} key from the OS keyring.")
+
+
+@auth.command("status")
+def status() -> None:
+    """Which providers have a key, and where it would come from (keys are never shown)."""
+    rows: list[tuple[str, str, str]] = []
+    for account, variable in sorted(PROVIDER_ENV.items()):
+        stored, note = keyring_get(account)
+        keyring_state = "unavailable" if note else ("stored" if stored else "-")
+        env_state = f"{variable} set" if os.environ.get(variable) else "-"
+        rows.append((account, keyring_state, env_state))
+    click.echo(f"{'provider':<14}{'OS keyring':<14}environment")
+    for account, keyring_state, env_state in rows:
+        click.echo(f"{account:<14}{keyring_state:<14}{env_state}")
+    generic = "set" if os.environ.get(GENERIC_ENV) else "not set"
+    click.echo(f"\n{GENERIC_ENV} (used by any provider without its own key): {generic}")
+    if any(row[1] == "unavailable" for row in rows):
+        click.echo("The OS keyring is not available here; use the environment variables instead.")

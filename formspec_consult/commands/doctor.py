@@ -1,0 +1,159 @@
+"""`formspec-consult doctor [--probe]`: how the model and key are resolved, and whether it is fit.
+
+It prints the whole resolution path — config files read, which model from which source, which
+key source (never the key), the capability verdict, the window and the compaction threshold —
+and with ``--probe`` makes one tiny tool-calling request. Exit code 0 when everything is usable,
+1 otherwise, so scripts can use it as a check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from formspec_consult.config import ConfigError, Settings, load_settings, project_config_path, user_config_path
+from formspec_consult.providers.base import Provider, ProviderError
+
+FLAG_KEYS = ("model", "base_url", "context_window", "allow_unvalidated")
+
+
+def _line(label: str, value: str) -> None:
+    click.echo(f"  {label:<16}{value}")
+
+
+def _file_state(path: Path) -> str:
+    return f"{path} ({'found' if path.is_file() else 'not found'})"
+
+
+def _project_root(option: Path | None) -> Path | None:
+    try:
+        from formspec_consult.spec import open_project
+
+        return Path(open_project(option or Path.cwd()).root)
+    except Exception:  # noqa: BLE001 - doctor still works outside a project
+        return None
+
+
+def _flags(ctx: click.Context, local: Mapping[str, Any]) -> dict[str, Any]:
+    """Options given to doctor itself win over the same options given before it."""
+    merged = {key: (ctx.obj or {}).get(key) for key in FLAG_KEYS}
+    merged.update({key: value for key, value in local.items() if value not in (None, False)})
+    return merged
+
+
+def report_configuration(project_root: Path | None, settings: Settings) -> None:
+    click.echo("Configuration")
+    _line("user config", _file_state(user_config_path()))
+    if project_root is None:
+        _line("project config", "no FormSpec project here (only user config, env and flags apply)")
+    else:
+        _line("project config", _file_state(project_config_path(project_root)))
+    _line("model", f"{settings.model or '(none)'}  [from {settings.source_of('model')}]")
+    if settings.base_url:
+        _line("base URL", f"{settings.base_url}  [from {settings.source_of('base_url')}]")
+
+
+def report_route(settings: Settings) -> bool:
+    """Print the decision-tree branch and the key source; False when no provider can be made."""
+    from formspec_consult.providers.keys import missing_key_hint
+    from formspec_consult.providers.resolve import resolve
+
+    click.echo("Provider")
+    try:
+        resolution = resolve(settings)
+    except ProviderError as error:
+        _line("problem", str(error))
+        return False
+    _line("route", resolution.step)
+    key = resolution.key
+    if key is None:
+        return True
+    _line("key", key.source + ("" if key.found else f" — {missing_key_hint(key)}"))
+    _line("key lookup", " > ".join([f"OS keyring (formspec-consult/{key.account})", *key.env_vars]))
+    for note in key.notes:
+        _line("note", note)
+    return key.found
+
+
+def report_capability(provider: Provider, settings: Settings) -> bool:
+    """Print window, threshold and the capability verdict; True when the bar is met (or overridden)."""
+    from formspec_consult.providers.capability import MIN_USABLE_WINDOW, assess
+
+    verdict = assess(provider)
+    click.echo("Capability")
+    tools = {True: "yes", False: "no", None: "unknown (litellm does not know this model)"}[verdict.tool_calling]
+    _line("tool calling", tools)
+    if verdict.context_window is not None and verdict.usable_window is not None:
+        origin = f"from {settings.source_of('context_window')}" if settings.context_window else "from litellm"
+        if provider.name in {"scripted", "replay"} and not settings.context_window:
+            origin = f"{provider.name} provider"
+        _line("context window", f"{verdict.context_window:,} tokens ({origin})")
+        _line("reserved output", f"{provider.max_output_tokens:,} tokens")
+        _line("usable window", f"{verdict.usable_window:,} tokens (needs ≥ {MIN_USABLE_WINDOW:,})")
+        threshold = int(verdict.usable_window * settings.compaction_threshold)
+        _line("compaction at", f"{threshold:,} tokens ({settings.compaction_threshold:.0%} of usable, "
+                               f"from {settings.source_of('compaction_threshold')})")
+    if verdict.ok:
+        _line("verdict", "OK — meets the minimum capability bar")
+        return True
+    for problem in verdict.problems:
+        _line("problem", problem)
+    if settings.allow_unvalidated:
+        _line("verdict", f"BELOW THE BAR, allowed by allow_unvalidated [from {settings.source_of('allow_unvalidated')}]")
+        return True
+    _line("verdict", "REFUSED — pass --allow-unvalidated to use it anyway")
+    return False
+
+
+def report_probe(provider: Provider) -> bool:
+    from formspec_consult.providers.probe import probe
+
+    click.echo("Probe")
+    result = asyncio.run(probe(provider))
+    if result.error is not None:
+        _line("request", f"FAILED after {result.seconds:.1f} s: {result.error}")
+        return False
+    _line("request", f"answered in {result.seconds:.1f} s")
+    _line("tool call", "yes — the model called the probe tool" if result.called_tool
+          else f"NO — it answered in text instead: {result.text[:80]!r}")
+    if result.usage is not None:
+        cost = f", ${result.usage.cost:.6f}" if result.usage.cost is not None else ""
+        kind = "reported" if result.usage.reported else "estimated"
+        _line("usage", f"{result.usage.prompt_tokens} in / {result.usage.completion_tokens} out ({kind}{cost})")
+    return result.called_tool
+
+
+@click.command()
+@click.option("--probe", "run_probe", is_flag=True, help="Also make one tiny tool-calling request.")
+@click.option("--model", "-m", default=None, help="Check this model instead of the configured one.")
+@click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible endpoint.")
+@click.option("--context-window", type=int, default=None, help="Override the model's context window.")
+@click.option("--allow-unvalidated", is_flag=True, help="Accept a model below the capability bar.")
+@click.pass_context
+def doctor(ctx: click.Context, run_probe: bool, **local: Any) -> None:
+    """Show how the model and key are resolved, and whether the model is fit for a consultation."""
+    project_root = _project_root((ctx.obj or {}).get("project"))
+    try:
+        settings = load_settings(project_root, _flags(ctx, local))
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from None
+    report_configuration(project_root, settings)
+    healthy = report_route(settings)
+    if healthy:
+        from formspec_consult.providers.resolve import open_provider
+
+        try:
+            provider = open_provider(settings)
+        except ProviderError as error:
+            _line("problem", str(error))
+            ctx.exit(1)
+        healthy = report_capability(provider, settings)
+        if run_probe:
+            healthy = report_probe(provider) and healthy
+    elif run_probe:
+        click.echo("Probe\n  skipped         fix the problems above first")
+    ctx.exit(0 if healthy else 1)
