@@ -25,6 +25,7 @@ from typing import Any
 from formspec_consult.sessions.rebuild import apply_event, rebuild_history
 
 __all__ = [
+    "EVENT_TYPES",
     "SCHEMA_VERSION",
     "EventLog",
     "EventLogError",
@@ -34,6 +35,29 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
+# The event types of schema version 1 and their data fields (documentation; others may be added,
+# readers ignore types they do not know). Only message, compaction and repair change what the
+# model sees — see formspec_consult.sessions.rebuild.
+EVENT_TYPES: dict[str, tuple[str, ...]] = {
+    "session_started": ("session_id", "project", "model", "provider", "created", "version"),
+    "session_resumed": ("model", "provider"),
+    "message": ("message",),
+    "compaction": ("start", "end", "summary_message", "method", "pruned", "stubs", "tokens_before",
+                   "tokens_after", "focus"),
+    "repair": ("actions", "remove", "insert"),
+    "request": ("message_count", "tokens", "estimated", "tools_sha256", "tools"),
+    "response": ("text", "tool_calls", "usage", "finish_reason"),
+    "tool_call": ("call_id", "server", "name", "arguments"),
+    "tool_result": ("call_id", "ok", "result", "duration_ms"),
+    "turn_started": ("turn", "user_text"),
+    "turn_finished": ("turn", "reason", "error"),
+    "decision": ("kind", "text"),
+    "usage": (),
+    "notice": ("level", "message"),
+    "apply": ("path",),
+    "undo": ("path",),
+    "reject": ("path",),
+}
 _RESERVED = frozenset({"v", "seq", "ts", "type"})
 # Credential-like key names: api_key, x-api-key, authorization, token, access_token, secret, …
 # (but not the many legitimate counters such as "tokens", "prompt_tokens" or "max_tokens").

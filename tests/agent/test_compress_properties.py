@@ -47,6 +47,25 @@ def visible_text(history: History) -> str:
     return "\n".join(str(m.get("content")) for m in history.messages)
 
 
+def assert_kept_verbatim(before: list[dict], after: list[dict]) -> None:
+    """Compaction only replaces whole runs with one summary and blanks tool outputs: every other
+    message is unchanged, in the same order, and assistant messages keep all their results."""
+    stubbed = {m["tool_call_id"] for m in after if m["role"] == "tool" and m["content"].startswith("[output of")}
+    remaining = iter(before)
+    for message in after:
+        if is_summary(message):
+            continue
+        for original in remaining:
+            same = original == message or (
+                message["role"] == "tool" and message["tool_call_id"] in stubbed
+                and original.get("tool_call_id") == message["tool_call_id"]
+            )
+            if same:
+                break
+        else:
+            raise AssertionError(f"compaction changed or reordered {message!r}")
+
+
 def achievable(history: History, compressor: Compressor, chosen: list[str]) -> bool:
     """Whether the latest turn (older bulky outputs blanked) plus a summary can fit at all."""
     last_user = history.last_user_index()
@@ -88,9 +107,11 @@ def test_compaction_keeps_every_invariant_on_random_histories(ops: list[tuple], 
             if op[0] == "compact" or compressor.needs_compaction(history):
                 last_user = history.last_user_index()
                 last_text = history.messages[last_user]["content"] if last_user is not None else None
+                before = [dict(m) for m in history.messages]
                 done = asyncio.run(compressor.compact(history, force=op[0] == "compact" and op[1],
                                                       focus=op[2] if op[0] == "compact" else None))
                 history.check_pairing()  # no orphaned call or result, both ways
+                assert_kept_verbatim(before, history.messages)
                 if last_text is not None:
                     new_last = history.last_user_index()
                     assert new_last is not None and history.messages[new_last]["content"] == last_text
