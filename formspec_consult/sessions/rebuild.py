@@ -31,7 +31,8 @@ def pruned_stub(message: Message, tool_name: str | None) -> str:
     call_id = message.get("tool_call_id", "?")
     return (
         f"[output of {tool_name or 'a tool'} pruned to save context ({size} chars); the full output "
-        f"is in the transcript — call read_transcript with call_id={call_id} to read it again]"
+        f"is in the transcript — read_transcript(query=\"{call_id}\", type=\"tool_result\") finds it, "
+        "then read_transcript(seq=…) reads it in full]"
     )
 
 
