@@ -137,10 +137,13 @@ class LiteLLMProvider:
             assembler = StreamAssembler()
             try:
                 response = await litellm.acompletion(**kwargs)
-                async for chunk in response:
-                    piece = assembler.feed(chunk)
-                    if piece:
-                        yield TextDelta(piece)
+                try:
+                    async for chunk in response:
+                        piece = assembler.feed(chunk)
+                        if piece:
+                            yield TextDelta(piece)
+                finally:
+                    await _close(response)  # also when the caller stops early or the turn is cancelled
                 break
             except Exception as exc:  # noqa: BLE001 - every provider failure becomes a ProviderError
                 error = map_error(exc, model=self.model, account=self.account)
@@ -181,6 +184,16 @@ class LiteLLMProvider:
         except Exception:  # noqa: BLE001 - no price is not an error
             return None
         return float(prompt_cost) + float(completion_cost)
+
+
+async def _close(response: Any) -> None:
+    """Release the HTTP stream of a litellm response (best effort)."""
+    close = getattr(response, "aclose", None)
+    if close is not None:
+        try:
+            await close()
+        except Exception:  # noqa: BLE001 - cleanup must never mask the real outcome
+            pass
 
 
 def _mark_cache_prefix(

@@ -195,3 +195,30 @@ def test_window_and_output_reservation_come_from_litellm_and_config() -> None:
     with pytest.raises(ProviderError, match="does not know the context window") as error:
         LiteLLMProvider("openai/fake").context_window
     assert "--context-window" in error.value.hint
+
+
+async def test_a_consumer_that_stops_early_leaves_the_provider_usable(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.queue(FakeReply(text="a long answer " * 20, chunk_size=5), FakeReply(text="next turn"))
+    provider = _provider(fake_openai)
+    stream = provider.stream(USER, TOOLS)
+    first = await stream.__anext__()
+    assert isinstance(first, TextDelta)
+    await stream.aclose()
+    text, _ = await _collect(provider)
+    assert text == "next turn"
+
+
+async def test_cancelling_a_stalled_stream_cancels_promptly_without_a_provider_error(
+    fake_openai: FakeOpenAIServer,
+) -> None:
+    import anyio
+
+    fake_openai.queue(FakeReply(text="starts then hangs", chunk_size=3, stall_after_chunks=2))
+    provider = _provider(fake_openai, request_timeout=60)
+    seen: list[str] = []
+    with anyio.move_on_after(1.0) as scope:
+        async for item in provider.stream(USER, TOOLS):
+            if isinstance(item, TextDelta):
+                seen.append(item.text)
+    assert scope.cancelled_caught and seen
+    assert len(fake_openai.requests) == 1
