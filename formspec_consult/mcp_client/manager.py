@@ -70,17 +70,23 @@ class MCPManager:
         self._routes: dict[str, tuple[str, str]] = {}
 
     async def start(self, required: Sequence[str] = ()) -> list[str]:
-        """Start every server; a required one that fails raises, others are returned as problems."""
-        problems: list[str] = []
-        for name, conn in self.connections.items():
+        """Start every server at once; a required one that fails raises, others are returned as problems."""
+        failures: dict[str, ServerDied] = {}
+
+        async def start_one(name: str, conn: ServerConnection) -> None:
             try:
                 await conn.start()
             except ServerDied as exc:
-                if name in required:
-                    raise
-                problems.append(str(exc))
+                failures[name] = exc
+
+        async with anyio.create_task_group() as group:  # servers start in parallel: startup is import-bound
+            for name, conn in self.connections.items():
+                group.start_soon(start_one, name, conn)
+        for name in required:
+            if name in failures:
+                raise failures[name]
         self._reroute()
-        return problems
+        return [str(failures[name]) for name in self.connections if name in failures]
 
     def tool_declarations(self) -> list[dict[str, Any]]:
         """OpenAI function declarations for every running server's tools (stable order)."""

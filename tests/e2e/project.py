@@ -8,6 +8,9 @@ APP = """apiVersion: formspec.dev/v1
 kind: App
 metadata: {name: shop}
 spec:
+  version: v1
+  vendor: corner
+  root_url: /shop
   title: Corner Shop
   modules: [shop]
 """
@@ -16,7 +19,7 @@ kind: Module
 metadata: {name: shop, module: shop}
 spec:
   version: v1
-  title: Shop
+  label: Shop
 """
 CUSTOMER = """apiVersion: formspec.dev/v1
 kind: Entity

@@ -1,0 +1,102 @@
+"""End to end: the real litellm provider against the fake OpenAI server, the real stdio MCP
+servers, the real command line — drafts land in the session, and a kill -9 loses nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from formspec_consult.sessions.events import EventLog
+from tests.e2e.cli import cli_env, run_cli
+from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
+
+pytestmark = pytest.mark.slow
+KEY = "sk-e2e-secret-value"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAIServer]:
+    server = FakeOpenAIServer().start()
+    try:
+        yield server
+    finally:
+        server.release_stalls()
+        server.stop()
+
+
+def model_args(fake: FakeOpenAIServer) -> list[str]:
+    return ["--model", "fake", "--base-url", fake.url, "--context-window", "32000", "--allow-unvalidated"]
+
+
+def propose() -> FakeReply:
+    return FakeReply(tool_calls=[{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}])
+
+
+def session_folder(project: Path) -> Path:
+    (folder,) = [p for p in (project / ".formspec" / "consult").iterdir() if p.is_dir()]
+    return folder
+
+
+def test_a_consultation_through_litellm_and_stdio_mcp_leaves_a_valid_draft(tmp_path: Path,
+                                                                            fake: FakeOpenAIServer) -> None:
+    project = make_project(tmp_path / "shop")
+    env = cli_env(tmp_path, FORMSPEC_LLM_API_KEY=KEY)
+    fake.queue(propose(), FakeReply(text="I drafted the customer entity; review it with /diff."))
+    result = run_cli([*model_args(fake), "-p", "We keep a list of customers with phone numbers."], project, env)
+    assert result.returncode == 0, result.stderr
+    assert "I drafted the customer entity" in result.stdout
+    first, second = (request.body for request in fake.requests)
+    folder = session_folder(project)
+    assert first["messages"][0]["role"] == "system" and folder.name in first["messages"][0]["content"]
+    assert "Corner Shop" in first["messages"][0]["content"]
+    assert "propose_spec_file" in {tool["function"]["name"] for tool in first["tools"]}
+    tool_result = json.loads(second["messages"][-1]["content"])
+    assert tool_result["written"] is True and tool_result["validation"]["ok"] is True
+    diff = run_cli(["diff"], project, env)
+    assert "(new, valid)" in diff.stdout
+    for name in ("events.jsonl", "transcript.md"):
+        assert KEY not in (folder / name).read_text(encoding="utf-8")
+
+
+def test_kill_9_mid_turn_then_continue_resumes_with_no_event_lost(tmp_path: Path, fake: FakeOpenAIServer) -> None:
+    project = make_project(tmp_path / "shop")
+    env = cli_env(tmp_path, FORMSPEC_LLM_API_KEY=KEY)
+    fake.queue(propose(), FakeReply(stall=True))
+    process = subprocess.Popen([sys.executable, "-m", "formspec_consult", *model_args(fake), "-p", "customers"],
+                               cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        fake.wait_for_requests(2, timeout=90)  # the tool ran; the model's second answer hangs
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    log_path = session_folder(project) / "events.jsonl"
+    before = list(EventLog.read(log_path))
+    assert [e["seq"] for e in before] == list(range(1, len(before) + 1))
+    assert "tool_result" in [e["type"] for e in before]
+
+    fake.queue(FakeReply(text="Welcome back: the customer draft is ready."))
+    result = run_cli([*model_args(fake), "--continue", "-p", "where were we?"], project, env)
+    assert result.returncode == 0, result.stderr
+    assert "Welcome back" in result.stdout
+    after = list(EventLog.read(log_path))
+    assert after[: len(before)] == before  # nothing lost or rewritten
+    assert [e["seq"] for e in after] == list(range(1, len(after) + 1))
+    kinds = [e["type"] for e in after[len(before):]]
+    assert kinds[0] == "session_resumed"
+    interrupted = [e for e in after if e["type"] == "turn_finished" and e.get("error") == "interrupted"]
+    assert interrupted and interrupted[0]["turn"] == 1
+    resumed_request = fake.requests[-1].body["messages"]
+    assert resumed_request[:3] == fake.requests[1].body["messages"][:3]
+    assert any(m.get("tool_calls") for m in resumed_request)
+    assert resumed_request[-1] == {"role": "user", "content": "where were we?"}
+    assert [e["turn"] for e in after if e["type"] == "turn_started"] == [1, 2]

@@ -1,0 +1,94 @@
+"""Headless mode and the review commands, through the real command line (stdio MCP server)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from formspec_consult.sessions.events import EventLog
+from tests.e2e.cli import cli_env, run_cli, write_script
+from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "shop")
+
+
+def propose_turn() -> dict[str, object]:
+    return {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}]}
+
+
+def only_session(project: Path) -> Path:
+    (folder,) = [p for p in (project / ".formspec" / "consult").iterdir() if p.is_dir()]
+    return folder
+
+
+def test_one_prompt_prints_the_reply_on_stdout_and_tool_calls_on_stderr(project: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.yaml", [propose_turn(), "I drafted the customer list."])
+    result = run_cli(["-m", f"scripted:{script}", "-p", "we have customers"], project, cli_env(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "I drafted the customer list.\n"
+    assert "→ propose_spec_file" in result.stderr and "✓ propose_spec_file" in result.stderr
+    assert (only_session(project) / "draft").is_dir()
+    assert "I drafted the customer list." in (only_session(project) / "transcript.md").read_text(encoding="utf-8")
+
+
+def test_stdin_turns_and_json_events(project: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.yaml", ["Which do you prefer?\nA) Cards\nB) Cash", "Cash it is."])
+    result = run_cli(["-m", f"scripted:{script}", "-p", "-", "--json"], project, cli_env(tmp_path),
+                     stdin="hello\nB\n")
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert lines[0]["type"] == "session" and lines[0]["model"].startswith("scripted:")
+    starts = [line["user_text"] for line in lines if line["type"] == "turn_started"]
+    assert starts == ["hello", "[chosen: B) Cash]"]
+    assert [line["reason"] for line in lines if line["type"] == "turn_finished"] == ["done", "done"]
+
+
+def test_without_a_model_it_says_how_to_configure_one_and_offers_the_demo(project: Path, tmp_path: Path) -> None:
+    result = run_cli(["-p", "hello"], project, cli_env(tmp_path))
+    assert result.returncode == 2
+    assert "--model" in result.stderr and "FORMSPEC_MODEL" in result.stderr and "formspec-consult demo" in result.stderr
+    assert not (project / ".formspec" / "consult").exists() or not any((project / ".formspec" / "consult").iterdir())
+
+
+def test_outside_a_project_it_says_so_and_writes_nothing(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    script = write_script(tmp_path / "s.yaml", ["hi"])
+    result = run_cli(["-m", f"scripted:{script}", "-p", "hello"], empty, cli_env(tmp_path))
+    assert result.returncode == 2 and "project" in result.stderr.lower()
+    assert list(empty.iterdir()) == []
+
+
+def test_review_commands_diff_apply_undo_and_list_sessions(project: Path, tmp_path: Path) -> None:
+    env = cli_env(tmp_path)
+    script = write_script(tmp_path / "s.yaml", [propose_turn(), "Drafted."])
+    assert run_cli(["-m", f"scripted:{script}", "-p", "customers"], project, env).returncode == 0
+    diff = run_cli(["diff"], project, env)
+    assert diff.returncode == 0 and "+    - {name: phone, type: string}" in diff.stdout
+    applied = run_cli(["apply", "--all"], project, env)
+    assert applied.returncode == 0, applied.stderr
+    target = project / "spec" / DRAFT_PATH
+    assert target.read_text(encoding="utf-8") == CUSTOMER
+    assert run_cli(["undo"], project, env).returncode == 0 and not target.exists()
+    nothing = run_cli(["undo"], project, env)
+    assert nothing.returncode == 1 and "nothing to undo" in nothing.stderr
+    listing = run_cli(["sessions", "--json"], project, env)
+    (row,) = [json.loads(line) for line in listing.stdout.splitlines()]
+    assert row["turns"] == 1 and row["state"] == "idle" and row["model"].startswith("scripted:")
+    kinds = [e["type"] for e in EventLog.read(only_session(project) / "events.jsonl")]
+    assert kinds[:1] == ["session_started"] and "tool_result" in kinds
+
+
+def test_reject_of_an_unknown_draft_is_a_clear_error(project: Path, tmp_path: Path) -> None:
+    env = cli_env(tmp_path)
+    script = write_script(tmp_path / "s.yaml", ["hi"])
+    assert run_cli(["-m", f"scripted:{script}", "-p", "hello"], project, env).returncode == 0
+    result = run_cli(["reject", "modules/shop/nothing.yaml"], project, env)
+    assert result.returncode == 1 and "There is no draft for 'modules/shop/nothing.yaml'" in result.stderr
