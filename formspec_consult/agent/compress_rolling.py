@@ -39,8 +39,9 @@ def _chunks(messages: list[Message], room: int, count: Counter) -> list[list[Mes
     """Split into runs that each fit `room` tokens (estimated message by message)."""
     chunks: list[list[Message]] = [[]]
     used = 0
+    base = count([])  # a counter may add a constant (tool declarations): count it once, not per message
     for message in messages:
-        size = count([message])
+        size = max(1, count([message]) - base)
         if size > room:
             return None
         if used + size > room and chunks[-1]:
@@ -72,7 +73,9 @@ async def rolling_summary(
     """The summariser's summary of `messages`, or None when it cannot give a usable one."""
     clipped = _clipped(messages)
     # Leave room in every chunk for the summary carried over from the previous one.
-    chunks = [clipped] if count(clipped) <= room else _chunks(clipped, room - budget_chars // 4, count)
+    # The summary request carries no tool declarations: leave the counter's constant part out.
+    room += count([])
+    chunks = [clipped] if count(clipped) <= room else _chunks(clipped, room - count([]) - budget_chars // 4, count)
     if chunks is None or len(chunks) > MAX_CHUNKS:
         _log.warning("the summary request would overflow the window; using the extractive summary")
         return None

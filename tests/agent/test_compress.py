@@ -215,3 +215,23 @@ async def test_the_original_goal_survives_repeated_extractive_compactions(log: E
     visible = "\n".join(str(m.get("content")) for m in history.messages)
     assert "booking app for my barbershop in Bandung" in visible
     assert "specs/e0.yaml" in visible and "specs/e2.yaml" in visible
+
+
+@pytest.mark.anyio
+async def test_a_counter_that_includes_tool_declarations_does_not_starve_the_summariser(log: EventLog) -> None:
+    tools_overhead = 1200  # what the engine's counter adds for the tool list on every request
+
+    def count_with_tools(messages: list[dict]) -> int:
+        return tools_overhead + estimate_tokens(messages)
+
+    requests: list[list[dict]] = []
+
+    async def spy(messages: list[dict], focus: str | None) -> str:
+        requests.append(messages)
+        return await good_summary(messages, focus)
+
+    history = discovery(log, 50)
+    compressor = Compressor(count_tokens=count_with_tools, usable_window=6000, summarise=spy)
+    done = await compressor.compact(history)
+    assert done is not None and done.method == "summarised" and requests
+    assert done.tokens_after <= compressor.threshold_tokens
