@@ -16,7 +16,7 @@ from formspec_consult.spec.lockfile import read_lock
 from formspec_consult.spec.model import Document, ModuleInfo, Problem, Skill, ValidationResult
 from formspec_consult.spec.naming import naming_conflicts as _naming
 from formspec_consult.spec.parse import ParseCache, ParsedFile, paused_gc
-from formspec_consult.spec.validate import TreeState, run
+from formspec_consult.spec.validate import TreeState, adopt_modules, replacement_notes, run
 
 Overlay = Mapping[str, "str | None"]
 
@@ -99,29 +99,20 @@ class Project:
         """Validate one document (or multi-document text) in the context of the tree.
 
         When `source` is a project-relative path the text stands in for that file. Otherwise a
-        document with the same identity as an existing one is treated as its replacement.
+        document with the same identity as an existing one is checked as its replacement, and a
+        document without a module borrows the module of the one existing document of the same
+        kind and name (so pasting a file's content back validates as that file would).
         """
         state = self._state({source: text})
-        rel = _clean(source) if _is_path(source) else source
-        if not _is_path(source):
-            own = next(p for r, p in state.files if r == rel)
-            state.replaced = {d.identity for d in own.usable}
-        result = run(self, state, only_source=rel)
-        if not _is_path(source):
-            result.warnings += self._replacement_notes(state, rel)
+        if _is_path(source):
+            return run(self, state, only_source=_clean(source))
+        at = next(i for i, (r, _) in enumerate(state.files) if r == source)
+        own = adopt_modules(state.files[at][1], [p for r, p in state.files if r != source])
+        state.files[at] = (source, own)
+        state.replaced = {d.identity for d in own.usable}
+        result = run(self, state, only_source=source)
+        result.warnings += replacement_notes(own, [p for r, p in state.files if r != source])
         return result
-
-    def _replacement_notes(self, state: TreeState, rel: str) -> list[Problem]:
-        own = next(p for r, p in state.files if r == rel)
-        notes = []
-        for doc in own.usable:
-            for other_rel, parsed in state.files:
-                for other in parsed.usable:
-                    if other_rel != rel and other.identity == doc.identity:
-                        notes.append(Problem("FS-IDENTITY-REPLACES", rel, doc.line, "structural",
-                                             f"same identity as {other.rel}; validated as its replacement",
-                                             f"Write it to {other.rel} to change that document."))
-        return notes
 
     def naming_conflicts(self, name: str, module: str | None = None, kind: str | None = None) -> dict[str, Any]:
         """{name, matches, conflicts, available}; see `naming.naming_conflicts`."""

@@ -56,18 +56,53 @@ def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
+_FOLDERS: dict[str, tuple[int, dict[str, Path]]] = {}
+
+
 def _official_candidates(folder: Path) -> dict[str, Path]:
-    """Map normalised kind → schema file, matching by file name (lenient) or by content."""
-    found: dict[str, Path] = {}
+    """Map normalised kind → schema file in `folder` (cached until the folder changes).
+
+    Matching is lenient: `entity.schema.json`, `Entity.json`, `entity-schema.json` all name
+    Entity; a file whose name says nothing is matched by its `title` or `properties.kind.const`.
+    """
     try:
-        entries = sorted(e for e in os.scandir(folder) if e.is_file() and e.name.endswith(".json"))
+        stamp = folder.stat().st_mtime_ns
     except OSError:
-        return found
-    for entry in entries:
-        stem = entry.name[: -len(".json")]
-        stem = stem[: -len(".schema")] if stem.endswith(".schema") else stem
-        found.setdefault(_norm(stem), Path(entry.path))
+        return {}
+    hit = _FOLDERS.get(str(folder))
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    found: dict[str, Path] = {}
+    unnamed: list[Path] = []
+    known = {_norm(k) for k in known_kinds()}
+    for name in sorted(e.name for e in os.scandir(folder) if e.is_file() and e.name.endswith(".json")):
+        stem = re.sub(r"[._-]?schema$", "", name[: -len(".json")], flags=re.IGNORECASE)
+        if _norm(stem) in known:
+            found.setdefault(_norm(stem), folder / name)
+        else:
+            unnamed.append(folder / name)
+    for path in unnamed:
+        kind = _declared_kind(path)
+        if kind:
+            found.setdefault(_norm(kind), path)
+    _FOLDERS[str(folder)] = (stamp, found)
     return found
+
+
+def _declared_kind(path: Path) -> str | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    kind = ((data.get("properties") or {}).get("kind") or {}).get("const") if isinstance(
+        data.get("properties"), dict) else None
+    title = data.get("title")
+    for candidate in (kind, title):
+        if isinstance(candidate, str) and canonical_kind(candidate):
+            return candidate
+    return None
 
 
 def official_schema_path(kind: str, project: Project | None) -> tuple[Path, str] | None:

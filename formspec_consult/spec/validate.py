@@ -6,7 +6,7 @@ warm run only redoes what changed plus the cheap cross-document pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from formspec_consult.spec.checks.context import Findings, Index
@@ -86,3 +86,34 @@ def _local_findings(doc: Document, validator: Any) -> Findings:
     if effective_kind(doc.kind) == "Entity":
         check_entity(doc, found)
     return found
+
+
+_MODULELESS = frozenset({"App", "Workspace", "Module"})
+
+
+def adopt_modules(own: ParsedFile, others: list[ParsedFile]) -> ParsedFile:
+    """A copy of `own` whose module-less documents take the module of their only namesake."""
+    by_kind_name: dict[tuple[str, str], list[Document]] = {}
+    for parsed in others:
+        for doc in parsed.usable:
+            by_kind_name.setdefault(doc.identity[1:], []).append(doc)
+    changed = False
+    usable = []
+    for doc in own.usable:
+        namesakes = by_kind_name.get(doc.identity[1:], [])
+        if doc.module is None and doc.kind not in _MODULELESS and len(namesakes) == 1:
+            doc = replace(doc, module=namesakes[0].module)
+            changed = True
+        usable.append(doc)
+    if not changed:
+        return own
+    return ParsedFile(own.docs, own.problems, own.warnings, usable)
+
+
+def replacement_notes(own: ParsedFile, others: list[ParsedFile]) -> list[Problem]:
+    """Warnings saying which existing document each input document was validated in place of."""
+    existing = {d.identity: d for parsed in others for d in parsed.usable}
+    return [Problem("FS-IDENTITY-REPLACES", doc.rel, doc.line, "structural",
+                    f"same identity as {existing[doc.identity].rel}; validated as its replacement",
+                    f"Write it to {existing[doc.identity].rel} to change that document.")
+            for doc in own.usable if doc.identity in existing]

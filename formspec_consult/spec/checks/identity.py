@@ -32,15 +32,18 @@ def apply_overrides(docs: list[Document], out: Findings) -> list[Document]:
 
 
 def check_duplicates(docs: list[Document], out: Findings) -> None:
-    """Two effective documents may not share (module, kind, name)."""
-    first: dict[tuple[str, str, str], Document] = {}
+    """Two effective documents may not share (module, kind, name); each copy gets the problem."""
+    groups: dict[tuple[str, str, str], list[Document]] = {}
     for doc in docs:
-        if not doc.name:
+        if doc.name:
+            groups.setdefault(doc.identity, []).append(doc)
+    for group in groups.values():
+        if len(group) < 2:
             continue
-        seen = first.setdefault(doc.identity, doc)
-        if seen is not doc:
+        for doc in group:
+            others = ", ".join(f"{o.rel}:{o.line}" for o in group if o is not doc)
             module = f"module {doc.module!r}" if doc.module else "the project"
             out.error("FS-IDENTITY-DUPLICATE", doc, ("metadata", "name"),
-                      f"{effective_kind(doc.kind)} {doc.name!r} already exists in {module} ({seen.rel}:{seen.line})",
+                      f"{effective_kind(doc.kind)} {doc.name!r} is also declared in {module} at {others}",
                       "Identity is (module, kind, metadata.name), not the file name: rename one of them, "
                       "or edit the existing file instead.")

@@ -53,5 +53,5 @@ def _resolve(doc: Document, ref: str, index: Index, out: Findings, path: tuple[A
                   "help find it), or create that entity first.")
     elif not index.may_reference(doc.module, module):
         out.error(code + "-DEPENDS", doc, path,
-                  f"{what} points into module {module!r}, which module {doc.module!r} does not depend on",
+                  f"{what} points to {ref!r} in module {module!r}, which module {doc.module!r} does not depend on",
                   f"Add `- module: {module}` to `depends:` in {doc.module}'s module.yaml.")

@@ -1,0 +1,101 @@
+"""Kind schemas: ours by default, official ones (project, then user cache) when present."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from formspec_consult.spec import Project, UnknownKind, kind_schema, known_kinds
+
+from .conftest import entity
+
+OFFICIAL_ENTITY = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {"spec": {"type": "object", "required": ["version", "owner_team"]}},
+}
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "xdg-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return cache
+
+
+def test_known_kinds_are_the_34_kinds_plus_workspace_seed_and_document() -> None:
+    kinds = known_kinds()
+    assert len(kinds) == 37 and len(set(kinds)) == 37
+    assert {"Entity", "App", "Module", "Workflow", "VisualSpecKind", "Workspace", "Seed", "Document"} <= set(kinds)
+
+
+@pytest.mark.parametrize("kind", known_kinds())
+def test_every_known_kind_has_a_valid_builtin_schema(kind: str) -> None:
+    schema, source = kind_schema(kind)
+    Draft202012Validator.check_schema(schema)
+    assert source == "formspec-consult built-in schema"
+    assert set(schema["required"]) == {"apiVersion", "kind", "metadata", "spec"}
+
+
+def test_kind_lookup_is_case_insensitive_and_unknown_kinds_list_the_known_ones() -> None:
+    assert kind_schema("entity")[0]["title"] == "Entity"
+    with pytest.raises(UnknownKind) as caught:
+        kind_schema("Invoice")
+    assert "Unknown kind 'Invoice'" in str(caught.value) and "Entity" in str(caught.value)
+
+
+def test_entity_schema_is_rich() -> None:
+    schema, _ = kind_schema("Entity")
+    field = schema["$defs"]["field"]
+    assert "relation" in field["properties"] and "natural_key_rule" in field["properties"]
+    assert "state_machine" in schema["properties"]["spec"]["properties"]
+
+
+def test_official_project_schema_is_preferred_and_named(shop: Project, shop_dir: Path) -> None:
+    (shop_dir / "schemas").mkdir()
+    (shop_dir / "schemas" / "Entity.Schema.json").write_text("{}")  # lenient name matching …
+    (shop_dir / "schemas" / "entity.schema.json").write_text(json.dumps(OFFICIAL_ENTITY))  # … first sorted wins
+    schema, source = kind_schema("ENTITY", shop)
+    assert source.startswith("official schema from ") and source.endswith("schemas/Entity.Schema.json")
+
+
+def test_validation_uses_the_official_schema_when_present(shop: Project, shop_dir: Path) -> None:
+    (shop_dir / "schemas").mkdir()
+    (shop_dir / "schemas" / "entity.schema.json").write_text(json.dumps(OFFICIAL_ENTITY))
+    result = shop.validate(overlay={"spec/modules/shop/x.yaml": entity("x", "  fields: []\n")})
+    assert any("'owner_team' is a required property" in p.message for p in result.problems)
+    schema, source = kind_schema("entity", shop)
+    assert schema == OFFICIAL_ENTITY and "schemas/entity.schema.json" in source
+
+
+def test_user_cache_schema_is_used_when_the_project_has_none(shop: Project, _isolated_user_cache: Path) -> None:
+    folder = _isolated_user_cache / "formspec" / "schemas"
+    folder.mkdir(parents=True)
+    (folder / "form.json").write_text(json.dumps({"type": "object"}))
+    _, source = kind_schema("Form", shop)
+    assert source.startswith("official schema from the user cache")
+    assert kind_schema("Table", shop)[1] == "formspec-consult built-in schema"
+
+
+def test_a_broken_official_schema_falls_back_to_ours_with_a_warning(shop: Project, shop_dir: Path) -> None:
+    (shop_dir / "schemas").mkdir()
+    (shop_dir / "schemas" / "module.schema.json").write_text("{not json")
+    assert kind_schema("Module", shop)[1] == "formspec-consult built-in schema"
+    result = shop.validate()
+    assert result.ok
+    assert "FS-SCHEMA-SOURCE" in [w.code for w in result.warnings]
+
+
+def test_builtin_schema_accepts_the_fixture_and_fast_path_agrees_with_jsonschema(shop: Project) -> None:
+    for doc in shop.documents():
+        schema, _ = kind_schema(doc.kind)
+        assert not list(Draft202012Validator(schema).iter_errors(doc.data)), doc.rel
+
+
+def test_official_schema_with_an_unhelpful_file_name_is_matched_by_content(shop: Project, shop_dir: Path) -> None:
+    (shop_dir / "schemas").mkdir()
+    (shop_dir / "schemas" / "v1-0042.json").write_text(json.dumps({"title": "Workflow", "type": "object"}))
+    assert kind_schema("workflow", shop)[1].endswith("schemas/v1-0042.json")
