@@ -143,7 +143,10 @@ class EventLog:
                 line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
             except (TypeError, ValueError) as exc:
                 raise EventLogError(f"event {type!r} is not JSON-serialisable: {exc}") from exc
-            os.write(self._fd, (line + "\n").encode("utf-8"))  # one write of one whole line
+            data = (line + "\n").encode("utf-8")
+            written = os.write(self._fd, data)  # one write of one whole line (O_APPEND)
+            while written < len(data):  # only on a signal or a full disk; finish the line
+                written += os.write(self._fd, data[written:])
             os.fsync(self._fd)
             self.last_seq = seq
         return event

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -128,3 +131,34 @@ def test_a_closed_log_refuses_appends(log_path: Path) -> None:
         log.append("notice", level="info", message="a")
     with pytest.raises(EventLogError, match="closed"):
         log.append("notice", level="info", message="b")
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from formspec_consult.sessions.events import EventLog
+log = EventLog(Path(sys.argv[1]))
+n = 0
+while True:
+    n += 1
+    log.append("tool_result", call_id=f"c{n}", ok=True, result="x" * 20000, duration_ms=1.0)
+    if n == 20:
+        print("writing", flush=True)  # the test kills us mid-stream from here on
+"""
+
+
+@pytest.mark.slow
+def test_kill_9_while_writing_loses_at_most_the_event_being_written(log_path: Path) -> None:
+    process = subprocess.Popen([sys.executable, "-c", WRITER, str(log_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "writing"
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        process.stdout.close()  # type: ignore[union-attr]
+    events = list(EventLog.read(log_path))
+    assert len(events) >= 20
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))  # nothing lost in between
+    resumed = EventLog(log_path)
+    assert resumed.append("session_resumed", model="m", provider="p")["seq"] == len(events) + 1
+    assert list(EventLog.read(log_path))[-1]["type"] == "session_resumed"
