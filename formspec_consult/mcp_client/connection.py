@@ -29,6 +29,17 @@ State = Literal["stopped", "starting", "running", "dead"]
 START_TIMEOUT = 30.0
 
 
+def describe(exc: BaseException) -> str:
+    """A one-line reason from an exception, looking inside task-group exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    if status in (401, 403):
+        return f"HTTP {status}: the server refused the credentials (check the Authorization header / token)"
+    return f"HTTP {status}: {exc}" if status else f"{type(exc).__name__}: {exc}"
+
+
 class ServerDied(RuntimeError):
     """The server stopped answering (exited, closed its pipe, or timed out)."""
 
@@ -123,7 +134,8 @@ class ServerConnection:
                 await self._stop.wait()
         except Exception as exc:  # a server that fails to start or dies: recorded, never raised here
             if self.state != "dead" or self.last_error is None:
-                self._mark_dead(f"{type(exc).__name__}: {exc}")
+                hint = f" (check the URL {self.spec.url} and its headers/token)" if self.spec.url else ""
+                self._mark_dead(describe(exc) + hint)
         finally:
             self._client = None
             self._ready.set()
