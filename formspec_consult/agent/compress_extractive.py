@@ -81,6 +81,24 @@ def _paths(messages: list[Message]) -> list[str]:
     return list(found)
 
 
+def _mentions(messages: list[Message], focus: str) -> list[str]:
+    """The latest lines (from the person or the consultant) that mention a word of the focus."""
+    def stems(text: str) -> set[str]:  # crude but language-neutral: "refunds" ~ "refunded"
+        return {word[:5] for word in re.findall(r"\w{4,}", text.casefold())}
+
+    words = stems(focus)
+    if not words:
+        return []
+    found = [
+        _clip(line, 240)
+        for message in messages
+        if message.get("role") in ("user", "assistant") and not is_summary(message)
+        for line in _text(message).splitlines()
+        if words & stems(line)
+    ]
+    return list(dict.fromkeys(found))[-8:]
+
+
 def extractive_summary(messages: list[Message], *, focus: str | None = None, budget_chars: int = 4000) -> str:
     """A structured summary of `messages` built without a model, about `budget_chars` long."""
     users = [_text(m) for m in messages if m.get("role") == "user" and not is_summary(m) and _text(m).strip()]
@@ -116,6 +134,7 @@ def extractive_summary(messages: list[Message], *, focus: str | None = None, bud
     ]
     if focus:
         sections.insert(0, ("Focus requested", [_clip(focus, 300)]))
+        sections.insert(3, ("About the focus", _mentions(messages, focus)))
     out = ["(extractive summary, made without a model)"]
     for title, items in sections:
         if not items:

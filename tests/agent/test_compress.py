@@ -235,3 +235,18 @@ async def test_a_counter_that_includes_tool_declarations_does_not_starve_the_sum
     done = await compressor.compact(history)
     assert done is not None and done.method == "summarised" and requests
     assert done.tokens_after <= compressor.threshold_tokens
+
+
+@pytest.mark.anyio
+async def test_a_forced_extractive_compaction_keeps_the_lines_about_the_focus(log: EventLog) -> None:
+    history = discovery(log, 10)
+    history.add_user("Deposits: 20% when booking online, refunded if cancelled a day ahead.")
+    history.add_assistant("Noted the deposit rule.", None)
+    for turn in range(3):
+        history.add_user(f"Later question {turn}")
+        history.add_assistant("ok", None)
+    done = await make(summarise=None, window=100000).compact(history, force=True, focus="deposit refunds")
+    assert done is not None and done.method == "extractive"
+    about = done.summary.split("## About the focus", 1)[1].split("\n## ", 1)[0]
+    assert "20% when booking online" in about and "Noted the deposit rule." in about
+    assert "Later question" not in about
