@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping
-from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -30,51 +28,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-FAKE_MODEL = "fake"
+from tests.fakes.openai_wire import (
+    FAKE_MODEL,
+    FakeReply,
+    RecordedRequest,
+    error_body,
+    sse_frames,
+    usage_for,
+    whole_response,
+)
+
+__all__ = ["FAKE_MODEL", "FakeOpenAIServer", "FakeReply", "RecordedRequest", "load_script", "main"]
+
 # No keep-alive: a client cached by litellm across tests (each with its own event loop) must not
 # hold a connection that outlives its loop and is then reported as an unclosed transport.
 CLOSE = {"connection": "close"}
-
-
-@dataclass
-class FakeReply:
-    """One scripted answer. `tool_calls` items are ``{"name", "arguments": dict|str, "id"?}``."""
-
-    text: str = ""
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    usage: dict[str, int] | None = None  # prompt_tokens, completion_tokens, cached_tokens
-    status: int = 200  # anything else returns an OpenAI-style error body
-    error: str = "scripted error"
-    retry_after: str | None = None  # the Retry-After header of an error reply
-    stall: bool = False  # hang before answering, until release_stalls() or stop()
-    stall_after_chunks: int | None = None  # stream this many chunks, then hang
-    chunk_size: int = 6  # characters per text chunk and per argument fragment
-
-    @classmethod
-    def from_mapping(cls, raw: Mapping[str, Any] | str) -> FakeReply:
-        """Build from a script entry; scripted-provider keys such as `expect` are ignored."""
-        if isinstance(raw, str):
-            return cls(text=raw)
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in raw.items() if k in known})
-
-
-@dataclass
-class RecordedRequest:
-    """A request the server received."""
-
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-
-
-def _chunk(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] if text else []
-
-
-def _arguments(call: Mapping[str, Any]) -> str:
-    args = call.get("arguments", {})
-    return args if isinstance(args, str) else json.dumps(args)
 
 
 class FakeOpenAIServer:
@@ -144,15 +112,13 @@ class FakeOpenAIServer:
             return self._error(reply.status, reply.error, headers)
         self._counter += 1
         ident = f"chatcmpl-fake-{self._counter}"
-        usage = self._usage(reply, body)
+        usage, model = usage_for(reply, body), body.get("model", FAKE_MODEL)
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            return StreamingResponse(
-                self._sse(reply, ident, body.get("model", FAKE_MODEL), usage if include_usage else None),
-                media_type="text/event-stream",
-                headers=CLOSE,
-            )
-        return JSONResponse(self._whole(reply, ident, body.get("model", FAKE_MODEL), usage), headers=CLOSE)
+            frames = sse_frames(reply, ident, model, usage if include_usage else None)
+            return StreamingResponse(self._sse(frames, reply.stall_after_chunks), media_type="text/event-stream",
+                                     headers=CLOSE)
+        return JSONResponse(whole_response(reply, ident, model, usage), headers=CLOSE)
 
     async def _stall(self) -> None:
         assert self._release is not None
@@ -160,61 +126,11 @@ class FakeOpenAIServer:
 
     @staticmethod
     def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
-        kind = {401: "invalid_request_error", 404: "not_found_error", 429: "rate_limit_error"}.get(status, "server_error")
-        payload = {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
-        return JSONResponse(payload, status_code=status, headers={**CLOSE, **(headers or {})})
+        return JSONResponse(error_body(status, message), status_code=status, headers={**CLOSE, **(headers or {})})
 
-    @staticmethod
-    def _usage(reply: FakeReply, body: Mapping[str, Any]) -> dict[str, Any]:
-        given = dict(reply.usage or {})
-        prompt = given.get("prompt_tokens", max(1, len(json.dumps(body.get("messages", []))) // 4))
-        completion = given.get("completion_tokens", max(1, len(reply.text) // 4))
-        usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion}
-        usage["total_tokens"] = prompt + completion
-        if "cached_tokens" in given:
-            usage["prompt_tokens_details"] = {"cached_tokens": given["cached_tokens"]}
-        return usage
-
-    @staticmethod
-    def _finish(reply: FakeReply) -> str:
-        return "tool_calls" if reply.tool_calls else "stop"
-
-    def _whole(self, reply: FakeReply, ident: str, model: str, usage: dict[str, Any]) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
-        if reply.tool_calls:
-            message["tool_calls"] = [
-                {"id": c.get("id", f"call_{i}"), "type": "function",
-                 "function": {"name": c["name"], "arguments": _arguments(c)}}
-                for i, c in enumerate(reply.tool_calls)
-            ]
-        choice = {"index": 0, "message": message, "finish_reason": self._finish(reply)}
-        return {"id": ident, "object": "chat.completion", "created": int(time.time()), "model": model,
-                "choices": [choice], "usage": usage}
-
-    async def _sse(
-        self, reply: FakeReply, ident: str, model: str, usage: dict[str, Any] | None
-    ) -> AsyncIterator[bytes]:
-        def frame(choices: list[dict[str, Any]], **extra: Any) -> bytes:
-            chunk = {"id": ident, "object": "chat.completion.chunk", "created": int(time.time()),
-                     "model": model, "choices": choices, **extra}
-            return f"data: {json.dumps(chunk)}\n\n".encode()
-
-        def delta(content: dict[str, Any], finish: str | None = None) -> bytes:
-            return frame([{"index": 0, "delta": content, "finish_reason": finish}])
-
-        frames = [delta({"role": "assistant", "content": ""})]
-        frames += [delta({"content": piece}) for piece in _chunk(reply.text, reply.chunk_size)]
-        for index, call in enumerate(reply.tool_calls):
-            head = {"index": index, "id": call.get("id", f"call_{index}"), "type": "function",
-                    "function": {"name": call["name"], "arguments": ""}}
-            frames.append(delta({"tool_calls": [head]}))
-            for fragment in _chunk(_arguments(call), reply.chunk_size):
-                frames.append(delta({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]}))
-        frames.append(delta({}, self._finish(reply)))
-        if usage is not None:
-            frames.append(frame([], usage=usage))
+    async def _sse(self, frames: list[bytes], stall_after: int | None) -> AsyncIterator[bytes]:
         for number, data in enumerate(frames):
-            if reply.stall_after_chunks is not None and number == reply.stall_after_chunks:
+            if stall_after is not None and number == stall_after:
                 await self._stall()
                 return
             yield data
