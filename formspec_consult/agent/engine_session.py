@@ -13,6 +13,7 @@ from formspec_consult.agent.engine_setup import LOCAL, REGISTRY, consult_dir, re
 from formspec_consult.agent.events import AgentEvent
 from formspec_consult.agent.history import History
 from formspec_consult.agent.loop import AgentLoop
+from formspec_consult.mcp_client.config import parse_servers
 from formspec_consult.mcp_client.manager import MCPManager
 from formspec_consult.providers.base import Provider
 from formspec_consult.sessions.events import EventLog
@@ -57,20 +58,19 @@ def _open_transcript(session_dir: Path) -> Any:
     return Transcript(session_dir / "transcript.md")
 
 
-def _pick_session(options: Any, project_root: Path) -> tuple[str, Path, bool]:
-    """(id, folder, resumed): --resume ID, --continue (the latest), or a new session."""
-    from formspec_consult.sessions.folder import SessionError, ensure_session, existing_session, latest_session
+def _existing_session(options: Any, project_root: Path) -> tuple[str, Path] | None:
+    """(id, folder) for --resume ID or --continue (the latest); None for a new session. Writes nothing."""
+    from formspec_consult.sessions.folder import SessionError, existing_session, latest_session
 
     folder = consult_dir(project_root)
     if options.resume:
-        return options.resume, existing_session(folder, options.resume), True
+        return options.resume, existing_session(folder, options.resume)
     if options.continue_latest:
         latest = latest_session(folder)
         if latest is None:
             raise SessionError(f"No session to continue in {folder}; start one without --continue.")
-        return latest, existing_session(folder, latest), True
-    session_id, path = ensure_session(folder, None)
-    return session_id, path, False
+        return latest, existing_session(folder, latest)
+    return None
 
 
 def _recorded(events: list[dict[str, Any]], key: str) -> Any:
@@ -87,12 +87,15 @@ async def open_session(options: Any) -> Session:
     from formspec_consult.config import load_settings
 
     project_root = resolve_project(options.project)
-    session_id, session_dir, resumed = _pick_session(options, project_root)
-    events = list(EventLog.read(session_dir / "events.jsonl")) if resumed else []
+    existing = _existing_session(options, project_root)
+    resumed = existing is not None
+    events = list(EventLog.read(existing[1] / "events.jsonl")) if existing else []
     flags = dict(options.flags)
     if resumed and not flags.get("model") and options.provider is None:
-        flags["model"] = _recorded(events, "model")  # resume keeps the session's model
-        flags.setdefault("base_url", _recorded(events, "base_url"))
+        flags["model"] = _recorded(events, "model")  # resume keeps the session's model (and endpoint)
+        flags["base_url"] = flags.get("base_url") or _recorded(events, "base_url")
+        flags["context_window"] = flags.get("context_window") or _recorded(events, "window")
+        flags["allow_unvalidated"] = flags.get("allow_unvalidated") or _recorded(events, "allow_unvalidated")
     settings = load_settings(project_root, flags)
     provider = options.provider
     if provider is None:
@@ -100,6 +103,13 @@ async def open_session(options: Any) -> Session:
 
         provider = open_provider(settings)
         check_capability(provider, allow_unvalidated=settings.allow_unvalidated)
+    if settings.mcp_servers:  # a bad MCP config fails before anything is written
+        parse_servers({"mcpServers": settings.mcp_servers})
+    if existing is None:
+        from formspec_consult.sessions.folder import ensure_session
+
+        existing = ensure_session(consult_dir(project_root), None)
+    session_id, session_dir = existing
     window, usable = usable_window(settings, provider)
     manager = MCPManager(server_specs(settings, project_root, session_id, in_memory=options.in_memory_server))
     log = EventLog(session_dir / "events.jsonl")
@@ -139,6 +149,7 @@ def _assemble(session_id: str, session_dir: Path, project_root: Path, settings: 
 def _session_meta(session: Session) -> dict[str, Any]:
     return {"session_id": session.session_id, "model": session.provider.model, "provider": session.provider.name,
             "base_url": session.settings.base_url, "project": str(session.project_root),
+            "allow_unvalidated": bool(session.settings.allow_unvalidated),
             "window": session.window, "usable_window": session.compressor.usable_window,
             "threshold_tokens": session.compressor.threshold_tokens}
 

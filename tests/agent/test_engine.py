@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+import yaml
 
 from formspec_consult.agent.engine import Engine, EngineOptions, ToolError
-from formspec_consult.agent.events import AgentEvent, AssistantMessage, DraftsChanged, Notice, TurnFinished
+from formspec_consult.agent.events import (
+    AgentEvent, AssistantMessage, DraftsChanged, Notice, ToolCallFinished, TurnFinished,
+)
+from formspec_consult.mcp_client import MCPConfigError
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.sessions.events import EventLog
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
@@ -180,3 +185,38 @@ async def test_compact_command_forces_a_compaction(project: Path) -> None:
         assert engine.status()["compactions"] == 1
     finally:
         await engine.aclose()
+
+
+def configure_extra_server(project: Path) -> None:
+    fake = Path(__file__).parents[1] / "mcp_client" / "fake_server.py"
+    config = {"mcpServers": {"extra": {"command": sys.executable, "args": [str(fake), "extra"],
+                                       "env": {"PYTHONPATH": str(Path(__file__).parents[2])}}}}
+    (project / ".formspec").mkdir(exist_ok=True)
+    (project / ".formspec" / "consult.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+
+
+@pytest.mark.slow
+async def test_a_configured_server_killed_mid_call_is_a_tool_error_the_turn_survives(project: Path) -> None:
+    configure_extra_server(project)
+    replies = [{"tool_calls": [{"name": "die", "arguments": {}}]},
+               {"tool_calls": [{"name": "echo", "arguments": {"text": "still here"}}]}, "All good."]
+    engine, provider = await open_engine(project, replies)
+    try:
+        events = await run(engine, "go")
+        finished = [e for e in events if isinstance(e, ToolCallFinished)]
+        assert [e.ok for e in finished] == [False, True] and finished[1].result == "still here"
+        assert "was restarted" in finished[0].result
+        assert events[-1] == TurnFinished("done")
+        extra = next(s for s in engine.status()["mcp"] if s["name"] == "extra")
+        assert extra["state"] == "running" and extra["restarts"] == 1
+    finally:
+        await engine.aclose()
+
+
+async def test_a_missing_variable_in_the_mcp_config_is_named_and_no_session_is_created(project: Path) -> None:
+    (project / ".formspec").mkdir(exist_ok=True)
+    (project / ".formspec" / "consult.yaml").write_text(
+        "mcpServers:\n  files:\n    command: srv\n    env: {TOKEN: '${FILES_TOKEN}'}\n", encoding="utf-8")
+    with pytest.raises(MCPConfigError, match="FILES_TOKEN is not set"):
+        await open_engine(project, [])
+    assert not (project / ".formspec" / "consult").exists()
