@@ -22,6 +22,8 @@ def _log_to_file(consult_dir: Path) -> None:
         root.removeHandler(existing)
     root.addHandler(handler)
     root.setLevel(logging.INFO)
+    # The SDK logs every request at INFO; one disk write per message would slow each round trip.
+    logging.getLogger("mcp").setLevel(logging.WARNING)
 
 
 @click.command("mcp-serve")

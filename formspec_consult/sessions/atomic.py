@@ -25,10 +25,12 @@ def sha256_bytes(data: bytes | None) -> str:
     return ABSENT if data is None else hashlib.sha256(data).hexdigest()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Write ``data`` to ``path`` so that readers see either the old or the new bytes, never half.
 
-    Parent folders are created. The file keeps the mode of the file it replaces.
+    Parent folders are created. The file keeps the mode of the file it replaces. ``durable``
+    also fsyncs the file and its folder (for the project's real files and the undo stack); drafts
+    skip it — they are scratch copies, and the fsyncs would cost more than validating them.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -36,7 +38,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         with contextlib.suppress(FileNotFoundError):
             os.chmod(tmp_name, path.stat().st_mode & 0o7777)
         os.replace(tmp_name, path)
@@ -44,7 +47,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def remove_file(path: Path) -> None:

@@ -100,7 +100,7 @@ class DraftStore:
         """Write (or replace) a draft and record the target's current hash."""
         data = check_content(content)
         file = self.draft_file(spec_path.rel)
-        write_atomic(file, data)
+        write_atomic(file, data, durable=False)
         records = self._load()
         records[spec_path.rel] = DraftRecord(
             rel=spec_path.rel,
@@ -195,4 +195,4 @@ class DraftStore:
 
     def _save(self, records: dict[str, DraftRecord]) -> None:
         payload = {"v": 1, "drafts": {rel: asdict(rec) for rel, rec in sorted(records.items())}}
-        write_atomic(self.folder / MANIFEST, json.dumps(payload, indent=2).encode("utf-8"))
+        write_atomic(self.folder / MANIFEST, json.dumps(payload, indent=2).encode("utf-8"), durable=False)
