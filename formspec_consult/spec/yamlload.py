@@ -95,25 +95,28 @@ class _Builder:
         self.active: set[int] = set()
         self.aliases = 0
         self.nodes = 0
+        self.replaying = 0
 
     def build(self, node: yaml.Node) -> Any:
         key = id(node)
         if key in self.active:
             raise _error("FS-YAML-ALIAS", "recursive alias: a node contains itself", node,
                          "Remove the self-referencing anchor/alias.")
-        if key in self.seen:
-            self.aliases += 1
+        replay = key in self.seen  # an alias: this node was built before
+        if replay and not self.replaying:
+            self.aliases += 1  # count references written in the text, not their expansion
             if self.aliases > MAX_ALIASES:
-                raise _error("FS-YAML-ALIAS", f"more than {MAX_ALIASES} alias uses", node,
+                raise _error("FS-YAML-ALIAS", f"more than {MAX_ALIASES} alias uses (the anchor is here)", node,
                              "Write the values out instead of using YAML anchors and aliases.")
         self.seen.add(key)
         self.nodes += 1
-        if self.nodes > MAX_NODES:
-            raise _error("FS-YAML-ALIAS", f"the document expands to more than {MAX_NODES:,} nodes",
+        if self.nodes > MAX_NODES:  # expansion of nested aliases (a "billion laughs" bomb)
+            raise _error("FS-YAML-ALIAS", f"alias expansion: the document grows to more than {MAX_NODES:,} nodes",
                          node, "This looks like an alias bomb; remove the anchors and aliases.")
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node)
         self.active.add(key)
+        self.replaying += replay
         try:
             if isinstance(node, yaml.SequenceNode):
                 self._check_tag(node, _T + "seq")
@@ -122,6 +125,7 @@ class _Builder:
             return self._mapping(node)
         finally:
             self.active.discard(key)
+            self.replaying -= replay
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
         if node.tag in _PLAIN_SCALAR_TAGS:
