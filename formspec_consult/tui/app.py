@@ -109,14 +109,7 @@ class ConsultApp(App[None]):
         self.review = Review(engine, self.query_one(DiffPane), lambda m, s: self.notify(m, severity=s))  # type: ignore[arg-type]
         past = history(engine.past_events())
         await self.query_one(ConversationView).load(past.entries)
-        tools = self.query_one(ToolCallsPane)
-        for started, finished in past.calls[-tools.max_entries :]:
-            if started is not None:
-                await tools.start_call(started.call_id, started.server, started.name, started.arguments)
-            if finished is not None:
-                await tools.finish_call(
-                    finished.call_id, finished.server, finished.name, finished.ok, finished.result, finished.duration_ms
-                )
+        await self.query_one(ToolCallsPane).load(past.calls)
         self.query_one(ChoiceBar).options = past.options
         self.refresh_status()
         if past.usage is not None:

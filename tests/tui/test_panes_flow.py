@@ -53,10 +53,13 @@ async def test_a_tool_call_shows_running_then_ok_with_duration_and_a_collapsed_r
         engine.release()
         await wait_until(pilot, lambda: entry.status == "ok")
         assert entry.duration_ms == 1234.0 and entry.result == '{"valid": true}'
-        assert entry.query_one(Collapsible).collapsed
-        header = str(entry.query_one(".tool-header").render())
-        assert "validate_spec" in header and "formspec-local" in header and "1.23s" in header
-        assert "yaml=kind: Entity⏎name: Booking" in str(entry.query_one(".tool-args").render())
+        assert entry.collapsed
+        header = widget_text(entry.query_one("CollapsibleTitle"))
+        assert "✓ validate_spec ok 1.23s formspec-local yaml=kind: Entity⏎name" in header
+        entry.collapsed = False
+        await pilot.pause()
+        body = widget_text(entry.query_one(".tool-body"))
+        assert '"yaml": "kind: Entity\\nname: Booking"' in body and '{"valid": true}' in body
         assert "formspec-local: ready" in str(pane.query_one("#mcp-state").render())
 
 
@@ -80,8 +83,10 @@ async def test_usage_and_compaction_update_the_status_bar_and_show_the_summary()
         assert "ctx 9.0k / 90.0k / 120.0k" in text
         assert any("History compacted" in n for n in notices(app))
         block = next(b for b in app.query_one(ConversationView).blocks if getattr(b, "role", "") == "compaction")
-        collapsible = block.query_one(Collapsible)
-        assert "40 messages" in collapsible.title and block.text == summary
+        assert isinstance(block, Collapsible) and "40 messages" in block.title and block.collapsed
+        block.collapsed = False
+        await wait_until(pilot, lambda: block.query("Markdown"))
+        assert "Barbershop bookings" in widget_text(block.query_one("MarkdownParagraph"))
 
 
 async def test_drafts_appear_with_badges_and_problems_and_the_diff_is_highlighted() -> None:

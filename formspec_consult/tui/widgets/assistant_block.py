@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import re
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
-
 
 _OPTION_LINE = re.compile(r"^\s*(?:[-*]\s+)?\(?[A-Za-z][).]\s+\S")
 
@@ -22,38 +19,37 @@ def display_markdown(text: str) -> str:
     return "\n".join(lines)
 
 
-class AssistantBlock(Vertical):
-    """One reply. `write()` appends streamed text, `finish()` settles the final text."""
+class AssistantBlock(Markdown):
+    """One reply. `write()` appends streamed text, `finish()` settles the final text.
 
-    def __init__(self, text: str = "") -> None:
-        super().__init__(classes="block assistant")
+    The block is the Markdown widget itself (no wrapper): long sessions mount many of them.
+    """
+
+    def __init__(self, text: str = "", *, finished: bool = False) -> None:
+        super().__init__(display_markdown(text), classes="block assistant")
         self.text = text
-        self.finished = False
-        self._markdown = Markdown(display_markdown(text), classes="reply")
+        self.finished = finished
+        self.set_class(finished, "finished")
         self._stream: MarkdownStream | None = None
-
-    def compose(self) -> ComposeResult:
-        yield Static("[b]Consultant[/b]", classes="who")
-        yield self._markdown
 
     async def write(self, fragment: str) -> None:
         """Append a streamed fragment (MarkdownStream batches fast deltas into few renders)."""
         if self._stream is None:
-            self._stream = Markdown.get_stream(self._markdown)
+            self._stream = Markdown.get_stream(self)
         self.text += fragment
         await self._stream.write(fragment)
 
     async def finish(self, text: str | None = None, *, note: str | None = None) -> None:
-        """End streaming; replace the text with the final message when it differs."""
+        """End streaming; show the final text (plus an italic note such as "(cancelled)")."""
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
-        if note:
-            text = (text if text is not None else self.text) + f"\n\n*{note}*"
         final = text if text is not None else self.text
+        if note:
+            final += f"\n\n*{note}*"
         shown = display_markdown(final)
         if final != self.text or shown != final:
             self.text = final
-            await self._markdown.update(shown)
+            await self.update(shown)
         self.finished = True
         self.add_class("finished")

@@ -15,7 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
-from formspec_consult.tui.widgets.message_block import MessageBlock
+from formspec_consult.tui.widgets.message_block import CompactionBlock, MessageBlock
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Entry:
 class ConversationView(VerticalScroll):
     """Scrollable list of conversation blocks with a mounted-block limit."""
 
-    DEFAULT_MAX_BLOCKS = 150
+    DEFAULT_MAX_BLOCKS = 120
 
     def __init__(self, *, max_blocks: int = DEFAULT_MAX_BLOCKS, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -50,11 +50,10 @@ class ConversationView(VerticalScroll):
 
     def _block_for(self, entry: Entry) -> Widget:
         if entry.role == "assistant":
-            block = AssistantBlock(entry.text)
-            block.finished = True
-            block.add_class("finished")
-            return block
-        return MessageBlock(entry.role, entry.text, title=entry.title)
+            return AssistantBlock(entry.text, finished=True)
+        if entry.role == "compaction":
+            return CompactionBlock(entry.text, entry.title or "History compacted")
+        return MessageBlock(entry.role, entry.text)
 
     async def load(self, entries: Iterable[Entry]) -> None:
         """Show earlier entries at once; only the newest `max_blocks` are built at all."""

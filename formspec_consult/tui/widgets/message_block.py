@@ -1,34 +1,38 @@
-"""Static blocks of the conversation: the user's messages, notices and compaction summaries."""
+"""Finished conversation entries that are not streamed replies: user messages and notices.
+
+Each is a single widget (long sessions mount many); a compaction is a Collapsible holding the
+summary, so it stays readable on demand.
+"""
 
 from __future__ import annotations
 
 from rich.markup import escape
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.widgets import Collapsible, Markdown, Static
 
+_LABELS = {"user": "You", "notice-warning": "Warning", "notice-error": "Error"}
 
-class MessageBlock(Vertical):
-    """One finished entry of the conversation that is not a streamed reply.
 
-    `role` is a CSS class (`user`, `notice-info`, `notice-warning`, `notice-error`, `compaction`,
-    `pruned`) so the stylesheet, not the code, decides how each kind looks.
-    """
+class MessageBlock(Static):
+    """`role` is a CSS class (`user`, `notice-info`, `notice-warning`, `notice-error`) so the
+    stylesheet, not the code, decides how each kind looks."""
 
-    def __init__(self, role: str, text: str, *, title: str | None = None, collapsed: bool = True) -> None:
-        super().__init__(classes=f"block {role}")
+    def __init__(self, role: str, text: str) -> None:
+        label = _LABELS.get(role)
+        markup = f"[b]{label}[/b]\n{escape(text)}" if label else escape(text)
+        super().__init__(markup, classes=f"block {role}")
         self.role = role
         self.text = text
-        self._title = title
-        self._collapsed = collapsed
 
-    def compose(self) -> ComposeResult:
-        if self.role == "compaction":
-            # The summary replaces old turns in the model's context: keep it readable on demand.
-            with Collapsible(title=self._title or "History compacted", collapsed=self._collapsed):
-                yield Markdown(self.text, classes="summary")
-        elif self.role == "user":
-            yield Static("[b]You[/b]", classes="who")
-            yield Static(escape(self.text), classes="user-text")
-        else:
-            yield Static(escape(self.text), classes="notice-text")
+
+class CompactionBlock(Collapsible):
+    """A compaction notice; expanding it shows the structured summary that replaced old turns."""
+
+    def __init__(self, summary: str, title: str) -> None:
+        super().__init__(title=title, collapsed=True, classes="block compaction")
+        self.role = "compaction"
+        self.text = summary
+
+    def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        # Build the Markdown only when first opened: most summaries are never expanded.
+        if event.collapsible is self and not self.query(Markdown):
+            self.query_one(Collapsible.Contents).mount(Markdown(self.text, classes="summary"))

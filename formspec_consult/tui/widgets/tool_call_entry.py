@@ -1,4 +1,9 @@
-"""One tool call in the tool pane: server, name, arguments, status, duration, collapsed result."""
+"""One tool call in the tool pane: a Collapsible whose title line says what was called.
+
+The title shows status, tool, a preview of the arguments, server and duration; the full
+arguments and the result sit inside, collapsed by default. One entry is four widgets, so a
+long session's hundred entries stay cheap to lay out.
+"""
 
 from __future__ import annotations
 
@@ -6,72 +11,66 @@ import json
 from typing import Any
 
 from rich.markup import escape
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
 
 # Results can be huge (a whole schema); the pane shows a capped copy, the log keeps all of it.
 RESULT_PREVIEW_CHARS = 4000
+_ICONS = {"running": "…", "ok": "✓", "error": "✗"}
 
 
-def format_arguments(arguments: dict[str, Any]) -> str:
-    """Arguments as one compact line, long values shortened."""
+def format_arguments(arguments: dict[str, Any], limit: int = 60) -> str:
+    """Arguments as one compact line, each value shortened to `limit` characters."""
     parts = []
     for key, value in arguments.items():
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         text = text.replace("\n", "⏎")
-        parts.append(f"{key}={text[:60] + '…' if len(text) > 60 else text}")
-    return ", ".join(parts) or "(no arguments)"
+        parts.append(f"{key}={text[:limit] + '…' if len(text) > limit else text}")
+    return ", ".join(parts)
 
 
-class ToolCallEntry(Vertical):
+class ToolCallEntry(Collapsible):
     """A call that is running (`status="running"`) or finished (`ok` / `error`)."""
 
     status: reactive[str] = reactive("running")
-    duration_ms: reactive[float | None] = reactive(None)
 
     def __init__(self, call_id: str, server: str, name: str, arguments: dict[str, Any]) -> None:
-        super().__init__(classes="tool-call running")
+        self._body = Static(self._body_text(arguments, None), classes="tool-body", markup=False)
+        super().__init__(self._body, title="", collapsed=True, classes="tool-call running")
         self.call_id = call_id
         self.server = server
         self.tool_name = name
         self.arguments = arguments
         self.result = ""
-        self._header = Static(classes="tool-header")
-        self._result = Static("", classes="tool-result", markup=False)
-        self._collapsible = Collapsible(self._result, title="result", collapsed=True)
-        self._collapsible.display = False
+        self.duration_ms: float | None = None
+        self.title = self.header()
 
-    def compose(self) -> ComposeResult:
-        yield self._header
-        yield Static(escape(format_arguments(self.arguments)), classes="tool-args")
-        yield self._collapsible
+    @staticmethod
+    def _body_text(arguments: dict[str, Any], result: str | None) -> str:
+        args = json.dumps(arguments, ensure_ascii=False, indent=2) if arguments else "(no arguments)"
+        if result is None:
+            return f"arguments:\n{args}\n\n(running…)"
+        shown = result if len(result) <= RESULT_PREVIEW_CHARS else result[:RESULT_PREVIEW_CHARS] + "\n… (truncated)"
+        return f"arguments:\n{args}\n\nresult ({len(result)} chars):\n{shown}"
 
-    def on_mount(self) -> None:
-        self._render_header()
-
-    def _render_header(self) -> None:
-        icon = {"running": "…", "ok": "✓", "error": "✗"}.get(self.status, "?")
+    def header(self) -> str:
+        """The title line (markup): icon, tool, status and duration, server, then an arguments
+        preview last, since that is what a narrow pane cuts off."""
         duration = f" {self.duration_ms / 1000:.2f}s" if self.duration_ms is not None else ""
-        self._header.update(
-            f"{icon} [b]{escape(self.tool_name)}[/b] [dim]{escape(self.server)}[/dim]"
-            f" [i]{self.status}{duration}[/i]"
+        args = format_arguments(self.arguments, 24)
+        return (
+            f"{_ICONS.get(self.status, '?')} [b]{escape(self.tool_name)}[/b] [i]{self.status}{duration}[/i]"
+            f" [dim]{escape(self.server)}[/dim] {escape(args)}"
         )
 
     def watch_status(self, old: str, new: str) -> None:
         self.remove_class(old)
         self.add_class(new)
-        if self.is_mounted:
-            self._render_header()
 
     def finish(self, ok: bool, result: str, duration_ms: float) -> None:
         """Mark the call finished and keep its result, collapsed."""
         self.result = result
         self.duration_ms = duration_ms
         self.status = "ok" if ok else "error"
-        shown = result if len(result) <= RESULT_PREVIEW_CHARS else result[:RESULT_PREVIEW_CHARS] + "\n… (truncated)"
-        self._result.update(shown)
-        self._collapsible.title = f"result ({len(result)} chars)"
-        self._collapsible.display = True
-        self._render_header()
+        self._body.update(self._body_text(self.arguments, result))
+        self.title = self.header()

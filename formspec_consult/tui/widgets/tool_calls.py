@@ -15,9 +15,22 @@ from formspec_consult.tui.widgets.tool_call_entry import ToolCallEntry
 
 
 def describe_mcp(state: Any) -> str:
-    """One line of server state from `status()["mcp"]` (a dict per server, or a plain string)."""
+    """One line of server state from `status()["mcp"]`: a list of server dicts, a dict, or text."""
     if not state:
         return "MCP: not connected"
+    if isinstance(state, list):
+        parts = []
+        for server in state:
+            if isinstance(server, dict):
+                line = f"{server.get('name', '?')}: {server.get('state', '?')}"
+                if server.get("tools"):
+                    line += f" ({server['tools']} tools)"
+                if server.get("restarts"):
+                    line += f", {server['restarts']} restart(s)"
+                if server.get("error") and server.get("state") != "ready":
+                    line += f" — {server['error']}"
+                parts.append(line)
+        return "MCP  " + " · ".join(parts)
     if isinstance(state, dict):
         parts = []
         for name, value in state.items():
@@ -39,7 +52,7 @@ class ToolCallsPane(Vertical):
     class RestartRequested(Message):
         """The user asked to restart the MCP servers."""
 
-    def __init__(self, *, max_entries: int = 100, id: str | None = None) -> None:
+    def __init__(self, *, max_entries: int = 60, id: str | None = None) -> None:
         super().__init__(id=id)
         self.max_entries = max_entries
         self._calls: dict[str, ToolCallEntry] = {}
@@ -77,6 +90,20 @@ class ToolCallsPane(Vertical):
         """Complete a call (a finish without a start, e.g. from an old log, gets its own entry)."""
         entry = self._calls.get(call_id) or await self.start_call(call_id, server, name, {})
         entry.finish(ok, result, duration_ms)
+
+    async def load(self, calls: list[tuple[Any, Any]]) -> None:
+        """Show finished calls from a resumed session with one mount (newest `max_entries`)."""
+        entries: list[ToolCallEntry] = []
+        for started, finished in calls[-self.max_entries :]:
+            first = started or finished
+            entry = ToolCallEntry(first.call_id, first.server, first.name, started.arguments if started else {})
+            if finished is not None:
+                entry.finish(finished.ok, finished.result, finished.duration_ms)
+            self._calls[first.call_id] = entry
+            entries.append(entry)
+        if entries:
+            await self.query_one("#tool-list", VerticalScroll).mount_all(entries)
+            await self._prune()
 
     async def _prune(self) -> None:
         excess = len(self._calls) - self.max_entries
