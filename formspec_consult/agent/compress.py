@@ -20,6 +20,7 @@ from formspec_consult.agent.compress_plan import Plan, plan_compaction, summary_
 from formspec_consult.agent.compress_rolling import Summariser, rolling_summary
 from formspec_consult.agent.events import CompactionDone
 from formspec_consult.agent.history import History
+from formspec_consult.agent.history_pairing import find_pairing_issues
 from formspec_consult.sessions.rebuild import apply_event
 
 Message = dict[str, Any]
@@ -76,6 +77,17 @@ class Compressor:
         tokens_before = self.count_tokens(history.messages)
         if not force and tokens_before <= self.threshold_tokens:
             return None
+        try:
+            event = await self._best_event(history, force=force, focus=focus)
+        except Exception:  # noqa: BLE001 - compaction must never take a session down
+            _log.exception("compaction failed unexpectedly; the history is left as it was")
+            return None
+        if event is None:
+            return None  # nothing old enough to compact: the latest turn alone is what remains
+        return self._commit(history, event, tokens_before)
+
+    async def _best_event(self, history: History, *, force: bool, focus: str | None) -> dict[str, Any] | None:
+        """The first compaction that gets under the threshold, keeping as many turns as possible."""
         event: dict[str, Any] | None = None
         for keep in dict.fromkeys((self.keep_last_turns, 1)):  # fewer kept turns only if needed
             plan = plan_compaction(
@@ -93,9 +105,7 @@ class Compressor:
                 event = candidate
             if event is not None and event["tokens_after"] <= self.threshold_tokens:
                 break
-        if event is None:
-            return None  # nothing old enough to compact: the latest turn alone is what remains
-        return self._commit(history, event, tokens_before)
+        return event
 
     async def _event(self, history: History, plan: Plan, focus: str | None) -> dict[str, Any] | None:
         """The ``compaction`` event `plan` leads to (with its tokens_after), or None if it is a no-op."""
@@ -122,6 +132,10 @@ class Compressor:
         }
         after = copy.deepcopy(history.messages)
         apply_event(after, event)
+        issues = find_pairing_issues(after)
+        if issues:  # cannot happen by construction; never commit it if it ever does
+            _log.error("compaction plan skipped, it would break tool pairing: %s", issues[0].describe())
+            return None
         event["tokens_after"] = self.count_tokens(after)
         return event
 

@@ -250,3 +250,19 @@ async def test_a_forced_extractive_compaction_keeps_the_lines_about_the_focus(lo
     about = done.summary.split("## About the focus", 1)[1].split("\n## ", 1)[0]
     assert "20% when booking online" in about and "Noted the deposit rule." in about
     assert "Later question" not in about
+
+
+@pytest.mark.anyio
+async def test_an_unexpected_failure_inside_compaction_leaves_the_history_untouched(log: EventLog) -> None:
+    history = discovery(log, 30)
+    before, last_seq = list(history.messages), log.last_seq
+    calls = iter(range(100))
+
+    def flaky_counter(messages: list[dict]) -> int:
+        if next(calls) == 1:  # the first count decides to compact; the planner's count then breaks
+            raise RuntimeError("tokenizer crashed")
+        return estimate_tokens(messages)
+
+    compressor = Compressor(count_tokens=flaky_counter, usable_window=3000)
+    assert await compressor.compact(history) is None
+    assert history.messages == before and log.last_seq == last_seq

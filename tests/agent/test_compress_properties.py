@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import tempfile
 from pathlib import Path
 
@@ -81,6 +82,25 @@ def achievable(history: History, compressor: Compressor, chosen: list[str]) -> b
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=operations, summariser=summarisers)
 def test_compaction_keeps_every_invariant_on_random_histories(ops: list[tuple], summariser: str) -> None:
+    errors = _ErrorRecorder()
+    logging.getLogger("formspec_consult.agent.compress").addHandler(errors)
+    try:
+        _play(ops, summariser)
+    finally:
+        logging.getLogger("formspec_consult.agent.compress").removeHandler(errors)
+    assert errors.records == []  # a swallowed internal failure would hide a bug: none allowed
+
+
+class _ErrorRecorder(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record.getMessage())
+
+
+def _play(ops: list[tuple], summariser: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         log = EventLog(Path(folder) / "events.jsonl")
         history = History(log=log, messages=[SYSTEM])
