@@ -138,6 +138,7 @@ def _play(ops: list[tuple], summariser: str) -> None:
                 if done is not None and achievable(history, compressor, chosen):
                     assert done.tokens_after <= compressor.threshold_tokens
                 assert sum(1 for m in history.messages if is_summary(m)) <= 1
+                assert rebuild_history(EventLog.read(log.path)) == history.messages
             history.check_pairing()
             text = visible_text(history)
             assert all(line in text for line in chosen)  # every decision stays in the model's view
