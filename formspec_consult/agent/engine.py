@@ -9,6 +9,7 @@ registry and any extra servers, and creates or resumes the session. `run_turn` r
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,12 @@ class Engine:
         return f"[chosen: {option}]"
 
     async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
-        """Run one user turn, or a slash command; the last event is always a TurnFinished."""
+        """Run one user turn, or a slash command; the last event is always a TurnFinished.
+
+        Cancelling the consuming task cancels the turn and leaves a valid history. Consume it with
+        ``contextlib.aclosing`` so that cleanup also runs at once when the consumer itself is
+        cancelled between two events (otherwise it runs when the generator is finalised).
+        """
         try:
             command = parse_slash(text)
         except SlashError as exc:
@@ -89,11 +95,14 @@ class Engine:
         if command is not None:
             from formspec_consult.agent.slash_run import run_slash
 
-            async for event in run_slash(self, self._s, command):
-                yield event
+            async with aclosing(run_slash(self, self._s, command)) as events:
+                async for event in events:
+                    yield event
             return
-        async for event in self._s.loop.run_turn(self.resolve_choice(text)):
-            yield event
+        # aclosing: closing this generator closes the loop's at once (its cleanup repairs the history).
+        async with aclosing(self._s.loop.run_turn(self.resolve_choice(text))) as events:
+            async for event in events:
+                yield event
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         """Call a local MCP tool (diff, apply, …) as the client; raises ToolError on failure."""

@@ -61,6 +61,7 @@ class AgentLoop:
         self.usage = UsageTotals()
         self.last_options: tuple[str, ...] = ()
         self._logged_tools_digest: str | None = None
+        self._partial = ""  # text streamed by a reply that has not completed yet
 
     def count(self, messages: list[dict[str, Any]] | None = None) -> int:
         """Prompt tokens of a request with these messages (default: the history) and the tools."""
@@ -156,12 +157,15 @@ class AgentLoop:
                         tools_sha256=digest, **extra)
         self.usage.context_tokens, self.usage.reported = tokens, False
         completion: Completion | None = None
+        self._partial = ""
         async for item in self.provider.stream(messages, tools):
             if isinstance(item, TextDelta):
                 if item.text:
+                    self._partial += item.text
                     yield self.emit(AssistantDelta(item.text))
             else:
                 completion = item
+        self._partial = ""
         if completion is None:
             raise ProviderError("the provider ended its reply without a completion", hint="try again")
         self.log.append("response", text=completion.text, tool_calls=[_call_dict(c) for c in completion.tool_calls],
@@ -217,6 +221,9 @@ class AgentLoop:
 
     def _finish_cancelled(self) -> None:
         """Leave a valid history after a cancelled turn, and say so in the log and transcript."""
+        if self._partial.strip():  # what the person already read stays in the model's view
+            self.history.add_assistant(self._partial.rstrip() + "\n[reply interrupted by the user]")
+            self._partial = ""
         actions = self.history.repair_pairing()
         self.log.append("turn_finished", turn=self.turn, reason="cancelled", error=None, repaired=actions)
         self.record(TurnFinished("cancelled"))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -98,10 +99,11 @@ async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
         for text in turns:
             if not text.strip():
                 continue
-            async for event in engine.run_turn(text):
-                out.event(event)
-                if event.kind == "turn_finished":
-                    code = max(code, EXIT_BY_REASON.get(event.reason, 1))
+            async with aclosing(engine.run_turn(text)) as events:
+                async for event in events:
+                    out.event(event)
+                    if event.kind == "turn_finished":
+                        code = max(code, EXIT_BY_REASON.get(event.reason, 1))
     finally:
         await engine.aclose()
     return code

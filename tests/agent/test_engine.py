@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +221,22 @@ async def test_a_missing_variable_in_the_mcp_config_is_named_and_no_session_is_c
     with pytest.raises(MCPConfigError, match="FILES_TOKEN is not set"):
         await open_engine(project, [])
     assert not (project / ".formspec" / "consult").exists()
+
+
+async def test_closing_a_turn_between_events_repairs_the_history_at_once(project: Path) -> None:
+    engine, provider = await open_engine(project, [propose(), "after the cancel"])
+    try:
+        async with aclosing(engine.run_turn("draft it")) as events:
+            async for event in events:
+                if event.kind == "tool_call_started":
+                    break  # the consumer goes away before the tool result
+        await run(engine, "go on")
+        # The model's next request is valid: every tool call it made has exactly one result.
+        request = provider.requests[-1]
+        calls = [c["id"] for m in request if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+        results = [m["tool_call_id"] for m in request if m["role"] == "tool"]
+        assert calls and sorted(calls) == sorted(results)
+        finished = [e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "turn_finished"]
+        assert [e["reason"] for e in finished] == ["cancelled", "done"]
+    finally:
+        await engine.aclose()

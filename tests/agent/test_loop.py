@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -175,3 +175,26 @@ async def test_history_is_compacted_before_a_request_that_would_pass_the_thresho
         r.loop.history.check_pairing()
         assert r.loop.history.messages[-1]["content"].startswith("Reply 5")
         assert json.dumps(r.logged("compaction"))
+
+
+async def test_cancelling_mid_reply_keeps_the_text_already_shown_in_the_history(tmp_path: Path) -> None:
+    async with rig(tmp_path, ["First part of a long answer " * 20, "next"]) as r:
+        seen = anyio.Event()
+
+        async def consume() -> None:
+            async with aclosing(r.loop.run_turn("talk")) as events:
+                async for event in events:
+                    if event.kind == "assistant_delta":
+                        seen.set()
+                        await anyio.sleep_forever()  # the person presses Esc while the reply streams
+
+        task = asyncio.get_running_loop().create_task(consume())
+        with anyio.fail_after(10):
+            await seen.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        last = r.loop.history.messages[-1]
+        assert last["role"] == "assistant" and last["content"].startswith("First part")
+        assert last["content"].endswith("[reply interrupted by the user]")
+        r.loop.history.check_pairing()
