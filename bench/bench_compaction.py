@@ -97,6 +97,10 @@ def run(mode: str, folder: Path) -> dict[str, object]:
         request()
         history.add_assistant(reply, None)
     visible = "\n".join(str(m.get("content")) for m in history.messages)
+    methods: dict[str, int] = {}
+    for event in EventLog.read(log.path):
+        if event["type"] == "compaction":
+            methods[event["method"]] = methods.get(event["method"], 0) + 1
     assert rebuild_history(EventLog.read(log.path)) == history.messages
     log.close()
     return {
@@ -105,6 +109,7 @@ def run(mode: str, folder: Path) -> dict[str, object]:
         "total": sum(requests),
         "threshold": compressor.threshold_tokens,
         "compactions": len(timings),
+        "methods": ", ".join(f"{count} {name}" for name, count in sorted(methods.items())),
         "compaction_ms": statistics.median(timings) * 1000 if timings else 0.0,
         "chosen_kept": sum(line in visible for line in chosen),
         "chosen": len(chosen),
@@ -125,7 +130,7 @@ def main() -> int:
             print(
                 f"{mode:>10}: largest request {result['max']:,} ≤ threshold {result['threshold']:,}: "
                 f"{result['max'] <= result['threshold']}; total {result['total']:,} = {ratio:.1%} of the floor "
-                f"(goal ≤ {GOAL_RATIO:.0%}); {result['compactions']} compactions, median {result['compaction_ms']:.1f} ms; "
+                f"(goal ≤ {GOAL_RATIO:.0%}); {result['compactions']} compactions ({result['methods']}), median {result['compaction_ms']:.1f} ms; "
                 f"chosen options kept {result['chosen_kept']}/{result['chosen']} — {'OK' if ok else 'FAIL'}"
             )
     return status
