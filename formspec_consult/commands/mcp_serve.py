@@ -51,9 +51,9 @@ def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | No
         raise click.ClickException(str(exc)) from exc
     _log_to_file(Path(project.consult_dir))
 
-    from formspec_consult.servers.local import create_local_server
+    from formspec_consult.servers.local import create_local_server, server_state
 
     server = create_local_server(Path(project.root), session_id)
-    state = server.formspec_state  # type: ignore[attr-defined]
+    state = server_state(server)
     logging.getLogger(__name__).info("serving %s, session %s", project.root, state.session_id)
     server.run("stdio")

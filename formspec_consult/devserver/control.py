@@ -37,6 +37,11 @@ class DevServer:
         self.pid_path = consult_dir / "server.pid"
         self._proc: subprocess.Popen[bytes] | None = None
 
+    @property
+    def started_here(self) -> bool:
+        """Whether this instance started the dev server that is (or was) running."""
+        return self._proc is not None
+
     # -- queries -------------------------------------------------------------------------
     def pid(self) -> int | None:
         """The pid of the running dev server, or None."""

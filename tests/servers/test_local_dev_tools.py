@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from formspec_consult.servers.local import create_local_server
+from formspec_consult.servers.local import create_local_server, server_state
 from tests.servers.conftest import SESSION, call, call_error
 from tests.servers.test_devserver import FAKE, free_port
 
@@ -56,5 +56,5 @@ async def test_a_dev_server_started_by_this_instance_stops_with_it(project: Path
     server = _server(project, free_port())
     async with Client(server) as client:
         pid = (await call(client, "restart_server"))["pid"]
-    state = server.formspec_state  # type: ignore[attr-defined]
+    state = server_state(server)
     assert state.devserver.pid() is None, f"dev server {pid} outlived the MCP server"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from formspec_consult.servers.local import create_local_server
+from formspec_consult.servers.local import create_local_server, server_state
 from formspec_consult.sessions.folder import ensure_session
 from tests.servers.conftest import SESSION, call, call_error
 
@@ -119,7 +119,7 @@ async def test_an_overrides_path_writes_a_shadow_copy_draft(client: Client, proj
 
 async def test_the_session_argument_is_optional_and_a_given_one_must_exist(project: Path) -> None:
     server = create_local_server(project, None)
-    state = server.formspec_state  # type: ignore[attr-defined]
+    state = server_state(server)
     assert state.session_folder.is_dir() and (state.session_folder / "draft").is_dir()
     other, _ = ensure_session(project / ".formspec/consult", "20261130-000000-othr")
     async with Client(server) as client:

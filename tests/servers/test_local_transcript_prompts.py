@@ -9,6 +9,7 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from formspec_consult.agent.prompts import list_prompts
+from formspec_consult.servers.local import server_state
 from formspec_consult.sessions.events import EventLog
 from tests.servers.conftest import call, call_error
 
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def events(server: MCPServer) -> Path:
-    folder = server.formspec_state.session_folder  # type: ignore[attr-defined]
+    folder = server_state(server).session_folder
     with EventLog(folder / "events.jsonl") as log:
         log.append("user_message", text="We cut hair and sell Pomade")
         log.append("tool_result", name="list_skills", content="x" * 20_000)

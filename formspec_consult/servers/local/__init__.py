@@ -9,12 +9,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 
 from formspec_consult import __version__
 from formspec_consult.devserver import DevServer, resolve_config
 from formspec_consult.sessions.folder import ensure_session
+
+if TYPE_CHECKING:
+    from formspec_consult.servers.local.state import LocalState
 
 INSTRUCTIONS = (
     "Tools for one FormSpec project on this machine. Ground yourself with read_workspace_manifest, "
@@ -23,6 +28,14 @@ INSTRUCTIONS = (
     "Drafts are applied with apply_draft after the person reviewed them; undo_apply reverts. vendors/ "
     "is read-only: extend vendor entities with an Entity Extension or shadow them in overrides/."
 )
+
+
+def server_state(server: MCPServer) -> LocalState:
+    """The project, bound session (id and folder) and dev server behind a local server."""
+    state = getattr(server, "formspec_state", None)
+    if state is None:
+        raise TypeError("not a server built by create_local_server")
+    return state  # type: ignore[no-any-return]
 
 
 def create_local_server(
@@ -52,8 +65,8 @@ def create_local_server(
             yield {"session": sid}
         finally:
             # A dev server this instance started must not outlive it (no orphans).
-            if devserver._proc is not None:
-                devserver.stop()
+            if devserver.started_here:
+                await anyio.to_thread.run_sync(devserver.stop)
 
     server = MCPServer(
         "formspec-local",
@@ -62,7 +75,7 @@ def create_local_server(
         version=__version__,
         lifespan=lifespan,
     )
-    server.formspec_state = state  # type: ignore[attr-defined]  # for tests and the engine
+    server.formspec_state = state  # type: ignore[attr-defined]  # read through server_state()
     read_tools.register(server, state)
     draft_tools.register(server, state)
     dev_tools.register(server, state)
