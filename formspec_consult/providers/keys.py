@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
@@ -32,6 +33,7 @@ PROVIDER_ENV: dict[str, str] = {
     "fireworks_ai": "FIREWORKS_API_KEY",
     "perplexity": "PERPLEXITYAI_API_KEY",
 }
+KEYRING_TIMEOUT = 5.0  # seconds
 KEYLESS_PROVIDERS = {"ollama", "ollama_chat", "lm_studio", "llamafile", "hosted_vllm"}
 
 
@@ -73,14 +75,28 @@ def account_for(provider: str, base_url: str | None) -> str:
     return provider
 
 
-def keyring_get(account: str) -> tuple[str | None, str | None]:
-    """(key, note): the stored key, or None with a note saying why the keyring was skipped."""
-    try:
-        import keyring
+def keyring_get(account: str, timeout: float = KEYRING_TIMEOUT) -> tuple[str | None, str | None]:
+    """(key, note): the stored key, or None with a note saying why the keyring was skipped.
 
-        return keyring.get_password(SERVICE, account), None
-    except Exception as exc:  # noqa: BLE001 - any backend failure means "no keyring", not a crash
-        return None, f"OS keyring unavailable ({type(exc).__name__})"
+    The lookup runs in a daemon thread with a deadline: a locked Secret Service over SSH can
+    wait forever for an unlock prompt nobody sees, and that must not freeze the app.
+    """
+    outcome: list[tuple[str | None, str | None]] = []
+
+    def lookup() -> None:
+        try:
+            import keyring
+
+            outcome.append((keyring.get_password(SERVICE, account), None))
+        except Exception as exc:  # noqa: BLE001 - any backend failure means "no keyring", not a crash
+            outcome.append((None, f"OS keyring unavailable ({type(exc).__name__})"))
+
+    worker = threading.Thread(target=lookup, name="keyring-lookup", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not outcome:
+        return None, f"OS keyring did not answer within {timeout:g} s (locked?)"
+    return outcome[0]
 
 
 def env_candidates(provider: str, account: str, api_key_env: str | None) -> tuple[str, ...]:

@@ -8,11 +8,11 @@ its text and tool calls (ids kept, so recorded tool results still pair with them
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from formspec_consult.providers.base import ProviderError
+from formspec_consult.providers.base import ProviderError, StreamItem
 from formspec_consult.providers.canned import DEFAULT_WINDOW, CannedProvider, CannedTurn, tool_call_from
 from formspec_consult.providers.tokens import content_text
 
@@ -40,6 +40,21 @@ class ReplayProvider(CannedProvider):
     """Replays recorded assistant messages, streamed in chunks like a live model."""
 
     name = "replay"
+
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> AsyncIterator[StreamItem]:
+        """Play the next recorded turn. Conversation requests always carry tools; a request
+        without tools is a side request (a compaction summary, /summary) that the recording does
+        not hold as a message: it fails without using up a turn, so the caller falls back (the
+        compressor to its extractive summary) and the replay stays in step."""
+        if not tools:
+            raise ProviderError(
+                "replay: this side request (no tools) is not part of the recording",
+                hint="summaries are rebuilt offline during a replay",
+            )
+        async for item in super().stream(messages, tools):
+            yield item
 
     @classmethod
     def from_events(

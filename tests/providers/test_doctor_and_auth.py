@@ -138,3 +138,11 @@ def test_without_a_keyring_auth_points_to_the_environment_variable(broken_keyrin
     assert code == 1 and "set ANTHROPIC_API_KEY in your environment instead" in out
     code, out = _run("auth", "status")
     assert code == 0 and "keyring is not available" in out
+
+
+def test_doctor_accepts_an_offline_scripted_model(tmp_path: Path) -> None:
+    script = tmp_path / "script.yaml"
+    script.write_text("- hello\n")
+    code, out = _run("--model", f"scripted:{script}", "doctor")
+    assert code == 0, out
+    assert f"offline scripted provider (scripted:{script})" in out and "verdict         OK" in out

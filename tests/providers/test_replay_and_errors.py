@@ -24,8 +24,11 @@ RECORDED = [
 ]
 
 
+TOOLS = [{"type": "function", "function": {"name": "list_skills", "parameters": {"type": "object"}}}]
+
+
 async def _complete(provider: ReplayProvider) -> Completion:
-    items = [item async for item in provider.stream([{"role": "user", "content": "x"}])]
+    items = [item async for item in provider.stream([{"role": "user", "content": "x"}], TOOLS)]
     assert isinstance(items[-1], Completion)
     return items[-1]
 
@@ -38,6 +41,17 @@ async def test_replay_plays_the_assistant_side_in_order_with_recorded_ids() -> N
     assert (await _complete(provider)).text == "A) walk-ins"
     with pytest.raises(ProviderError, match="ran out of replies after 2"):
         await _complete(provider)
+
+
+@pytest.mark.anyio
+async def test_a_side_request_without_tools_fails_without_using_up_a_turn() -> None:
+    provider = ReplayProvider.from_events(RECORDED)
+    summary_request = [{"role": "system", "content": "Summarise"}, {"role": "user", "content": "..."}]
+    with pytest.raises(ProviderError, match="not part of the recording"):
+        async for _ in provider.stream(summary_request, None):
+            pass
+    assert provider.remaining == 2
+    assert (await _complete(provider)).tool_calls[0].id == "toolu_1"
 
 
 def test_a_session_log_with_a_torn_last_line_still_replays(tmp_path: Path) -> None:

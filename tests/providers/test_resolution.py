@@ -136,3 +136,24 @@ def test_importing_and_resolving_does_not_import_litellm() -> None:
     env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}  # never the real keychain
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_keyring_that_hangs_is_given_up_on_with_a_note() -> None:
+    import threading
+
+    import keyring
+
+    release = threading.Event()
+
+    class HangingKeyring(MemoryKeyring):
+        def get_password(self, service: str, username: str) -> str | None:
+            release.wait(10)
+            return None
+
+    keyring.set_keyring(HangingKeyring())
+    try:
+        from formspec_consult.providers.keys import keyring_get
+
+        assert keyring_get("openai", timeout=0.2) == (None, "OS keyring did not answer within 0.2 s (locked?)")
+    finally:
+        release.set()
