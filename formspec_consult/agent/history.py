@@ -21,7 +21,7 @@ from formspec_consult.sessions.events import EventLog
 from formspec_consult.sessions.rebuild import apply_event, rebuild_history
 
 Message = dict[str, Any]
-BlockKind = Literal["head", "summary", "user", "assistant"]
+BlockKind = Literal["head", "summary", "user", "assistant", "system"]
 SUMMARY_PREFIX = "[Summary of the earlier conversation"
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -126,7 +126,8 @@ class History:
                 blocks.append(Block("user", i, i + 1, turn))
                 i += 1
             elif role == "user" or role == "system":
-                blocks.append(Block("summary" if is_summary(messages[i]) else "head", i, i + 1, max(turn, 0)))
+                kind: BlockKind = "summary" if is_summary(messages[i]) else "system"  # a mid-session notice
+                blocks.append(Block(kind, i, i + 1, max(turn, 0)))
                 i += 1
             else:  # an assistant message with every tool result that follows it (or a stray result)
                 j = i + 1
