@@ -43,14 +43,19 @@ def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str,
                 "to apply it anyway."
             )
     before = spec_path.target.read_bytes() if current != ABSENT else None
-    entry = review.undo_stack.push(spec_path.rel, spec_path.project_rel, before, draft)
+    root = Path(review.project.root)
+    created = tuple(
+        parent.relative_to(root).as_posix()
+        for parent in spec_path.target.parents
+        if root in parent.parents and not parent.exists()
+    )
+    entry = review.undo_stack.push(spec_path.rel, spec_path.project_rel, before, draft, created)
     try:
         write_atomic(spec_path.target, draft)
     except OSError as exc:
         review.undo_stack.drop(entry)
         raise ApplyRefused(f"Could not write {spec_path.rel}: {exc.strerror or exc}. Nothing was changed.") from exc
     store.remove(spec_path.rel)
-    root = Path(review.project.root)
     return {
         "applied": spec_path.rel,
         "file": spec_path.project_rel,

@@ -46,7 +46,13 @@ class Review:
         result = self._check(spec_path.project_rel)
         kind = draft_kind(str(content))
         skills = self.project.skills_for_kind(kind) if kind else []
-        if result.passes:
+        status = self.store.info(spec_path).status
+        if status == "unchanged":
+            nxt = (
+                "The draft is identical to the current file, so there is nothing to apply. Discard it with "
+                f"reject_draft('{spec_path.rel}') or propose the change you meant."
+            )
+        elif result.passes:
             nxt = (
                 f"The draft passes validation. Tell the person it is ready and ask them to review it "
                 f"(/diff in formspec-consult), then apply it with apply_draft('{spec_path.rel}') once they agree."
@@ -60,7 +66,7 @@ class Review:
             "written": True,
             "path": spec_path.rel,
             "draft_path": file.relative_to(Path(self.project.root)).as_posix(),
-            "status": self.store.info(spec_path).status,
+            "status": status,
             "validation": result.validation,
             "blocking_problems": len(result.blocking),
             "relevant_skills": [

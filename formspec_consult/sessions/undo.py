@@ -32,6 +32,8 @@ class UndoEntry:
     before_sha256: str
     after_sha256: str
     applied_at: str
+    # Folders the apply had to create (project-relative, deepest first): undo removes them if empty.
+    created_dirs: tuple[str, ...] = ()
 
 
 class UndoStack:
@@ -48,7 +50,9 @@ class UndoStack:
         for entry in self.folder.iterdir():
             if entry.is_dir() and entry.name.isdigit():
                 try:
-                    found.append(UndoEntry(**json.loads((entry / "meta.json").read_text(encoding="utf-8"))))
+                    meta = json.loads((entry / "meta.json").read_text(encoding="utf-8"))
+                    meta["created_dirs"] = tuple(meta.get("created_dirs", ()))
+                    found.append(UndoEntry(**meta))
                 except (OSError, ValueError, TypeError):
                     continue  # a torn entry (crash before meta.json was written) is not undoable
         return sorted(found, key=lambda e: e.seq)
@@ -57,7 +61,9 @@ class UndoStack:
         """The folder holding ``entry``."""
         return self.folder / f"{entry.seq:04d}"
 
-    def push(self, rel: str, project_rel: str, before: bytes | None, after: bytes) -> UndoEntry:
+    def push(
+        self, rel: str, project_rel: str, before: bytes | None, after: bytes, created_dirs: tuple[str, ...] = ()
+    ) -> UndoEntry:
         """Record the state of a target just before apply overwrites it with ``after``."""
         entries = self.entries()
         seq = (entries[-1].seq if entries else 0) + 1
@@ -71,6 +77,7 @@ class UndoStack:
             before_sha256=sha256_bytes(before),
             after_sha256=sha256_bytes(after),
             applied_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            created_dirs=tuple(created_dirs),
         )
         folder = self.entry_dir(entry)
         folder.mkdir(parents=True)
@@ -107,6 +114,10 @@ class UndoStack:
             outcome = "restored"
         else:
             remove_file(target)
+            for rel_dir in entry.created_dirs:
+                folder = project_root.joinpath(*rel_dir.split("/"))
+                if folder.is_dir() and not any(folder.iterdir()):
+                    folder.rmdir()
             outcome = "deleted"
         self.drop(entry)
         return entry, outcome

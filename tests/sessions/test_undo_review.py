@@ -127,3 +127,20 @@ def test_diff_marks_new_and_modified_drafts(review: Review) -> None:
     assert diffs[TARGET]["status"] == "modified"
     assert "-name: a\n+name: b\n\\ No newline at end of file\n" in diffs[TARGET]["diff"]
     assert diffs["modules/shop/new.yaml"]["diff"].startswith("--- /dev/null\n+++ b/modules/shop/new.yaml")
+
+
+def test_undo_of_a_new_file_removes_the_folders_apply_created(review: Review) -> None:
+    keep = review.project.spec_root / "modules" / "kept_empty"
+    keep.mkdir(parents=True)
+    review.propose("modules/fresh/master/thing/entity.yaml", "kind: Entity\n")
+    review.apply("modules/fresh/master/thing/entity.yaml")
+    review.undo()
+    assert not (review.project.spec_root / "modules" / "fresh").exists()
+    assert keep.is_dir() and (review.project.spec_root / "modules").is_dir()
+
+
+def test_proposing_the_current_content_says_there_is_nothing_to_apply(review: Review) -> None:
+    _target(review).parent.mkdir(parents=True)
+    _target(review).write_text("kind: Entity\n")
+    result = review.propose(TARGET, "kind: Entity\n")
+    assert result["status"] == "unchanged" and "nothing to apply" in result["next"]
