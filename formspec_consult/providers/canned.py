@@ -67,6 +67,9 @@ class CannedProvider:
         self.position = 0  # index of the next turn to play
         self.requests: list[list[dict[str, Any]]] = []  # every message list received, for tests
 
+    def warm(self) -> None:
+        """Nothing to load (present so callers can warm any provider alike)."""
+
     @property
     def remaining(self) -> int:
         """How many turns are left."""

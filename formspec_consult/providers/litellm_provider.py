@@ -67,6 +67,12 @@ class LiteLLMProvider:
     def __repr__(self) -> str:
         return f"LiteLLMProvider(model={self.model!r}, api_base={self.api_base!r})"
 
+    def warm(self) -> None:
+        """Import litellm and look the model up now (≈5 s the first time). Call it off the event
+        loop — ``await asyncio.to_thread(provider.warm)`` — before reading `context_window`,
+        so a UI keeps painting; everything after is instant."""
+        _ = self.facts
+
     @property
     def facts(self) -> ModelFacts:
         """What litellm knows about the model (imports litellm on first use)."""
@@ -129,7 +135,7 @@ class LiteLLMProvider:
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> AsyncIterator[StreamItem]:
         """Stream one answer: TextDelta pieces, then one Completion with tool calls and usage."""
-        litellm = load_litellm()
+        litellm = await asyncio.to_thread(load_litellm)  # the first import is slow: keep the loop free
         kwargs = self._request(messages, tools)
         attempt = 0
         while True:
