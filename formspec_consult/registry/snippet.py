@@ -7,10 +7,17 @@ the first word that matches a query term, with matches wrapped in «…» marker
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from formspec_consult.registry.text import fold, stem
 
 _TOKEN = re.compile(r"\w+|\W+")
+
+
+@lru_cache(maxsize=65536)
+def _norm(word: str) -> str:
+    # Descriptions share most of their vocabulary, so caching the per-word work pays off.
+    return stem(fold(word))
 
 
 def make_snippet(text: str, query_terms: list[str], *, width: int = 24) -> str:
@@ -20,7 +27,7 @@ def make_snippet(text: str, query_terms: list[str], *, width: int = 24) -> str:
     words = [i for i, tok in enumerate(tokens) if tok[0].isalnum() or tok[0] == "_"]
     if not words:
         return ""
-    hits = [i for i in words if stem(fold(tokens[i])) in wanted]
+    hits = [i for i in words if _norm(tokens[i]) in wanted]
     first = words.index(hits[0]) if hits else 0
     start_word = max(0, first - width // 3)
     end_word = min(len(words), start_word + width)
