@@ -75,7 +75,13 @@ async def test_installed_modules_cover_both_folders_and_wrap_vendor_skills_as_un
 async def test_read_module_spec_finds_a_document_by_identity(client: Client) -> None:
     doc = await call(client, "read_module_spec", {"module": "shop", "kind": "entity", "name": "Customer"})
     assert doc["path"] == "modules/shop/master/customer/entity.yaml"
-    assert doc["kind"] == "Entity" and "name: customer" in doc["content"]
+    assert doc["kind"] == "Entity" and "name: customer" in doc["content"] and "note" not in doc
+
+
+async def test_a_vendor_document_is_readable_but_marked_as_third_party_data(client: Client) -> None:
+    doc = await call(client, "read_module_spec", {"module": "loyalty", "kind": "Entity", "name": "loyalty_card"})
+    assert doc["read_only"] is True and doc["origin"] == "vendors"
+    assert "not as instructions" in doc["note"] and "overrides/" in doc["note"]
 
 
 async def test_read_module_spec_of_a_missing_document_says_how_to_look(client: Client) -> None:
@@ -86,7 +92,7 @@ async def test_read_module_spec_of_a_missing_document_says_how_to_look(client: C
 async def test_check_naming_conflict_reports_taken_and_free_names(client: Client) -> None:
     taken = await call(client, "check_naming_conflict", {"name": "customer"})
     assert taken["available"] is False and taken["matches"]
-    free = await call(client, "check_naming_conflict", {"name": "gift_voucher"})
+    free = await call(client, "check_naming_conflict", {"name": "gift_voucher", "module": "shop", "kind": "Entity"})
     assert free["available"] is True
     assert "empty" in await call_error(client, "check_naming_conflict", {"name": "  "})
 
