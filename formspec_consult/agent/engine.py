@@ -86,6 +86,8 @@ class Engine:
         ``contextlib.aclosing`` so that cleanup also runs at once when the consumer itself is
         cancelled between two events (otherwise it runs when the generator is finalised).
         """
+        while self._s.start_problems:  # servers that failed to start: said once, at the first turn
+            yield Notice("warning", self._s.start_problems.pop(0))
         try:
             command = parse_slash(text)
         except SlashError as exc:

@@ -190,6 +190,8 @@ def _resume(session: Session, events: list[dict[str, Any]]) -> None:
         loop.usage.cost = usages[-1].get("session_cost")
         loop.usage.requests = len(usages)
     session.log.append("session_resumed", **_session_meta(session))
+    for problem in session.start_problems:
+        session.log.append("notice", level="warning", message=problem)
     if turns and loop.turn not in finished:
         repaired = session.history.repair_pairing()
         session.log.append("turn_finished", turn=loop.turn, reason="cancelled", error="interrupted",

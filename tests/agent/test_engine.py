@@ -240,3 +240,19 @@ async def test_closing_a_turn_between_events_repairs_the_history_at_once(project
         assert [e["reason"] for e in finished] == ["cancelled", "done"]
     finally:
         await engine.aclose()
+
+
+async def test_a_configured_server_that_cannot_start_is_reported_once_and_the_session_goes_on(
+        project: Path, tmp_path: Path) -> None:
+    (project / ".formspec").mkdir(exist_ok=True)
+    (project / ".formspec" / "consult.yaml").write_text(
+        yaml.safe_dump({"mcpServers": {"ghost": {"command": str(tmp_path / "no-such-server")}}}), encoding="utf-8")
+    engine, _ = await open_engine(project, ["first", "second"])
+    try:
+        first = await run(engine, "hi")
+        assert isinstance(first[0], Notice) and first[0].level == "warning" and "'ghost'" in first[0].message
+        assert first[-1] == TurnFinished("done")
+        second = await run(engine, "again")
+        assert not any(isinstance(e, Notice) for e in second)
+    finally:
+        await engine.aclose()
