@@ -13,7 +13,7 @@ from formspec_consult.spec.checks.context import Findings, Index
 from formspec_consult.spec.checks.entity import check_entity
 from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
 from formspec_consult.spec.checks.modules import check_module_links
-from formspec_consult.spec.checks.references import check_references
+from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document, Problem, ValidationResult
 from formspec_consult.spec.parse import ParsedFile
@@ -41,6 +41,7 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
     warnings: list[Problem] = list(state.project_warnings)
     validators: dict[str, Any] = {}
     docs: list[Document] = []
+    refs: dict[int, list[Reference]] = {}
     for _rel, parsed in state.files:
         problems += parsed.problems
         warnings += parsed.warnings
@@ -56,19 +57,19 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
                                             f"{note}; using the formspec-consult built-in schema for {kind}",
                                             "Re-run `formspec init` to refresh the project's schemas/."))
             key = (i, id(validators[kind]))
-            local = parsed.memo.get(key)
-            if local is None:
-                local = _local_findings(doc, validators[kind])
-                parsed.memo[key] = local
-            problems += local.problems
-            warnings += local.warnings
+            cached = parsed.memo.get(key)
+            if cached is None:
+                cached = parsed.memo[key] = (_local_findings(doc, validators[kind]), collect_references(doc))
+            problems += cached[0].problems
+            warnings += cached[0].warnings
             docs.append(doc)
+            refs[id(doc)] = cached[1]
     tree = Findings()
     effective = apply_overrides(docs, tree)
     index = Index.build(effective, state.extra_modules)
     check_duplicates(effective, tree)
     for doc in effective:
-        check_references(doc, index, tree)
+        check_references(doc, refs.get(id(doc), []), index, tree)
         check_module_links(doc, index, tree)
     problems += tree.problems
     warnings += tree.warnings

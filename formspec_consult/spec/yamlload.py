@@ -13,9 +13,9 @@ from typing import Any
 import yaml
 
 try:  # the C composer is ~10x faster; fall back silently where libyaml is missing
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - depends on the build of PyYAML
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_ALIASES = 50
@@ -25,6 +25,33 @@ _T = "tag:yaml.org,2002:"
 _SCALAR = yaml.constructor.SafeConstructor()
 _PLAIN_SCALAR_TAGS = {_T + "str", _T + "int", _T + "float", _T + "bool", _T + "null"}
 _STRING_LIKE_TAGS = {_T + "timestamp", _T + "binary", _T + "value", "!"}
+
+
+_STR, _SEQ, _MAP = _T + "str", _T + "seq", _T + "map"
+#: first characters for which some implicit resolver (int, float, bool, null, …) may apply
+_IMPLICIT_FIRST = frozenset(k for k in _BaseLoader.yaml_implicit_resolvers if k)
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """The safe loader with a short-cut resolver (the composer calls it for every node).
+
+    Most scalars in a spec are words that no implicit type could match; answering `str` for
+    those without running the regex table halves the Python work per scalar. Path resolvers
+    (never registered by the safe loader) are skipped.
+    """
+
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0] and (not value or value[0] in _IMPLICIT_FIRST):
+                return super().resolve(kind, value, implicit)
+            return _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
 
 
 class YamlLoadError(Exception):
@@ -98,6 +125,9 @@ class _Builder:
         self.replaying = 0
 
     def build(self, node: yaml.Node) -> Any:
+        if node.__class__ is yaml.ScalarNode:
+            # scalars cannot grow through aliases, so they skip the alias bookkeeping
+            return node.value if node.tag == _STR else self._scalar(node)
         key = id(node)
         if key in self.active:
             raise _error("FS-YAML-ALIAS", "recursive alias: a node contains itself", node,
@@ -113,15 +143,13 @@ class _Builder:
         if self.nodes > MAX_NODES:  # expansion of nested aliases (a "billion laughs" bomb)
             raise _error("FS-YAML-ALIAS", f"alias expansion: the document grows to more than {MAX_NODES:,} nodes",
                          node, "This looks like an alias bomb; remove the anchors and aliases.")
-        if isinstance(node, yaml.ScalarNode):
-            return self._scalar(node)
         self.active.add(key)
         self.replaying += replay
         try:
             if isinstance(node, yaml.SequenceNode):
-                self._check_tag(node, _T + "seq")
+                self._check_tag(node, _SEQ)
                 return [self.build(child) for child in node.value]
-            self._check_tag(node, _T + "map")
+            self._check_tag(node, _MAP)
             return self._mapping(node)
         finally:
             self.active.discard(key)

@@ -45,6 +45,8 @@ class Index:
     module_docs: dict[str, Document] = field(default_factory=dict)
     module_names: set[str] = field(default_factory=set)
     depends: dict[str, set[str]] = field(default_factory=dict)
+    #: per-run memo: many documents repeat the same references (e.g. formspec.core.user)
+    _resolved: dict[tuple[str, str | None], tuple[str | None, bool]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, docs: list[Document], extra_modules: set[str] | frozenset[str] = frozenset()) -> Index:
@@ -68,6 +70,12 @@ class Index:
 
     def resolve_entity(self, ref: str, own_module: str | None) -> tuple[str | None, bool]:
         """(target module, found) for an entity reference written in `own_module`."""
+        hit = self._resolved.get((ref, own_module))
+        if hit is None:
+            hit = self._resolved[(ref, own_module)] = self._resolve(ref, own_module)
+        return hit
+
+    def _resolve(self, ref: str, own_module: str | None) -> tuple[str | None, bool]:
         module, name = split_ref(ref, own_module)
         mod = (module or "").lower()
         if mod == CORE_MODULE:

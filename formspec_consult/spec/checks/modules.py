@@ -15,6 +15,19 @@ def check_module_links(doc: Document, index: Index, out: Findings) -> None:
     """Every module name a document mentions must exist."""
     kind = effective_kind(doc.kind)
     spec = doc.spec
+    if kind in ("Module", "App"):
+        _check_manifest(doc, kind, spec, index, out)
+    if kind not in _MODULELESS and doc.name:
+        if not doc.module:
+            out.error("FS-MODULE-UNKNOWN", doc, ("metadata",), f"cannot tell which module {kind} {doc.name!r} belongs to",
+                      "Set `metadata.module`, or place the file under modules/<module>/.")
+        elif not index.has_module(doc.module):
+            out.error("FS-MODULE-UNDECLARED", doc, ("metadata",),
+                      f"{kind} {doc.name!r} belongs to module {doc.module!r}, which has no module.yaml",
+                      f"Create modules/{doc.module}/module.yaml (kind: Module) or fix metadata.module.")
+
+
+def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index, out: Findings) -> None:
     known = ", ".join(sorted(index.module_names))
     if kind == "Module":
         deps = spec.get("depends") if isinstance(spec.get("depends"), list) else []
@@ -36,16 +49,7 @@ def check_module_links(doc: Document, index: Index, out: Findings) -> None:
                 out.error("FS-APP-MODULE", doc, ("spec", "modules", i),
                           f"the App activates module {name!r}, which is not in this project",
                           f"Fix the name or install the module (known modules: {known}).")
-    if kind in ("App", "Module"):
-        _check_menu(doc, spec.get("menu"), index, out, ("spec", "menu"))
-    if kind not in _MODULELESS and doc.name:
-        if not doc.module:
-            out.error("FS-MODULE-UNKNOWN", doc, ("metadata",), f"cannot tell which module {kind} {doc.name!r} belongs to",
-                      "Set `metadata.module`, or place the file under modules/<module>/.")
-        elif not index.has_module(doc.module):
-            out.error("FS-MODULE-UNDECLARED", doc, ("metadata",),
-                      f"{kind} {doc.name!r} belongs to module {doc.module!r}, which has no module.yaml",
-                      f"Create modules/{doc.module}/module.yaml (kind: Module) or fix metadata.module.")
+    _check_menu(doc, spec.get("menu"), index, out, ("spec", "menu"))
 
 
 def _check_menu(doc: Document, items: Any, index: Index, out: Findings, base: tuple[Any, ...]) -> None:

@@ -12,46 +12,51 @@ from formspec_consult.spec.model import Document
 _VIEW_KINDS = frozenset({"Form", "Table", "Listing", "Kanban", "Calendar", "Timeline", "Print", "Report"})
 
 
-def check_references(doc: Document, index: Index, out: Findings) -> None:
-    """Resolve every entity reference `doc` makes against the index."""
+Reference = tuple[str, tuple[Any, ...], str, str]  # (code, path in doc, reference text, what refers)
+
+
+def collect_references(doc: Document) -> list[Reference]:
+    """Every entity reference `doc` makes; depends on the document alone, so it is cached."""
     kind = effective_kind(doc.kind)
     spec = doc.spec
+    found: list[Reference] = []
     if kind == "Entity":
-        _check_fields(doc, fields_of(spec), index, out, ("spec", "fields"))
+        _collect_fields(fields_of(spec), ("spec", "fields"), found)
         ext = spec.get("extend_storage")
         if isinstance(ext, dict) and isinstance(ext.get("target"), str):
-            _resolve(doc, ext["target"], index, out, ("spec", "extend_storage", "target"), "FS-EXTEND-TARGET",
-                     "extend_storage.target")
+            found.append(("FS-EXTEND-TARGET", ("spec", "extend_storage", "target"), ext["target"],
+                          "extend_storage.target"))
     elif kind in _VIEW_KINDS:
         for key in ("entity", "resource"):
             if isinstance(spec.get(key), str):
-                _resolve(doc, spec[key], index, out, ("spec", key), "FS-VIEW-ENTITY", f"{kind} {key}")
+                found.append(("FS-VIEW-ENTITY", ("spec", key), spec[key], f"{kind} {key}"))
+    return found
 
 
-def _check_fields(doc: Document, fields: list[tuple[int, dict[str, Any]]], index: Index, out: Findings,
-                  base: tuple[Any, ...]) -> None:
+def _collect_fields(fields: list[tuple[int, dict[str, Any]]], base: tuple[Any, ...], found: list[Reference]) -> None:
     for i, f in fields:
         rel = f.get("relation")
         if isinstance(rel, dict) and isinstance(rel.get("resource"), str):
-            _resolve(doc, rel["resource"], index, out, base + (i, "relation", "resource"),
-                     "FS-RELATION-RESOURCE", f"relation {f['name']!r}")
+            found.append(("FS-RELATION-RESOURCE", base + (i, "relation", "resource"), rel["resource"],
+                          f"relation {f['name']!r}"))
         child = f.get("child")
         if isinstance(child, dict):
             if isinstance(child.get("entity"), str) and child.get("storage") == "table":
-                _resolve(doc, child["entity"], index, out, base + (i, "child", "entity"),
-                         "FS-CHILD-ENTITY", f"child table {f['name']!r}")
-            _check_fields(doc, fields_of(child), index, out, base + (i, "child", "fields"))
+                found.append(("FS-CHILD-ENTITY", base + (i, "child", "entity"), child["entity"],
+                              f"child table {f['name']!r}"))
+            _collect_fields(fields_of(child), base + (i, "child", "fields"), found)
 
 
-def _resolve(doc: Document, ref: str, index: Index, out: Findings, path: tuple[Any, ...], code: str,
-             what: str) -> None:
-    module, found = index.resolve_entity(ref, doc.module)
-    if not found:
-        where = f"module {module!r}" if module else "this module"
-        out.error(code, doc, path, f"{what} points to {ref!r}, but no such entity exists in {where}",
-                  "Write `<module>.<entity>` naming an existing entity (check_naming_conflict/read_module_spec "
-                  "help find it), or create that entity first.")
-    elif not index.may_reference(doc.module, module):
-        out.error(code + "-DEPENDS", doc, path,
-                  f"{what} points to {ref!r} in module {module!r}, which module {doc.module!r} does not depend on",
-                  f"Add `- module: {module}` to `depends:` in {doc.module}'s module.yaml.")
+def check_references(doc: Document, refs: list[Reference], index: Index, out: Findings) -> None:
+    """Resolve the references collected from `doc` against the index."""
+    for code, path, ref, what in refs:
+        module, found = index.resolve_entity(ref, doc.module)
+        if not found:
+            where = f"module {module!r}" if module else "this module"
+            out.error(code, doc, path, f"{what} points to {ref!r}, but no such entity exists in {where}",
+                      "Write `<module>.<entity>` naming an existing entity (check_naming_conflict/"
+                      "read_module_spec help find it), or create that entity first.")
+        elif not index.may_reference(doc.module, module):
+            out.error(code + "-DEPENDS", doc, path,
+                      f"{what} points to {ref!r} in module {module!r}, which module {doc.module!r} does not depend on",
+                      f"Add `- module: {module}` to `depends:` in {doc.module}'s module.yaml.")
