@@ -123,6 +123,17 @@ class DraftStore:
                     found.append(rel)
         return sorted(found)
 
+    def spec_paths(self) -> list[paths.SpecPath]:
+        """Every draft as a checked path; a file dropped into draft/ by hand that breaks the
+        path rules is left out (never listed, overlaid or applied)."""
+        found = []
+        for rel in self.rels():
+            try:
+                found.append(self.roots.resolve(rel))
+            except paths.PathRefused:
+                continue
+        return found
+
     def find(self, raw: object) -> paths.SpecPath:
         """Resolve a tool path that must name an existing draft."""
         spec_path = self.roots.resolve(raw)
@@ -159,14 +170,9 @@ class DraftStore:
 
     def overlay(self) -> dict[str, str | None]:
         """Every draft as the spec core's overlay: project-relative POSIX path -> text."""
-        result: dict[str, str | None] = {}
-        for rel in self.rels():
-            try:
-                spec_path = self.roots.resolve(rel)
-            except paths.PathRefused:
-                continue  # a file dropped into draft/ by hand that breaks the rules is never overlaid
-            result[spec_path.project_rel] = self.read_bytes(rel).decode("utf-8", errors="replace")
-        return result
+        return {
+            p.project_rel: self.read_bytes(p.rel).decode("utf-8", errors="replace") for p in self.spec_paths()
+        }
 
     def remove(self, rel: str) -> None:
         """Delete draft ``rel`` and its manifest record; prune emptied folders."""

@@ -59,17 +59,27 @@ def _key(problem: dict[str, Any]) -> tuple[str, str, str]:
 
 def check(project: Validating, overlay: dict[str, str | None], project_rel: str) -> GateResult:
     """Validate with ``overlay`` and work out what blocks the draft at ``project_rel``."""
+    return check_many(project, overlay, [project_rel])[project_rel]
+
+
+def check_many(
+    project: Validating, overlay: dict[str, str | None], project_rels: list[str]
+) -> dict[str, GateResult]:
+    """The gate for several drafts of one overlay, with one validation (plus at most one baseline)."""
     validation = project.validate(overlay).to_dict()
     problems = list(validation.get("problems", []))
-    if not problems:
-        return GateResult(validation)
-    own = [p for p in problems if same_file(p.get("source"), project_rel, project.root)]
-    drafts = [rel for rel in overlay if rel != project_rel]
-    # A problem in a sibling draft belongs to that draft: it must not block this one.
-    others = [p for p in problems if p not in own
-              and not any(same_file(p.get("source"), rel, project.root) for rel in drafts)]
-    if others:
-        # Only then pay for a second validation of the real tree, to tell new problems from old.
-        baseline = {_key(p) for p in project.validate(None).to_dict().get("problems", [])}
-        others = [p for p in others if _key(p) not in baseline]
-    return GateResult(validation, own + others)
+    baseline: set[tuple[str, str, str]] | None = None
+    results = {}
+    for project_rel in project_rels:
+        own = [p for p in problems if same_file(p.get("source"), project_rel, project.root)]
+        drafts = [rel for rel in overlay if rel != project_rel]
+        # A problem in a sibling draft belongs to that draft: it must not block this one.
+        others = [p for p in problems if p not in own
+                  and not any(same_file(p.get("source"), rel, project.root) for rel in drafts)]
+        if others:
+            if baseline is None:
+                # Only then pay for a second validation of the real tree, to tell new problems from old.
+                baseline = {_key(p) for p in project.validate(None).to_dict().get("problems", [])}
+            others = [p for p in others if _key(p) not in baseline]
+        results[project_rel] = GateResult(validation, own + others)
+    return results

@@ -77,15 +77,15 @@ class Review:
 
     def list(self) -> list[dict[str, Any]]:
         """Every draft with status, validity, problem count and whether its target changed."""
-        overlay = self.store.overlay()
+        paths = self.store.spec_paths()
+        gates = gate.check_many(self.project, self.store.overlay(), [p.project_rel for p in paths])
         rows = []
-        for rel in self.store.rels():
-            spec_path = self.store.roots.resolve(rel)
+        for spec_path in paths:
             info = self.store.info(spec_path)
-            result = gate.check(self.project, overlay, spec_path.project_rel)
+            result = gates[spec_path.project_rel]
             rows.append(
                 {
-                    "path": rel,
+                    "path": spec_path.rel,
                     "status": info.status,
                     "valid": result.passes,
                     "problems": len(result.blocking),
@@ -96,14 +96,14 @@ class Review:
 
     def diff(self, path: object = None) -> list[dict[str, Any]]:
         """A unified diff (real file -> draft) per draft, or for the one draft at ``path``."""
-        rels = [self.store.find(path).rel] if path else self.store.rels()
-        overlay = self.store.overlay()
+        paths = [self.store.find(path)] if path else self.store.spec_paths()
+        gates = gate.check_many(self.project, self.store.overlay(), [p.project_rel for p in paths])
         out = []
-        for rel in rels:
-            spec_path = self.store.roots.resolve(rel)
+        for spec_path in paths:
+            rel = spec_path.rel
             info = self.store.info(spec_path)
             before = spec_path.target.read_bytes() if info.status != "new" else b""
-            result = gate.check(self.project, overlay, spec_path.project_rel)
+            result = gates[spec_path.project_rel]
             out.append(
                 {
                     "path": rel,

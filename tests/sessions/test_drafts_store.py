@@ -45,7 +45,7 @@ def test_files_that_break_the_path_rules_are_never_overlaid(store: DraftStore) -
     sneaky = store.draft_dir / "vendors" / "x" / "a.yaml"
     sneaky.parent.mkdir(parents=True)
     sneaky.write_text("a: 1\n")
-    assert store.overlay() == {}
+    assert store.overlay() == {} and store.spec_paths() == []
 
 
 def test_removing_a_draft_prunes_empty_folders_and_its_record(store: DraftStore) -> None:
