@@ -99,6 +99,8 @@ async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
         for text in turns:
             if not text.strip():
                 continue
+            if text.strip().lower() == "/quit":  # stop reading turns; the session stays on disk
+                break
             async with aclosing(engine.run_turn(text)) as events:
                 async for event in events:
                     out.event(event)

@@ -160,15 +160,17 @@ async def test_call_tool_raises_a_tool_error_with_the_servers_message(project: P
 
 
 async def test_summary_writes_the_discovery_summary_without_changing_the_history(project: Path) -> None:
-    engine, _ = await open_engine(project, ["We sell coffee.", "# What we understood\nYou sell coffee."])
+    replies = ["We sell coffee.", "# What we understood\nYou sell coffee.", "Next question."]
+    engine, provider = await open_engine(project, replies)
     try:
         await run(engine, "we sell coffee")
-        before = list(engine._s.history.messages)
         events = await run(engine, "/summary")
         assert any(isinstance(e, AssistantMessage) and "You sell coffee" in e.text for e in events)
+        assert "we sell coffee" in provider.requests[1][-1]["content"]  # the summariser saw the conversation
         written = (engine.session_dir / "discovery-summary.md").read_text(encoding="utf-8")
         assert written.startswith("# What we understood")
-        assert engine._s.history.messages == before
+        await run(engine, "and tea")
+        assert [m["role"] for m in provider.requests[2]] == ["system", "user", "assistant", "user"]
     finally:
         await engine.aclose()
 

@@ -96,3 +96,21 @@ async def test_a_server_that_cannot_start_is_reported_not_fatal_unless_required(
         assert manager.status()[0]["state"] == "dead"
     finally:
         await manager.aclose()
+
+
+@pytest.mark.slow
+async def test_closing_the_manager_reaps_the_server_process(tmp_path: Path) -> None:
+    manager = MCPManager([stdio_spec(tmp_path)])
+    await manager.start(required=["fake"])
+    pid = int((await manager.call("pid", {})).text)
+    await manager.aclose()
+    with anyio.fail_after(10):
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            # A zombie still answers kill(0): it must have been waited for, so only a live child fails.
+            if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+                pytest.fail("the server process was not reaped")
+            await anyio.sleep(0.05)
