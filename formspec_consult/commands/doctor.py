@@ -15,7 +15,14 @@ from typing import Any
 
 import click
 
-from formspec_consult.config import ConfigError, Settings, load_settings, project_config_path, user_config_path
+from formspec_consult.config import (
+    ConfigError,
+    Settings,
+    load_settings,
+    project_config_path,
+    settings_field_names,
+    user_config_path,
+)
 from formspec_consult.providers.base import Provider, ProviderError
 
 FLAG_KEYS = ("model", "base_url", "context_window", "allow_unvalidated")
@@ -55,6 +62,16 @@ def report_configuration(project_root: Path | None, settings: Settings) -> None:
     _line("model", f"{settings.model or '(none)'}  [from {settings.source_of('model')}]")
     if settings.base_url:
         _line("base URL", f"{settings.base_url}  [from {settings.source_of('base_url')}]")
+    shown = {"model", "base_url", "context_window", "compaction_threshold", "allow_unvalidated"}
+    for name in settings_field_names():
+        if name in shown or settings.source_of(name) == "default":
+            continue
+        value = getattr(settings, name)
+        if name == "registry_token":
+            value = "(set, hidden)"
+        elif name == "mcp_servers":
+            value = ", ".join(value) or "(none)"
+        _line(name.replace("_", " "), f"{value}  [from {settings.source_of(name)}]")
 
 
 def report_route(settings: Settings) -> bool:
@@ -73,7 +90,8 @@ def report_route(settings: Settings) -> bool:
     if key is None:
         return True
     _line("key", key.source + ("" if key.found else f" — {missing_key_hint(key)}"))
-    _line("key lookup", " > ".join([f"OS keyring (formspec-consult/{key.account})", *key.env_vars]))
+    if key.env_vars:  # a keyless local model server has no lookup to show
+        _line("key lookup", " > ".join([f"OS keyring (formspec-consult/{key.account})", *key.env_vars]))
     for note in key.notes:
         _line("note", note)
     return key.found
@@ -106,6 +124,9 @@ def report_capability(provider: Provider, settings: Settings) -> bool:
         _line("verdict", f"BELOW THE BAR, allowed by allow_unvalidated [from {settings.source_of('allow_unvalidated')}]")
         return True
     _line("verdict", "REFUSED — pass --allow-unvalidated to use it anyway")
+    if not verdict.known:
+        _line("try", "formspec-consult doctor --probe --context-window N --allow-unvalidated "
+                     "(checks that it really calls tools)")
     return False
 
 

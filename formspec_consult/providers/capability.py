@@ -40,7 +40,7 @@ def assess(provider: Provider) -> Verdict:
         window: int | None = provider.context_window
     except ProviderError as error:
         window = None
-        problems.append(f"{error} — {error.hint}")
+        problems.append(str(error))  # its hint is part of str()
     usable = window - provider.max_output_tokens if window is not None else None
     if not known:
         problems.insert(0, f"litellm does not know {provider.model}, so tool calling cannot be confirmed")

@@ -121,6 +121,8 @@ def find_key(
     account = account_for(provider, base_url)
     required = provider not in KEYLESS_PROVIDERS and not is_local_url(base_url)
     variables = env_candidates(provider, account, api_key_env)
+    if provider in KEYLESS_PROVIDERS and not api_key_env:
+        return KeyLookup(account, "not needed (local model server)", LOCAL_PLACEHOLDER_KEY, (), False)
     key, note = keyring_get(account)
     notes = (note,) if note else ()
     if key:

@@ -146,3 +146,18 @@ def test_doctor_accepts_an_offline_scripted_model(tmp_path: Path) -> None:
     code, out = _run("--model", f"scripted:{script}", "doctor")
     assert code == 0, out
     assert f"offline scripted provider (scripted:{script})" in out and "verdict         OK" in out
+
+
+def test_doctor_lists_other_configured_settings_but_hides_the_registry_token(
+    monkeypatch: pytest.MonkeyPatch, isolated: Path
+) -> None:
+    (isolated / ".formspec").mkdir()
+    (isolated / ".formspec" / "consult.yaml").write_text(
+        "max_steps: 9\nregistry_token: tok-secret\nmcpServers:\n  files: {command: npx}\n"
+    )
+    monkeypatch.setenv("FORMSPEC_TOOL_TIMEOUT", "12")
+    _, out = _run("doctor")
+    assert "max steps       9  [from project config" in out
+    assert "tool timeout    12.0  [from env FORMSPEC_TOOL_TIMEOUT]" in out
+    assert "mcp servers     files" in out and "registry token  (set, hidden)" in out
+    assert "tok-secret" not in out
