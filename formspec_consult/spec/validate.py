@@ -13,6 +13,7 @@ from formspec_consult.spec.checks.context import Findings, Index
 from formspec_consult.spec.checks.entity import check_entity
 from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
 from formspec_consult.spec.checks.modules import check_module_links
+from formspec_consult.spec.checks.unknown_keys import check_unknown_keys
 from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document, Problem, ValidationResult
@@ -86,6 +87,7 @@ def _local_findings(doc: Document, validator: Any) -> Findings:
     found.problems += schema_problems(doc, validator)
     if effective_kind(doc.kind) == "Entity":
         check_entity(doc, found)
+    check_unknown_keys(doc, found)
     return found
 
 

@@ -62,7 +62,7 @@ CASES = [
     ("relation-target", OK_HEAD + "spec:\n  version: v1\n  fields:\n    - name: c\n      type: relation\n"
      "      relation: {type: belongs_to, target: shop.customer}\n", "FS-SCHEMA", "spec/fields/0/relation", 9),
     ("module-depends-on", "apiVersion: formspec.dev/v1\nkind: Module\nmetadata: {name: extra}\n"
-     "spec:\n  version: '1'\n  depends_on: [shop]\n", "FS-SCHEMA", "'depends_on' was unexpected", 4),
+     "spec:\n  version: '1'\n  depends_on: [shop]\n", "FS-MODULE-DEPENDS-ON", "not `depends_on`", 6),
     ("app-leaf-view-and-route", "apiVersion: formspec.dev/v1\nkind: App\nmetadata: {name: second}\nspec:\n"
      "  version: '1'\n  vendor: x\n  root_url: /\n  menu:\n    - {label: A, module: shop, view: a, route: /a}\n",
      "FS-SCHEMA", "spec/menu/0", 9),

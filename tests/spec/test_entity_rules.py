@@ -119,3 +119,10 @@ def test_state_missing_from_enum_values_is_a_warning_not_an_error(shop: Project)
 def test_deprecated_number_type_is_a_warning(shop: Project) -> None:
     result = check(shop, "  fields:\n    - {name: n, type: number}\n")
     assert result.ok and [w.code for w in result.warnings] == ["FS-FIELD-TYPE-DEPRECATED"]
+
+
+def test_unknown_spec_key_is_a_warning_with_a_suggestion(shop: Project) -> None:
+    result = check(shop, "  feilds:\n    - {name: a, type: string}\n")
+    assert result.ok
+    [warning] = result.warnings
+    assert warning.code == "FS-UNKNOWN-KEY" and warning.hint == "Did you mean `fields`?" and warning.line == 6
