@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 N_MODULES = 10_000
 CLIENTS = 200
 LOAD_SECONDS = float(os.environ.get("BENCH_REGISTRY_SECONDS", "8"))
+WORKERS = int(os.environ.get("BENCH_REGISTRY_WORKERS", "1"))
 QUERIES = [
     "online payment", "pembayaran online", "aplikasi kasir", "stok barang di gudang", "kirim pesan WA ke pelanggan",
     "customers book appointments online", "loyalty points for repeat customers", "slip gaji karyawan", "sewa mobil",
@@ -136,7 +137,7 @@ async def load(host: str, port: int, seconds: float) -> tuple[int, int, list[flo
 
 def serve_and_load(db_url: str) -> tuple[int, int, list[float]]:
     port = free_port()
-    command = [sys.executable, "-m", "formspec_consult", "registry-serve", "--port", str(port), "--db", db_url, "--rate", "0"]
+    command = [sys.executable, "-m", "formspec_consult", "registry-serve", "--port", str(port), "--db", db_url, "--rate", "0", "--workers", str(WORKERS)]
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -167,7 +168,7 @@ def bench_backend(label: str, url: str, modules: list[ModuleRecord]) -> None:
         print(f"[{label}] search p50 {s50:.2f} ms  p95 {pct(full, 0.95):.2f} ms  | floor (bare FTS query) p50 {f50:.2f} ms"
               f"  | ratio {s50 / f50:.2f}x", flush=True)
         ok, errors, lat = serve_and_load(url)
-        print(f"[{label}] {CLIENTS} concurrent HTTP clients for {LOAD_SECONDS:.0f} s: {ok} calls, {errors} errors, "
+        print(f"[{label}] {CLIENTS} concurrent HTTP clients, {WORKERS} server process(es), {LOAD_SECONDS:.0f} s: {ok} calls, {errors} errors, "
               f"{ok / LOAD_SECONDS:.0f} calls/s, p50 {statistics.median(lat):.1f} ms, p95 {pct(lat, 0.95):.1f} ms", flush=True)
     finally:
         store.close()

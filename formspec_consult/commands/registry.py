@@ -37,9 +37,19 @@ def _open(db: str | None) -> RegistryStore[Any]:
 @click.option("--rate", default=20.0, show_default=True, type=click.FloatRange(0), help="Requests per second per client (0: no limit).")
 @click.option("--burst", default=60, show_default=True, type=click.IntRange(1), help="Burst size per client.")
 @click.option("--max-body", default=64 * 1024, show_default=True, type=click.IntRange(1024), help="Largest request body in bytes.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="Server processes sharing the port (HTTP only).")
 @click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]", help="Extra Host header value to accept (DNS-rebinding protection).")
 def registry_serve(
-    host: str, port: int, db: str | None, token: str | None, stdio: bool, rate: float, burst: int, max_body: int, allow_hosts: tuple[str, ...]
+    host: str,
+    port: int,
+    db: str | None,
+    token: str | None,
+    stdio: bool,
+    rate: float,
+    burst: int,
+    max_body: int,
+    workers: int,
+    allow_hosts: tuple[str, ...],
 ) -> None:
     """Serve business templates and the module registry over MCP (Streamable HTTP at /mcp)."""
     from formspec_consult.servers.registry import create_registry_server
@@ -51,13 +61,17 @@ def registry_serve(
         if stdio:
             server.run("stdio")
             return
-        from formspec_consult.servers.registry_http import HttpLimits, http_server
+        from formspec_consult.servers.registry_http import HttpLimits, http_server, run_workers
 
         if host not in ("127.0.0.1", "localhost", "::1") and not token:
             click.echo(f"warning: serving on {host} without a token; anyone who can reach it may query it", err=True)
         limits = HttpLimits(rate_per_second=rate, burst=burst, max_body_bytes=max_body, allowed_hosts=allow_hosts)
         click.echo(f"formspec registry on http://{host}:{port}/mcp ({store.url.split('@')[-1]})", err=True)
-        http_server(server, host=host, port=port, limits=limits, log_level="info").run()
+        if workers > 1:
+            # The store above has seeded the database; each worker opens its own connections.
+            run_workers(store.url, token=token, host=host, port=port, limits=limits, workers=workers)
+        else:
+            http_server(server, host=host, port=port, limits=limits, log_level="info").run()
     finally:
         server.close()
 

@@ -7,8 +7,10 @@ Origin must be loopback or explicitly allowed.
 
 from __future__ import annotations
 
+import json
+import os
 import socket
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
@@ -80,3 +82,33 @@ def http_server(
     app = registry_http_app(server, host=host, limits=limits)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on", access_log=False)
     return uvicorn.Server(config)
+
+
+_WORKER_ENV = "_FORMSPEC_REGISTRY_WORKER"
+
+
+def app_from_env() -> ASGIApp:
+    """ASGI factory for `--workers N`: each uvicorn worker process builds its own server and store
+    from the settings `run_workers` put in the environment (stateless HTTP makes this safe)."""
+    from formspec_consult.servers.registry import create_registry_server
+
+    settings = json.loads(os.environ[_WORKER_ENV])
+    server = create_registry_server(settings["db"], token=settings["token"])
+    limits = HttpLimits(**{**settings["limits"], "allowed_hosts": tuple(settings["limits"]["allowed_hosts"])})
+    return registry_http_app(server, host=settings["host"], limits=limits)
+
+
+def run_workers(
+    db_url: str, *, token: str | None, host: str, port: int, limits: HttpLimits, workers: int, log_level: str = "info"
+) -> None:
+    """Serve with `workers` processes on one listening socket (each with its own rate-limit buckets)."""
+    os.environ[_WORKER_ENV] = json.dumps({"db": db_url, "token": token, "host": host, "limits": asdict(limits)})
+    uvicorn.run(
+        "formspec_consult.servers.registry_http:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+        access_log=False,
+    )
