@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from jsonschema.exceptions import ValidationError, best_match
@@ -48,6 +49,9 @@ def _hint(error: ValidationError, kind: str) -> str:
         for key in extra:
             if key in _TYPO_HINTS:
                 return _TYPO_HINTS[key]
+            close = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.75)
+            if close:
+                return f"Did you mean `{close[0]}` instead of `{key}`?"
         return f"Remove or rename {', '.join(map(repr, extra))}; list_kind_schemas({kind}) shows the allowed keys."
     if error.validator == "required":
         return "Add the missing key."

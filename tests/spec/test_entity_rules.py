@@ -126,3 +126,9 @@ def test_unknown_spec_key_is_a_warning_with_a_suggestion(shop: Project) -> None:
     assert result.ok
     [warning] = result.warnings
     assert warning.code == "FS-UNKNOWN-KEY" and warning.hint == "Did you mean `fields`?" and warning.line == 6
+
+
+def test_misspelt_field_flag_is_a_schema_error_suggesting_the_right_one(shop: Project) -> None:
+    result = check(shop, "  fields:\n    - {name: a, type: string, requried: true}\n")
+    problem = next(p for p in result.problems if p.code == "FS-SCHEMA")
+    assert problem.hint == "Did you mean `required` instead of `requried`?" and problem.line == 7
