@@ -54,11 +54,12 @@ class Settings:
 
 
 def _positive_int(value: Any) -> int:
-    if isinstance(value, bool):
-        raise ValueError("expected a whole number")
-    number = int(value)
-    if str(value).strip() not in {str(number), f"{number}.0"} and not isinstance(value, int):
-        raise ValueError("expected a whole number")
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError("expected a whole number, e.g. 32000")
+    try:
+        number = int(value.strip().replace("_", "")) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        raise ValueError("expected a whole number, e.g. 32000") from None
     if number <= 0:
         raise ValueError("must be greater than 0")
     return number
@@ -67,7 +68,10 @@ def _positive_int(value: Any) -> int:
 def _positive_float(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError("expected a number")
-    number = float(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError("expected a number, e.g. 60") from None
     if number <= 0:
         raise ValueError("must be greater than 0")
     return number
@@ -149,8 +153,7 @@ def _parse(name: str, raw: Any, where: str) -> Any:
     try:
         return parser(raw)
     except (TypeError, ValueError) as exc:
-        reason = str(exc) if not str(exc).startswith(("invalid literal", "could not convert")) else "bad value"
-        raise ConfigError(f"{where}: '{name}' = {raw!r} is not valid ({reason}); fix or remove it") from None
+        raise ConfigError(f"{where}: '{name}' = {raw!r} is not valid ({exc}); fix or remove it") from None
 
 
 def _read_file(path: Path) -> dict[str, Any]:

@@ -89,7 +89,9 @@ def test_unknown_key_error_names_the_file_and_suggests_the_right_key(layers: tup
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("context_window: lots\n", "'context_window' = 'lots' is not valid"),
+        ("context_window: lots\n", "'context_window' = 'lots' is not valid (expected a whole number"),
+        ("context_window: 1000.5\n", "expected a whole number"),
+        ("tool_timeout: soon\n", "expected a number"),
         ("context_window: -5\n", "must be greater than 0"),
         ("compaction_threshold: 1.5\n", "between 0 and 1"),
         ("allow_unvalidated: maybe\n", "expected true or false"),
