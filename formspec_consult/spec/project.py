@@ -10,7 +10,7 @@ from formspec_consult.spec import inventory, skills as skill_store
 from formspec_consult.spec.discovery import find_root, read_spec_setting
 from formspec_consult.spec.errors import SkillNotFound
 from formspec_consult.spec.kinds import canonical_kind, effective_kind
-from formspec_consult.spec.layout import list_spec_files
+from formspec_consult.spec.layout import classify, list_spec_files
 from formspec_consult.spec.lock_checks import check_lock
 from formspec_consult.spec.lockfile import read_lock
 from formspec_consult.spec.model import Document, ModuleInfo, Problem, Skill, ValidationResult
@@ -89,7 +89,9 @@ class Project:
         if self._config_warning:
             warnings.append(Problem("FS-CONFIG", "formspec-app.yaml", None, "parse", self._config_warning,
                                     "Fix `spec:` in formspec-app.yaml."))
-        return TreeState(self._files(overlay), set(dirs), warnings)
+        files = self._files(overlay)
+        vendor = {rel for rel, _ in files if classify(rel, self._spec_rel)[0] == "vendors"}
+        return TreeState(files, set(dirs), warnings, vendor_sources=vendor)
 
     def validate(self, overlay: Overlay | None = None) -> ValidationResult:
         """Validate the whole tree, with `overlay` (draft texts by project-relative path) applied."""

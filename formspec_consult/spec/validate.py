@@ -34,6 +34,8 @@ class TreeState:
     project_warnings: list[Problem] = field(default_factory=list)
     #: identities to drop from the tree (a `validate_text` input replacing them)
     replaced: set[tuple[str, str, str]] = field(default_factory=set)
+    #: files under vendors/: their problems are reported as warnings (the user cannot edit them)
+    vendor_sources: set[str] = field(default_factory=set)
 
 
 def run(project: Project, state: TreeState, only_source: str | None = None) -> ValidationResult:
@@ -74,11 +76,27 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
         check_module_links(doc, index, tree)
     problems += tree.problems
     warnings += tree.warnings
+    if state.vendor_sources:
+        problems, demoted = _split_vendor(problems, state.vendor_sources)
+        warnings += demoted
     if only_source is not None:
         problems = [p for p in problems if p.source == only_source]
         warnings = [w for w in warnings if w.source == only_source]
     order = lambda p: (p.source, p.line or 0)  # noqa: E731 - tiny sort key
     return ValidationResult.from_findings(sorted(problems, key=order), sorted(warnings, key=order))
+
+
+def _split_vendor(problems: list[Problem], vendor: set[str]) -> tuple[list[Problem], list[Problem]]:
+    """Problems inside read-only vendor files become warnings: they must not block the user's work."""
+    kept, demoted = [], []
+    for p in problems:
+        if p.source in vendor:
+            demoted.append(replace(p, message=f"[read-only vendor module] {p.message}",
+                                   hint=p.hint + " (Reinstall or update the module; fix presentation via "
+                                   "overrides/ and data via an Entity Extension.)"))
+        else:
+            kept.append(p)
+    return kept, demoted
 
 
 def _local_findings(doc: Document, validator: Any) -> Findings:

@@ -146,3 +146,12 @@ def test_lock_entry_without_vendor_folder_is_a_warning(shop_dir: Path, shop: Pro
     lock = shop_dir / "formspec.lock"
     lock.write_text(lock.read_text() + "  - {source: x, name: payroll, version: 1.0.0, trust_tier: official}\n")
     assert "FS-LOCK-MISSING" in [w.code for w in shop.validate().warnings]
+
+
+def test_problems_inside_read_only_vendor_files_do_not_block_the_project(shop: Project, shop_dir: Path) -> None:
+    path = shop_dir / "vendors/loyalty/master/loyalty_card/entity.yaml"
+    path.write_text(path.read_text().replace("display_field: card_number", "display_field: nope"))
+    result = shop.validate()
+    assert result.ok
+    demoted = next(w for w in result.warnings if w.code == "FS-DISPLAY-FIELD")
+    assert demoted.message.startswith("[read-only vendor module]") and "overrides/" in demoted.hint
