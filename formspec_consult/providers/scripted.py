@@ -93,7 +93,14 @@ class ScriptedProvider(CannedProvider):
             raise ProviderError(f"{path}: not valid YAML/JSON{at}", hint="fix the script's syntax") from None
         window = DEFAULT_WINDOW
         if isinstance(data, Mapping):
-            window = int(data.get("context_window", window))
+            unknown = set(map(str, data)) - {"turns", "context_window"}
+            if unknown:
+                raise ProviderError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}",
+                                    hint="a script mapping holds only 'turns' and 'context_window'")
+            raw_window = data.get("context_window", window)
+            if isinstance(raw_window, bool) or not isinstance(raw_window, int) or raw_window <= 0:
+                raise ProviderError(f"{path}: context_window must be a whole number of tokens, e.g. 8000")
+            window = raw_window
             data = data.get("turns")
         if not isinstance(data, list):
             raise ProviderError(f"{path}: a script is a list of turns (or a mapping with 'turns')")

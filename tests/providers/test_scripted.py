@@ -119,7 +119,9 @@ def test_script_file_may_set_its_context_window_and_settings_override_it(tmp_pat
         ("- {}\n", "turn 1 is empty"),
         ("- tool_calls: [{arguments: {}}]\n", "has no 'name'"),
         ("- tool_calls: [{name: t, arguments: [1]}]\n", "not a mapping"),
-        ("just: text\n", "a script is a list of turns"),
+        ("turns: text\n", "a script is a list of turns"),
+        ("just: text\n", "unknown key"),
+        ("context_window: big\nturns: [hi]\n", "context_window must be a whole number"),
         ("- [unclosed\n", "not valid YAML/JSON at line"),
     ],
 )
