@@ -6,10 +6,17 @@ stdout carries only the protocol; every log line goes to
 
 from __future__ import annotations
 
+import atexit
 import logging
+import os
+import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from formspec_consult.devserver import DevServer
 
 
 def _log_to_file(consult_dir: Path) -> None:
@@ -56,4 +63,23 @@ def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | No
     server = create_local_server(Path(project.root), session_id)
     state = server_state(server)
     logging.getLogger(__name__).info("serving %s, session %s", project.root, state.session_id)
+    _stop_dev_server_on_exit(state.devserver)
     server.run("stdio")
+
+
+def _stop_dev_server_on_exit(devserver: DevServer) -> None:
+    """A dev server this process started must not outlive it, even when the client kills us."""
+
+    def stop() -> None:
+        if devserver.started_here:
+            devserver.stop()
+
+    def on_term(*_: object) -> None:
+        # SIGTERM is what most clients send. A normal exit could hang on the thread blocked
+        # reading stdin, so clean up here and leave at once.
+        stop()
+        logging.shutdown()
+        os._exit(0)
+
+    atexit.register(stop)
+    signal.signal(signal.SIGTERM, on_term)

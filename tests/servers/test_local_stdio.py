@@ -46,3 +46,28 @@ async def test_mcp_serve_outside_a_project_fails_with_a_clear_message(tmp_path: 
         proc = await anyio.run_process([str(CLI), "mcp-serve", "--project", str(tmp_path)], check=False)
     assert proc.returncode != 0
     assert b"formspec" in proc.stderr.lower() and proc.stdout == b""
+
+
+async def test_killing_mcp_serve_also_stops_the_dev_server_it_started(project: Path, tmp_path: Path) -> None:
+    from tests.servers.test_devserver import FAKE, free_port
+
+    port = free_port()
+    server = params(project)
+    server.env = {**(server.env or {}), "FORMSPEC_DEV_COMMAND": f"{sys.executable} {FAKE} --port {port}",
+                  "FORMSPEC_HEALTH_URL": f"http://127.0.0.1:{port}/health"}
+    with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog, anyio.fail_after(60):
+        async with Client(stdio_client(server, errlog=errlog)) as client:
+            dev_pid = (await call(client, "restart_server"))["pid"]
+            serve_pid = int(Path(f"/proc/{dev_pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            os.kill(serve_pid, 15)
+            while _running(dev_pid):
+                await anyio.sleep(0.05)
+    assert not _running(dev_pid)
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
