@@ -138,6 +138,7 @@ class Engine:
             "compactions": compressor.compactions,
             "turn": loop.turn,
             "mcp": self._s.manager.status(),
+            "mcp_log": str(self.project_root / ".formspec" / "consult" / "mcp-server.log"),
         }
 
     async def aclose(self) -> None:

@@ -114,7 +114,8 @@ class ServerConnection:
 
     def status(self) -> dict[str, Any]:
         return {"name": self.spec.name, "transport": self.spec.transport, "state": self.state,
-                "tools": len(self.tools), "error": self.last_error}
+                "tools": len(self.tools), "error": self.last_error,
+                "log": str(self.spec.errlog) if self.spec.errlog else None}
 
     def _mark_dead(self, reason: str) -> None:
         self.state, self.last_error, self._client = "dead", reason, None
