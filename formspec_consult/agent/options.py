@@ -52,9 +52,19 @@ def _is_sequence(labels: list[str]) -> bool:
 
 
 def pick_option(answer: str, options: tuple[str, ...]) -> str | None:
-    """The full option a bare answer picks (`B) text`), or None when it is not a bare pick."""
+    """The full option a bare answer picks (`B) text`), or None when it is not a bare pick.
+
+    A bare label (`b`, `B)`, `2.`) picks by label; the option's own text, typed or pasted whole,
+    picks that option too.
+    """
+    if not options:
+        return None
+    typed = answer.strip().casefold()
+    for option in options:
+        if typed and typed == option.split(") ", 1)[-1].strip().casefold():
+            return option
     match = _ANSWER.match(answer)
-    if not match or not options:
+    if not match:
         return None
     wanted = _label_key(match["label"])
     for option in options:

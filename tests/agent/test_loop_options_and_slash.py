@@ -30,6 +30,11 @@ def test_a_bare_letter_becomes_the_full_chosen_option() -> None:
     assert resolve_choice(" B) ", options) == "[chosen: B) Appointments by phone]"
 
 
+def test_typing_an_options_whole_text_picks_it_too() -> None:
+    options = ("A) Walk-ins", "B) Appointments by phone")
+    assert resolve_choice("appointments by phone", options) == "[chosen: B) Appointments by phone]"
+
+
 def test_anything_but_a_bare_pick_is_sent_unchanged() -> None:
     options = ("A) Walk-ins", "B) Appointments")
     assert resolve_choice("B but on weekends only", options) == "B but on weekends only"
