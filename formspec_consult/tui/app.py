@@ -8,12 +8,14 @@ never closes the app.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Footer
@@ -63,6 +65,14 @@ class ConsultApp(App[None]):
         self.max_blocks = max_blocks
         self.turn_worker: Worker[None] | None = None
         self.router = SlashRouter(self)
+        # Toasts vanish after a few seconds; keep the recent ones (shown by /status, read by tests).
+        self.recent_notices: deque[str] = deque(maxlen=200)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Show a toast, and remember it in `recent_notices`."""
+        self.recent_notices.append(message)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):

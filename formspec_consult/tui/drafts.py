@@ -47,7 +47,7 @@ def _problems(item: Mapping[str, Any]) -> tuple[str, ...]:
     validation = item.get("validation")
     if raw is None and isinstance(validation, Mapping):
         raw = validation.get("problems") or validation.get("errors")
-    if not raw:
+    if not raw or isinstance(raw, (int, float)):  # list_drafts gives a count; diff_drafts the list
         return ()
     out: list[str] = []
     for problem in raw if isinstance(raw, list) else [raw]:

@@ -33,11 +33,16 @@ def _preload(modules: tuple[str, ...]) -> None:
 
 
 def engine_factory_for(
-    options: Mapping[str, Any], *, provider: Any = None, preload: tuple[str, ...] = PRELOAD
+    options: Mapping[str, Any],
+    *,
+    provider: Any = None,
+    in_memory_server: bool = False,
+    preload: tuple[str, ...] = PRELOAD,
 ) -> EngineFactory:
     """A factory opening `Engine` with these CLI options; `resume` overrides --resume/--continue.
 
     `provider` injects an offline provider (demo, replay); then litellm is not preloaded.
+    `in_memory_server` runs the local MCP server in-process (tests).
     """
 
     async def factory(resume: str | None) -> EngineLike:
@@ -52,6 +57,7 @@ def engine_factory_for(
             resume=resume or options.get("resume"),
             continue_latest=bool(options.get("continue_") or options.get("continue_latest")) and resume is None,
             provider=provider,
+            in_memory_server=in_memory_server,
         )
         return await Engine.open(engine_options)
 

@@ -91,7 +91,7 @@ class Review:
         result = await self._call("undo_apply", {})
         if result is None:
             return False
-        restored = result.get("restored") or result.get("path") or result.get("file") or "the last apply"
+        restored = result.get("undone") or result.get("restored") or result.get("path") or result.get("file") or "the last apply"
         self.notify(f"Undone: {restored}.", "information")
         return True
 

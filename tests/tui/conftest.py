@@ -22,7 +22,7 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], object], *, timeout: 
 
 def notices(app: ConsultApp) -> list[str]:
     """Messages of the notifications raised so far."""
-    return [n.message for n in app._notifications]
+    return list(app.recent_notices)
 
 
 @pytest.fixture

@@ -1,0 +1,76 @@
+"""The app over the real Engine: scripted provider, local MCP server in memory, a real project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import OptionList
+
+from formspec_consult.providers import ScriptedProvider
+from formspec_consult.tui.app import ConsultApp
+from formspec_consult.tui.launch import engine_factory_for
+from formspec_consult.tui.widgets.assistant_block import AssistantBlock
+from formspec_consult.tui.widgets.choice_bar import ChoiceBar
+from formspec_consult.tui.widgets.conversation import ConversationView
+from formspec_consult.tui.widgets.diff_pane import DiffPane
+from formspec_consult.tui.widgets.status_bar import StatusBar
+from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
+from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.tui.conftest import SIZE, notices, wait_until
+from tests.tui.test_conversation_flow import send
+
+pytestmark = pytest.mark.anyio
+
+QUESTION = "How do customers book?\n\nA) Walk-ins only\nB) Bookings and walk-ins"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    return make_project(tmp_path / "shop")
+
+
+def real_app(project: Path, replies: list[Any], **options: Any) -> ConsultApp:
+    factory = engine_factory_for(
+        {"project": str(project), **options}, provider=ScriptedProvider(replies), in_memory_server=True, preload=()
+    )
+    return ConsultApp(factory)
+
+
+def replies_of(app: ConsultApp) -> list[str]:
+    return [b.text for b in app.query_one(ConversationView).blocks if isinstance(b, AssistantBlock)]
+
+
+async def test_a_real_session_drafts_reviews_applies_and_undoes_a_spec_file(project: Path) -> None:
+    propose = {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}]}
+    app = real_app(project, [QUESTION, propose, "Drafted the customer entity."])
+    target = project / "spec" / DRAFT_PATH
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "I run a barbershop")
+        choices = app.query_one(ChoiceBar)
+        await wait_until(pilot, lambda: choices.options == ("A) Walk-ins only", "B) Bookings and walk-ins"), timeout=30)
+        await pilot.press("alt+b")
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: [d.path for d in pane.drafts] == [DRAFT_PATH], timeout=30)
+        assert app.query_one(ToolCallsPane).query("ToolCallEntry.ok")
+        assert "+    - {name: phone, type: string}" in pane.drafts[0].diff
+        pane.query_one(OptionList).focus()
+        await pilot.press("a")
+        await wait_until(pilot, lambda: target.exists() and not pane.drafts, timeout=30)
+        assert target.read_text(encoding="utf-8") == CUSTOMER
+        await pilot.press("u")
+        await wait_until(pilot, lambda: not target.exists(), timeout=30)  # the exact bytes: no file before
+        assert any(n.startswith("Undone: modules/shop/master/customer/entity.yaml") for n in notices(app))
+        assert app.query_one(StatusBar).info.model == "scripted"
+        session = app.engine.session_id  # type: ignore[union-attr]
+        transcript = (app.engine.session_dir / "events.jsonl").read_text(encoding="utf-8")  # type: ignore[union-attr]
+        assert "Bookings and walk-ins" in transcript
+
+    resumed = real_app(project, ["Welcome back."], resume=session)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.engine is not None and replies_of(resumed), timeout=30)
+        assert replies_of(resumed)[0] == QUESTION and "Drafted the customer entity." in replies_of(resumed)
+        assert resumed.query_one(ToolCallsPane).query("ToolCallEntry.ok")
+        assert resumed.engine.session_id == session  # type: ignore[union-attr]
