@@ -134,6 +134,13 @@ def report_probe(provider: Provider) -> bool:
     from formspec_consult.providers.probe import probe
 
     click.echo("Probe")
+    from formspec_consult.providers.litellm_provider import LiteLLMProvider
+
+    if isinstance(provider, LiteLLMProvider):  # a diagnosis should fail fast and say what it is doing
+        from formspec_consult.providers.errors import RetryPolicy
+
+        provider.retry = RetryPolicy(attempts=2)
+        provider.on_retry = lambda notice: _line("retry", f"{notice.error} — again in {notice.delay:.0f} s")
     result = asyncio.run(probe(provider))
     if result.error is not None:
         _line("request", f"FAILED after {result.seconds:.1f} s: {result.error}")

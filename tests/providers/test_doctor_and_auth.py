@@ -161,3 +161,11 @@ def test_doctor_lists_other_configured_settings_but_hides_the_registry_token(
     assert "tool timeout    12.0  [from env FORMSPEC_TOOL_TIMEOUT]" in out
     assert "mcp servers     files" in out and "registry token  (set, hidden)" in out
     assert "tok-secret" not in out
+
+
+def test_doctor_probe_says_when_it_retries(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.queue(FakeReply(status=429, retry_after="0"), FakeReply(tool_calls=[{"name": "ping", "arguments": {}}]))
+    code, out = _run("doctor", "--probe", "--model", "fake", "--base-url", fake_openai.url,
+                     "--context-window", "32000", "--allow-unvalidated")
+    assert code == 0, out
+    assert "retry           openai/fake: rate limited" in out and "tool call       yes" in out
