@@ -8,7 +8,7 @@ from typing import Any
 from formspec_consult.spec.kinds import (KIND_ALIASES, LEGACY_API_VERSIONS, METADATA_KEYS,
                                          STABLE_API_VERSIONS, TOP_LEVEL_KEYS, canonical_kind, known_kinds)
 from formspec_consult.spec.model import Problem
-from formspec_consult.spec.yamlload import node_line
+from formspec_consult.spec.yamlload import node_position
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -19,12 +19,14 @@ def check_envelope(data: Any, node: Any, source: str, line: int) -> tuple[list[P
     warnings: list[Problem] = []
 
     def add(bucket: list[Problem], code: str, path: tuple[Any, ...], message: str, hint: str) -> None:
-        bucket.append(Problem(code, source, node_line(node, path) or line, "schema", message, hint))
+        pos = node_position(node, path)
+        bucket.append(Problem(code, source, pos[0] if pos else line, "schema", message, hint, pos[1] if pos else None))
 
     if not isinstance(data, dict):
-        problems.append(Problem("FS-DOC-NOT-MAPPING", source, line, "parse",
+        pos = node_position(node, ()) or (line, None)
+        problems.append(Problem("FS-DOC-NOT-MAPPING", source, pos[0], "parse",
                                 f"a spec document must be a mapping, not {_type(data)}",
-                                "Start the document with `apiVersion:`, `kind:`, `metadata:` and `spec:`."))
+                                "Start the document with `apiVersion:`, `kind:`, `metadata:` and `spec:`.", pos[1]))
         return problems, warnings
     for key in TOP_LEVEL_KEYS:
         if key not in data:

@@ -29,18 +29,22 @@ class Document:
     read_only: bool
     origin: Origin
 
-    def line_of(self, path: tuple[Any, ...]) -> int:
-        """1-based line (in the file) of the node at `path` inside this document.
+    def position_of(self, path: tuple[Any, ...]) -> tuple[int, int | None]:
+        """1-based (line, column) in the file of the node at `path` inside this document.
 
-        The text is re-composed only when a problem needs a line: keeping every YAML node of a
-        1,000-file project alive would cost memory and slow the garbage collector on each parse.
+        The text is re-composed only when a problem needs a position: keeping every YAML node
+        of a 1,000-file project alive would cost memory and slow the garbage collector.
         """
-        from formspec_consult.spec.yamlload import compose_first, node_line
+        from formspec_consult.spec.yamlload import compose_first, node_position
 
         if "_node" not in self.__dict__:
             self.__dict__["_node"] = compose_first(self.text)
-        found = node_line(self.__dict__["_node"], path)
-        return self.line if found is None else found + self.line - 1
+        found = node_position(self.__dict__["_node"], path)
+        return (self.line, None) if found is None else (found[0] + self.line - 1, found[1])
+
+    def line_of(self, path: tuple[Any, ...]) -> int:
+        """1-based line in the file of the node at `path` (see `position_of`)."""
+        return self.position_of(path)[0]
 
     @cached_property
     def identity(self) -> tuple[str, str, str]:

@@ -29,9 +29,9 @@ def schema_problems(doc: Document, validator: Any) -> list[Problem]:
         shown = best_match(error.context) if error.context else error
         path = tuple(error.absolute_path)
         where = "/".join(str(p) for p in path) or "(document)"
-        line = doc.line_of(tuple(shown.absolute_path))
+        line, column = doc.position_of(tuple(shown.absolute_path))
         out.append(Problem("FS-SCHEMA", doc.rel, line, "schema", f"{where}: {_message(shown)}",
-                           _hint(shown, doc.kind)))
+                           _hint(shown, doc.kind), column))
     return out
 
 

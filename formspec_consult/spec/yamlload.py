@@ -215,22 +215,31 @@ def compose_first(text: str) -> yaml.Node | None:
         loader.dispose()
 
 
-def node_line(node: yaml.Node | None, path: tuple[Any, ...]) -> int | None:
-    """1-based line of the deepest node reachable along `path` (keys and list indexes)."""
+def node_position(node: yaml.Node | None, path: tuple[Any, ...]) -> tuple[int, int] | None:
+    """1-based (line, column) of the deepest node reachable along `path` (keys and list indexes).
+
+    For a mapping entry the key's position is used: that is where an editor should jump.
+    """
     if node is None:
         return None
-    line = node.start_mark.line + 1
+    mark = node.start_mark
     for step in path:
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 if isinstance(key_node, yaml.ScalarNode) and key_node.value == step:
-                    line, node = key_node.start_mark.line + 1, value_node
+                    mark, node = key_node.start_mark, value_node
                     break
             else:
-                return line
+                break
         elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
             node = node.value[step]
-            line = node.start_mark.line + 1
+            mark = node.start_mark
         else:
-            return line
-    return line
+            break
+    return mark.line + 1, mark.column + 1
+
+
+def node_line(node: yaml.Node | None, path: tuple[Any, ...]) -> int | None:
+    """1-based line of the node at `path` (see `node_position`)."""
+    pos = node_position(node, path)
+    return pos[0] if pos else None

@@ -93,6 +93,7 @@ def test_bad_draft_gets_a_coded_error_with_a_hint_and_the_tree_is_untouched(
     assert problem.hint, "every problem tells the user what to do"
     if line is not None:
         assert problem.line == line
+        assert problem.column is not None and problem.column >= 1, "positioned errors carry a column too"
     assert snapshot(shop_dir) == before
     assert not (shop_dir / DRAFT).exists()
 

@@ -106,7 +106,8 @@ def test_entity_rule_fails_on_the_bad_case_and_passes_on_the_fixed_one(
 def test_natural_key_problem_points_at_the_second_key_line(shop: Project) -> None:
     body = "  fields:\n    - {name: a, type: string, natural_key: true}\n    - {name: b, type: string, natural_key: true}\n"
     problem = next(p for p in check(shop, body).problems if p.code == "FS-NATURAL-KEY-ONE")
-    assert problem.line == 8
+    assert (problem.line, problem.column) == (8, 31)
+    assert problem.to_dict()["column"] == 31
     assert "'b'" in problem.message and "'a'" in problem.message
 
 

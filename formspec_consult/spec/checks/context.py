@@ -24,7 +24,8 @@ class Findings:
 
     @staticmethod
     def _make(code: str, doc: Document, path: tuple[Any, ...], message: str, hint: str) -> Problem:
-        return Problem(code, doc.rel, doc.line_of(path), "structural", message, hint)
+        line, column = doc.position_of(path)
+        return Problem(code, doc.rel, line, "structural", message, hint, column)
 
 
 def split_ref(ref: str, own_module: str | None) -> tuple[str | None, str]:
