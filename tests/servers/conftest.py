@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -43,7 +44,11 @@ async def call(client: Client, name: str, args: dict[str, Any] | None = None) ->
     result = await client.call_tool(name, args or {})
     text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
     assert not result.is_error, f"{name} failed: {text}"
-    return result.structured_content if result.structured_content is not None else text
+    if result.structured_content is None:
+        return text
+    # The typed output schema must not drop anything the text block carries.
+    assert json.loads(text) == result.structured_content, f"{name}: structured and text results differ"
+    return result.structured_content
 
 
 async def call_error(client: Client, name: str, args: dict[str, Any] | None = None) -> str:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from formspec_consult.servers.local.results import Restarted, ServerStatus, Stopped
 from formspec_consult.servers.local.state import LocalState, tool_errors
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -19,7 +18,7 @@ def register(server: MCPServer, state: LocalState) -> None:
 
     @server.tool(annotations=CONTROL, structured_output=True)
     @tool_errors
-    def restart_server() -> dict[str, Any]:
+    def restart_server() -> Restarted:
         """Validate the project and, if it is valid, (re)start the FormSpec dev server and wait for /health."""
         result = state.project.validate(None).to_dict()
         if not result["ok"]:
@@ -31,17 +30,18 @@ def register(server: MCPServer, state: LocalState) -> None:
         with state.lock:
             stopped = state.devserver.stop()
             started = state.devserver.start()
-        return {**started, "was_running": bool(stopped.get("stopped")), "log": str(state.devserver.log_path)}
+        return {**started, "was_running": bool(stopped.get("stopped")),  # type: ignore[typeddict-item]
+                "log": str(state.devserver.log_path)}
 
     @server.tool(annotations=READ_ONLY, structured_output=True)
     @tool_errors
-    def get_server_status() -> dict[str, Any]:
+    def get_server_status() -> ServerStatus:
         """Report whether the dev server runs: {running, pid, health}."""
-        return state.devserver.status()
+        return state.devserver.status()  # type: ignore[return-value]
 
     @server.tool(annotations=CONTROL, structured_output=True)
     @tool_errors
-    def stop_server() -> dict[str, Any]:
+    def stop_server() -> Stopped:
         """Stop the dev server and every process it started."""
         with state.lock:
-            return state.devserver.stop()
+            return state.devserver.stop()  # type: ignore[return-value]

@@ -1,0 +1,111 @@
+"""Typed shapes of the tool results (they become each tool's MCP output schema).
+
+Keep them in step with what ``sessions.review`` / ``devserver`` return: a key missing here is
+dropped from the structured result (the test client checks text and structured output agree).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typing_extensions import NotRequired, TypedDict
+
+
+class Validation(TypedDict):
+    """``{ok, problems, warnings}``; each problem has code, source, line, layer, message, hint."""
+
+    ok: bool
+    problems: list[dict[str, Any]]
+    warnings: list[dict[str, Any]]
+
+
+class SkillRef(TypedDict):
+    name: str
+    description: str
+
+
+class Proposed(TypedDict):
+    written: bool
+    path: str
+    draft_path: str
+    status: str
+    validation: Validation
+    blocking_problems: int
+    relevant_skills: list[SkillRef]
+    next: str
+
+
+class DraftRow(TypedDict):
+    path: str
+    status: str
+    valid: bool
+    problems: int
+    target_changed: bool | None
+
+
+class DraftList(TypedDict):
+    session: str
+    drafts: list[DraftRow]
+
+
+class DraftDiff(TypedDict):
+    path: str
+    status: str
+    valid: bool
+    problems: list[dict[str, Any]]
+    target_changed: bool | None
+    diff: str
+
+
+class DiffList(TypedDict):
+    session: str
+    drafts: list[DraftDiff]
+
+
+class Rejected(TypedDict):
+    rejected: str
+    remaining: list[str]
+
+
+class Applied(TypedDict):
+    applied: str
+    file: str
+    backup: str
+    previous: str
+    undo_step: int
+    forced: bool
+    validation: Validation
+
+
+class Undone(TypedDict):
+    undone: str
+    file: str
+    outcome: str
+    undo_step: int
+    remaining_steps: int
+    validation: Validation
+
+
+class ServerStatus(TypedDict):
+    running: bool
+    pid: int | None
+    health: str
+    health_url: str
+    command: list[str]
+    log: str
+
+
+class Restarted(TypedDict):
+    started: bool
+    pid: int
+    health: str
+    health_url: str
+    was_running: bool
+    log: str
+
+
+class Stopped(TypedDict):
+    stopped: bool
+    pid: NotRequired[int]
+    forced: NotRequired[bool]
+    reason: NotRequired[str]
