@@ -128,3 +128,14 @@ async def test_the_session_argument_is_optional_and_a_given_one_must_exist(proje
         assert len((await call(client, "list_drafts", {"session": other}))["drafts"]) == 1
         message = await call_error(client, "list_drafts", {"session": "20990101-000000-none"})
         assert "There is no session" in message and "Omit 'session'" in message
+
+
+async def test_a_file_system_error_is_reported_plainly(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    from formspec_consult.sessions import drafts
+
+    def full_disk(path: Path, data: bytes, *, durable: bool = True) -> None:
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(drafts, "write_atomic", full_disk)
+    message = await call_error(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
+    assert "No space left on device" in message and "free space" in message

@@ -40,6 +40,11 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except EXPECTED_ERRORS as exc:
             message = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
             raise ToolError(str(message)) from exc
+        except OSError as exc:  # disk full, permissions: the person can fix these, so say which
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise ToolError(
+                f"File system error: {exc.strerror or exc}{where}. Check free space and permissions, then retry."
+            ) from exc
 
     return wrapper
 
