@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from formspec_consult.providers.base import Completion, ProviderError, StreamItem, TextDelta, Usage
+from formspec_consult.providers.base import Completion, ProviderError, StreamItem, TextDelta, ToolCall, Usage
 from formspec_consult.providers.errors import RetryPolicy, map_error, retry_after_of
 from formspec_consult.providers.litellm_loader import ModelFacts, load_litellm, model_facts
 from formspec_consult.providers.stream_assembly import StreamAssembler
@@ -159,20 +159,23 @@ class LiteLLMProvider:
                 if self.on_retry is not None:
                     self.on_retry(RetryNotice(attempt, delay, error))
                 await self._sleep(delay)
+        calls = assembler.tool_calls()
         yield Completion(
             text=assembler.text,
-            tool_calls=assembler.tool_calls(),
-            usage=self._usage(assembler, messages, tools),
+            tool_calls=calls,
+            usage=self._usage(assembler, calls, messages, tools),
             finish_reason=assembler.finish_reason or "stop",
             raw={"provider": self.name, "model": self.model, "attempts": attempt, "chunks": assembler.chunks},
         )
 
-    def _usage(self, assembler: StreamAssembler, messages: list[dict[str, Any]], tools: Any) -> Usage:
+    def _usage(
+        self, assembler: StreamAssembler, calls: tuple[ToolCall, ...], messages: list[dict[str, Any]], tools: Any
+    ) -> Usage:
         reported = assembler.usage
         if reported is None or reported.prompt_tokens is None:
             # Nothing reported (some local servers): estimate, and say so with reported=False.
             prompt = self.count_tokens(messages, tools)
-            completion = count_text(assembler.text) + sum(count_text(c.arguments) for c in assembler.tool_calls())
+            completion = count_text(assembler.text) + sum(count_text(c.arguments) for c in calls)
             return Usage(prompt, completion, cost=self._cost(prompt, completion, 0), reported=False)
         prompt, completion = reported.prompt_tokens, reported.completion_tokens or 0
         return Usage(prompt, completion, cached_tokens=reported.cached_tokens,
