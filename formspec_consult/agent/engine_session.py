@@ -183,12 +183,7 @@ def _resume(session: Session, events: list[dict[str, Any]]) -> None:
     finished = {e.get("turn") for e in events if e.get("type") == "turn_finished"}
     loop.turn = max(turns, default=0)
     session.compressor.compactions = sum(1 for e in events if e.get("type") == "compaction")
-    usages = [e for e in events if e.get("type") == "usage"]
-    if usages:
-        loop.usage.context_tokens = int(usages[-1].get("context_tokens") or 0)
-        loop.usage.reported = bool(usages[-1].get("reported"))
-        loop.usage.cost = usages[-1].get("session_cost")
-        loop.usage.requests = len(usages)
+    loop.usage.restore(events)
     session.log.append("session_resumed", **_session_meta(session))
     for problem in session.start_problems:
         session.log.append("notice", level="warning", message=problem)

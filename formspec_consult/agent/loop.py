@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from contextlib import asynccontextmanager
+from typing import Any, Protocol, TypeVar
 
 from formspec_consult.agent.compress import Compressor
 from formspec_consult.agent.events import (
@@ -21,6 +21,7 @@ from formspec_consult.agent.events import (
     TurnFinished, TurnStarted, UsageUpdated,
 )
 from formspec_consult.agent.history import History
+from formspec_consult.agent.loop_usage import UsageTotals
 from formspec_consult.agent.options import find_options
 from formspec_consult.agent.tools import ArgumentsError, cap_result, drafts_touched, parse_arguments, tools_digest
 from formspec_consult.mcp_client.manager import ToolOutcome
@@ -28,24 +29,14 @@ from formspec_consult.providers.base import Completion, Provider, ProviderError,
 from formspec_consult.sessions.events import EventLog
 
 
+_T = TypeVar("_T")
+
+
 class ToolRunner(Protocol):
     """What the loop needs from the MCP side (MCPManager implements it)."""
 
     def tool_declarations(self) -> list[dict[str, Any]]: ...
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome: ...
-
-
-@dataclass
-class UsageTotals:
-    """Running usage of the session, for UsageUpdated and /status."""
-
-    context_tokens: int = 0
-    reported: bool = False
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    cost: float | None = None
-    requests: int = 0
 
 
 class AgentLoop:
@@ -82,11 +73,12 @@ class AgentLoop:
         self.history.add_user(user_text)
         finished: TurnFinished | None = None
         try:
-            async for event in self._steps():
-                if isinstance(event, TurnFinished):
-                    finished = event
-                    break
-                yield event
+            async with _closing(self._steps()) as steps:
+                async for event in steps:
+                    if isinstance(event, TurnFinished):
+                        finished = event
+                        break
+                    yield event
         except (asyncio.CancelledError, GeneratorExit):
             self._finish_cancelled()
             raise
@@ -110,11 +102,12 @@ class AgentLoop:
             async for event in self._compact_if_needed():
                 yield event
             completion: Completion | None = None
-            async for item in self._request():
-                if isinstance(item, Completion):
-                    completion = item
-                else:
-                    yield item
+            async with _closing(self._request()) as items:
+                async for item in items:
+                    if isinstance(item, Completion):
+                        completion = item
+                    else:
+                        yield item
             assert completion is not None
             calls = list(completion.tool_calls)
             self.history.add_assistant(completion.text, calls)
@@ -158,13 +151,14 @@ class AgentLoop:
         self.usage.context_tokens, self.usage.reported = tokens, False
         completion: Completion | None = None
         self._partial = ""
-        async for item in self.provider.stream(messages, tools):
-            if isinstance(item, TextDelta):
-                if item.text:
-                    self._partial += item.text
-                    yield self.emit(AssistantDelta(item.text))
-            else:
-                completion = item
+        async with _closing(self.provider.stream(messages, tools)) as stream:  # a cancel closes the HTTP stream
+            async for item in stream:
+                if isinstance(item, TextDelta):
+                    if item.text:
+                        self._partial += item.text
+                        yield self.emit(AssistantDelta(item.text))
+                else:
+                    completion = item
         self._partial = ""
         if completion is None:
             raise ProviderError("the provider ended its reply without a completion", hint="try again")
@@ -173,26 +167,10 @@ class AgentLoop:
         yield completion
 
     def _usage_event(self, completion: Completion) -> UsageUpdated:
-        usage, totals = completion.usage, self.usage
-        totals.requests += 1
-        if usage is not None and usage.reported:
-            totals.context_tokens, totals.reported = usage.prompt_tokens, True
-            totals.prompt_tokens += usage.prompt_tokens
-            totals.completion_tokens += usage.completion_tokens
-            totals.cached_tokens += usage.cached_tokens
-        else:
-            totals.prompt_tokens += totals.context_tokens
-            totals.completion_tokens += usage.completion_tokens if usage else len(completion.text) // 4
-        if usage is not None and usage.cost is not None:
-            totals.cost = (totals.cost or 0.0) + usage.cost
-        self.log.append("usage", context_tokens=totals.context_tokens, reported=totals.reported,
-                        prompt_tokens=usage.prompt_tokens if usage else totals.context_tokens,
-                        completion_tokens=usage.completion_tokens if usage else None,
-                        cached_tokens=usage.cached_tokens if usage else 0,
-                        cost=usage.cost if usage else None, session_cost=totals.cost)
-        return self.emit(UsageUpdated(totals.context_tokens, self.compressor.threshold_tokens,
-                                      self.compressor.usable_window, totals.reported, totals.cost,
-                                      self.compressor.compactions))
+        self.log.append("usage", **self.usage.add(completion))
+        totals, compressor = self.usage, self.compressor
+        return self.emit(UsageUpdated(totals.context_tokens, compressor.threshold_tokens, compressor.usable_window,
+                                      totals.reported, totals.cost, compressor.compactions))
 
     async def _run_tool(self, call: ToolCall) -> AsyncIterator[AgentEvent]:
         try:
@@ -227,6 +205,17 @@ class AgentLoop:
         actions = self.history.repair_pairing()
         self.log.append("turn_finished", turn=self.turn, reason="cancelled", error=None, repaired=actions)
         self.record(TurnFinished("cancelled"))
+
+
+@asynccontextmanager
+async def _closing(iterator: AsyncIterator[_T]) -> AsyncIterator[AsyncIterator[_T]]:
+    """Close an async generator as soon as its consumer stops (break, error or cancel), not at GC."""
+    try:
+        yield iterator
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def _call_dict(call: ToolCall) -> dict[str, Any]:

@@ -101,6 +101,8 @@ async def test_resuming_rebuilds_exactly_the_history_the_model_last_saw(project:
     await engine.aclose()
     resumed, second = await open_engine(project, ["Welcome back."], resume=session_id)
     try:
+        before = engine.status()
+        assert resumed.status()["prompt_tokens"] == before["prompt_tokens"] > 0  # usage totals picked back up
         past = resumed.past_events()
         assert any(getattr(e, "name", None) == "propose_spec_file" for e in past)
         await run(resumed, "where were we?")
