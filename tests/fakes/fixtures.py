@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.fakes.openai_server import FakeOpenAIServer
+if TYPE_CHECKING:
+    from tests.fakes.openai_server import FakeOpenAIServer
 
 
 @pytest.fixture
 def fake_openai() -> Iterator[FakeOpenAIServer]:
-    """A started fake OpenAI-compatible server; queue replies, then read `.requests`."""
+    """A started fake OpenAI-compatible server on loopback; queue replies, then read `.requests`."""
+    from tests.fakes.openai_server import FakeOpenAIServer  # uvicorn only for tests that use it
+
     server = FakeOpenAIServer().start()
     try:
         yield server
