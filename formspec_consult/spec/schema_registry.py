@@ -155,26 +155,34 @@ def _schema_with_fallback(kind: str, project: Project | None) -> tuple[dict[str,
 
 
 class CompiledSchema:
-    """A ready validator for one kind. Built-in schemas also get a compiled fast path.
+    """A ready validator for one kind. Busy built-in schemas also get a compiled fast path.
 
     fastjsonschema turns our schemas into plain Python (~6x faster than jsonschema) and is
-    used only to answer "valid?"; jsonschema then explains any failure in full. Official
-    schemas use jsonschema alone: they may use keywords fastjsonschema does not know.
+    used only to answer "valid?"; jsonschema then explains any failure in full. Compiling costs
+    10-60 ms, so it happens only once a kind has been validated FAST_PATH_AFTER times (large
+    projects); official schemas use jsonschema alone, as they may use keywords fastjsonschema
+    does not know.
     """
+
+    FAST_PATH_AFTER = 20
 
     def __init__(self, schema: dict[str, Any], source: str, note: str | None, builtin: bool) -> None:
         cls = validators.validator_for(schema, default=Draft202012Validator)
         self.validator = cls(schema)
+        self.schema = schema
         self.source = source
         self.note = note
+        self._uses = 0 if builtin else -1  # -1: never compile
         self._fast: Any = None
-        if builtin:
-            import fastjsonschema
-
-            self._fast = fastjsonschema.compile({k: v for k, v in schema.items() if k != "$schema"})
 
     def iter_errors(self, instance: Any) -> Any:
         """jsonschema errors of `instance` (none at all when the fast path says it is valid)."""
+        if self._fast is None and self._uses >= 0:
+            self._uses += 1
+            if self._uses > self.FAST_PATH_AFTER:
+                import fastjsonschema
+
+                self._fast = fastjsonschema.compile({k: v for k, v in self.schema.items() if k != "$schema"})
         if self._fast is not None:
             try:
                 self._fast(instance)

@@ -99,3 +99,17 @@ def test_official_schema_with_an_unhelpful_file_name_is_matched_by_content(shop:
     (shop_dir / "schemas").mkdir()
     (shop_dir / "schemas" / "v1-0042.json").write_text(json.dumps({"title": "Workflow", "type": "object"}))
     assert kind_schema("workflow", shop)[1].endswith("schemas/v1-0042.json")
+
+
+def test_compiled_fast_path_agrees_with_jsonschema_on_good_and_bad_documents(
+        shop: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    from formspec_consult.spec.schema_registry import CompiledSchema
+
+    from .test_bad_input import CASES, DRAFT
+
+    monkeypatch.setattr(CompiledSchema, "FAST_PATH_AFTER", 0)
+    assert shop.validate().ok
+    schema_cases = [(case_id, text) for case_id, text, code, *_ in CASES if code == "FS-SCHEMA"]
+    assert len(schema_cases) >= 7
+    for case_id, text in schema_cases:
+        assert "FS-SCHEMA" in shop.validate(overlay={DRAFT: text}).codes(), case_id
