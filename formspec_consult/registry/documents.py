@@ -9,6 +9,7 @@ kinds (Entity, Form, …) found next to a module are ignored. Every problem is r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
 
@@ -46,11 +47,31 @@ def _where(error: jsonschema.ValidationError) -> str:
     return ".".join(str(p) for p in error.absolute_path) or "(top level)"
 
 
+_VALIDATORS: dict[int, jsonschema.Draft202012Validator] = {}
+
+
 def _check(schema: dict[str, Any], doc: dict[str, Any], path: Path, label: str) -> None:
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.absolute_path))
+    validator = _VALIDATORS.get(id(schema))
+    if validator is None:  # schemas here live for the whole process, so id() is a stable key
+        validator = _VALIDATORS[id(schema)] = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
     if errors:
         details = "; ".join(f"{_where(e)}: {e.message}" for e in errors[:5])
         raise CatalogueError(path, f"{label} is invalid — {details}")
+
+
+@lru_cache(maxsize=1)
+def _formspec_module_schema() -> dict[str, Any] | None:
+    """The project's own Module schema (formspec_consult.spec), when that package provides it.
+
+    Module documents are checked against it first so the registry accepts exactly what the rest
+    of formspec-consult accepts; the registry's schema then adds what indexing needs.
+    """
+    try:
+        from formspec_consult.spec.schema_registry import kind_schema
+    except ImportError:  # a build without the spec core: the registry schema alone
+        return None
+    return kind_schema("Module")[0]
 
 
 def module_from_document(doc: dict[str, Any], path: Path, label: str, *, honour_annotations: bool) -> ModuleRecord:
@@ -61,6 +82,9 @@ def module_from_document(doc: dict[str, Any], path: Path, label: str, *, honour_
             f"{label} (Module {doc.get('metadata', {}).get('name', '?')!r}) has no spec.ai_index; the registry "
             "needs at least ai_index.category (and ideally features, aliases) to index it",
         )
+    formspec_schema = _formspec_module_schema()
+    if formspec_schema is not None:
+        _check(formspec_schema, doc, path, label)
     _check(MODULE_SCHEMA, doc, path, label)
     meta, spec = doc["metadata"], doc["spec"]
     notes: dict[str, str] = meta.get("annotations") or {}
