@@ -169,8 +169,12 @@ async def _start(session: Session) -> None:
 
     context, problems = await collect_context(call, available)
     session.start_problems.extend(problems)
-    session.log.append("session_started", created=datetime.now(UTC).isoformat(timespec="seconds"),
+    created = datetime.now(UTC).isoformat(timespec="seconds")
+    session.log.append("session_started", created=created,
                        context_tools=[name for name, value in context.items() if value], **_session_meta(session))
+    session.transcript.write_heading(f"Consultation {session.session_id}", model=session.provider.model,
+                                     provider=session.provider.name, project=str(session.project_root),
+                                     started=created)
     for problem in session.start_problems:
         session.log.append("notice", level="warning", message=problem)
     session.history.append({"role": "system", "content": render_system_prompt(session.session_id, context)})
@@ -185,9 +189,13 @@ def _resume(session: Session, events: list[dict[str, Any]]) -> None:
     session.compressor.compactions = sum(1 for e in events if e.get("type") == "compaction")
     loop.usage.restore(events)
     session.log.append("session_resumed", **_session_meta(session))
+    session.transcript.write_heading(f"Resumed {session.session_id}", model=session.provider.model,
+                                     provider=session.provider.name,
+                                     at=datetime.now(UTC).isoformat(timespec="seconds"))
     for problem in session.start_problems:
         session.log.append("notice", level="warning", message=problem)
     if turns and loop.turn not in finished:
         repaired = session.history.repair_pairing()
         session.log.append("turn_finished", turn=loop.turn, reason="cancelled", error="interrupted",
                            repaired=repaired)
+        session.transcript.write_note(f"Turn {loop.turn} was interrupted (the program stopped); it was closed on resume.")

@@ -89,7 +89,7 @@ async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
         engine = await Engine.open(options)
     except Exception as exc:  # setup problems: a clear message, exit 2
         if type(exc).__name__ in {"ProviderError", "ProjectError", "SessionError", "ConfigError", "MCPConfigError",
-                                  "ServerDied", "ToolError", "PromptError"}:
+                                  "ServerDied", "ToolError", "PromptError", "HistoryError", "EventLogError"}:
             raise _setup_error(exc) from exc
         raise
     out = JsonOutput(sys.stdout) if as_json else TextOutput(sys.stdout, sys.stderr)

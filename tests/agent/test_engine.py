@@ -76,6 +76,8 @@ async def test_a_proposed_draft_lands_in_the_session_and_can_be_diffed_applied_a
         assert not target.exists()
         kinds = [e["type"] for e in EventLog.read(engine.session_dir / "events.jsonl")]
         assert "apply" in kinds and "undo" in kinds
+        transcript = (engine.session_dir / "transcript.md").read_text(encoding="utf-8")
+        assert f"# Consultation {engine.session_id}" in transcript and f"Applied {DRAFT_PATH}" in transcript
     finally:
         await engine.aclose()
 
