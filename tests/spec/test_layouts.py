@@ -86,3 +86,24 @@ def test_apps_lists_every_app_manifest(tmp_path: Path) -> None:
     put(tmp_path, "spec/apps/a.yaml", APP.format(mods=""))
     put(tmp_path, "spec/apps/b.yaml", APP.format(mods="").replace("name: main", "name: second"))
     assert [a.name for a in open_project(tmp_path).apps()] == ["main", "second"]
+
+
+def test_spec_root_may_be_the_project_root_itself(tmp_path: Path) -> None:
+    put(tmp_path, "formspec-app.yaml", "spec: .\ndsn: sqlite://x\n")
+    put(tmp_path, "formspec.lock", "modules: []\n")
+    put(tmp_path, "apps/main.yaml", APP.format(mods="crm"))
+    put(tmp_path, "modules/crm/module.yaml", MODULE.format(name="crm"))
+    put(tmp_path, "modules/crm/master/customer/entity.yaml", entity("customer", "", module="crm"))
+    project = open_project(tmp_path)
+    assert project.spec_root == project.root
+    assert sorted(d.rel for d in project.documents()) == [
+        "apps/main.yaml", "modules/crm/master/customer/entity.yaml", "modules/crm/module.yaml"]
+    assert project.validate().ok
+
+
+def test_a_spec_setting_leaving_the_project_falls_back_with_a_warning(tmp_path: Path) -> None:
+    put(tmp_path, "formspec-app.yaml", "spec: ../elsewhere\n")
+    put(tmp_path, "spec/modules/crm/module.yaml", MODULE.format(name="crm"))
+    project = open_project(tmp_path)
+    assert project.spec_root == tmp_path.resolve() / "spec"
+    assert [w.code for w in project.validate().warnings] == ["FS-CONFIG"]
