@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
+from mcp.server.mcpserver import MCPServer
 
 from formspec_consult.servers.local import create_local_server, server_state
 from formspec_consult.sessions.folder import ensure_session
@@ -139,3 +141,18 @@ async def test_a_file_system_error_is_reported_plainly(client: Client, monkeypat
     monkeypatch.setattr(drafts, "write_atomic", full_disk)
     message = await call_error(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
     assert "No space left on device" in message and "free space" in message
+
+
+async def test_concurrent_proposals_all_land_in_the_manifest(client: Client, server: MCPServer) -> None:
+    names = [f"thing{i}" for i in range(12)]
+
+    async def propose_one(name: str) -> None:
+        content = VOUCHER_YAML.replace("voucher", name)
+        await call(client, "propose_spec_file", {"path": f"modules/shop/master/{name}/entity.yaml", "content": content})
+
+    async with anyio.create_task_group() as group:
+        for name in names:
+            group.start_soon(propose_one, name)
+    rows = (await call(client, "list_drafts"))["drafts"]
+    assert len(rows) == len(names) and all(r["target_changed"] is False for r in rows)
+    assert all(server_state(server).review().store.record(r["path"]) for r in rows)

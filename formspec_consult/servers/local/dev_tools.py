@@ -17,7 +17,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     """Add the dev-server tools to ``server``."""
 
     @server.tool(annotations=CONTROL, structured_output=True)
-    @tool_errors
+    @state.serialised
     def restart_server() -> Restarted:
         """Validate the project and, if it is valid, (re)start the FormSpec dev server and wait for /health."""
         result = state.project.validate(None).to_dict()
@@ -27,9 +27,8 @@ def register(server: MCPServer, state: LocalState) -> None:
                 f"Not restarting: the project has {len(result['problems'])} validation problem(s) "
                 f"(first: {first.get('source')}: {first.get('message')}). Fix them, then restart."
             )
-        with state.lock:
-            stopped = state.devserver.stop()
-            started = state.devserver.start()
+        stopped = state.devserver.stop()
+        started = state.devserver.start()
         return {**started, "was_running": bool(stopped.get("stopped")),  # type: ignore[typeddict-item]
                 "log": str(state.devserver.log_path)}
 

@@ -9,7 +9,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from formspec_consult.servers.local.results import Applied, DiffList, DraftList, Proposed, Rejected, Undone
-from formspec_consult.servers.local.state import LocalState, tool_errors
+from formspec_consult.servers.local.state import LocalState
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 DRAFT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -26,7 +26,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     """Add the draft tools to ``server``."""
 
     @server.tool(annotations=DRAFT_WRITE, structured_output=True)
-    @tool_errors
+    @state.serialised
     def propose_spec_file(
         path: Annotated[str, Field(description="Spec path relative to the spec root, e.g. 'modules/booking/entities/appointment.yaml'; 'overrides/…' for shadow copies.")],
         content: Annotated[str, Field(description="The complete YAML text of the file (not a fragment).")],
@@ -35,18 +35,17 @@ def register(server: MCPServer, state: LocalState) -> None:
         """Write a spec file as a DRAFT (never the project itself) and validate the project with it.
         Returns the validation result, the skills relevant to its kind and what to do next.
         This is the only way to write spec YAML: never paste spec files into the chat."""
-        with state.lock:
-            return state.review(session).propose(path, content)  # type: ignore[return-value]
+        return state.review(session).propose(path, content)  # type: ignore[return-value]
 
     @server.tool(annotations=READ_ONLY, structured_output=True)
-    @tool_errors
+    @state.serialised
     def list_drafts(session: SessionArg = None) -> DraftList:
         """List the session's drafts: path, status (new|modified|unchanged), valid, problem count, target_changed."""
         sid, _ = state.session(session)
         return {"session": sid, "drafts": state.review(session).list()}  # type: ignore[typeddict-item]
 
     @server.tool(annotations=READ_ONLY, structured_output=True)
-    @tool_errors
+    @state.serialised
     def diff_drafts(
         path: Annotated[str | None, Field(description="One draft's spec path; omit for every draft.")] = None,
         session: SessionArg = None,
@@ -56,17 +55,16 @@ def register(server: MCPServer, state: LocalState) -> None:
         return {"session": sid, "drafts": state.review(session).diff(path)}  # type: ignore[typeddict-item]
 
     @server.tool(annotations=DRAFT_WRITE, structured_output=True)
-    @tool_errors
+    @state.serialised
     def reject_draft(
         path: Annotated[str, Field(description="Spec path of the draft to discard.")],
         session: SessionArg = None,
     ) -> Rejected:
         """Discard one draft. The project's real file is not touched."""
-        with state.lock:
-            return state.review(session).reject(path)  # type: ignore[return-value]
+        return state.review(session).reject(path)  # type: ignore[return-value]
 
     @server.tool(annotations=PROJECT_WRITE, structured_output=True)
-    @tool_errors
+    @state.serialised
     def apply_draft(
         file: Annotated[str, Field(description="Spec path of the draft to apply, as given to propose_spec_file.")],
         force: ForceArg = False,
@@ -74,13 +72,11 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> Applied:
         """Apply a reviewed draft to the project: backs up the current file for undo_apply, writes the draft
         atomically and revalidates. Refuses drafts that fail validation or whose target changed meanwhile."""
-        with state.lock:
-            return state.review(session).apply(file, force=force)  # type: ignore[return-value]
+        return state.review(session).apply(file, force=force)  # type: ignore[return-value]
 
     @server.tool(annotations=PROJECT_WRITE, structured_output=True)
-    @tool_errors
+    @state.serialised
     def undo_apply(force: ForceArg = False, session: SessionArg = None) -> Undone:
         """Undo the most recent apply_draft of the session, restoring the file's exact previous bytes
         (or deleting a file the apply created). Call again to undo further steps."""
-        with state.lock:
-            return state.review(session).undo(force=force)  # type: ignore[return-value]
+        return state.review(session).undo(force=force)  # type: ignore[return-value]

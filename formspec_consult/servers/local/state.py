@@ -61,6 +61,18 @@ class LocalState:
     lock: threading.RLock = field(default_factory=threading.RLock)
     _reviews: dict[str, Review] = field(default_factory=dict)
 
+    def serialised(self, fn: Callable[P, R]) -> Callable[P, R]:
+        """``tool_errors`` plus the server lock: tools run in worker threads, and the project's
+        parse cache and the session files are not meant for concurrent use."""
+        guarded = tool_errors(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            with self.lock:
+                return guarded(*args, **kwargs)
+
+        return wrapper
+
     @property
     def consult_dir(self) -> Path:
         """``<project>/.formspec/consult``."""
