@@ -20,6 +20,8 @@ except ImportError:  # pragma: no cover - depends on the build of PyYAML
 MAX_FILE_BYTES = 1024 * 1024
 MAX_ALIASES = 50
 MAX_NODES = 200_000
+#: spec documents nest a dozen levels at most; the cap keeps every later recursive walk safe
+MAX_DEPTH = 64
 
 _T = "tag:yaml.org,2002:"
 _SCALAR = yaml.constructor.SafeConstructor()
@@ -143,6 +145,9 @@ class _Builder:
         if self.nodes > MAX_NODES:  # expansion of nested aliases (a "billion laughs" bomb)
             raise _error("FS-YAML-ALIAS", f"alias expansion: the document grows to more than {MAX_NODES:,} nodes",
                          node, "This looks like an alias bomb; remove the anchors and aliases.")
+        if len(self.active) >= MAX_DEPTH:
+            raise _error("FS-YAML-DEPTH", f"nesting deeper than {MAX_DEPTH} levels", node,
+                         "Flatten the structure; spec documents never need this much nesting.")
         self.active.add(key)
         self.replaying += replay
         try:

@@ -27,6 +27,7 @@ CASES = [
     ("recursive-alias", "a: &a\n  b: *a\n", "FS-YAML-ALIAS", "recursive alias", None),
     ("python-tag", OK_HEAD + "spec: !!python/object:os.system {}\n", "FS-YAML-TAG", "unsupported YAML tag", 4),
     ("custom-tag", OK_HEAD + "spec: {version: !env VERSION}\n", "FS-YAML-TAG", "unsupported YAML tag", 4),
+    ("deep-nesting", "a: " + "[" * 500 + "]" * 500 + "\n", "FS-YAML-DEPTH", "nesting deeper than 64", 1),
     ("complex-key", "? [a, b]\n: 1\n", "FS-YAML-COMPLEX-KEY", "plain strings", 1),
     ("too-large", OK_HEAD + "spec:\n  version: v1\n  description: '" + "x" * (1024 * 1024) + "'\n",
      "FS-FILE-TOO-LARGE", "the limit is 1,048,576 bytes", None),
