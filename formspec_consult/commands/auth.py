@@ -53,11 +53,32 @@ def auth() -> None:
     """Store, remove or check provider keys in the OS keyring."""
 
 
+def _configured_account(ctx: click.Context) -> str:
+    """The keyring account of the configured model (when `auth set` gets no PROVIDER)."""
+    from formspec_consult.commands.doctor import cli_flags, project_root_of
+    from formspec_consult.config import ConfigError, load_settings
+    from formspec_consult.providers.base import ProviderError
+    from formspec_consult.providers.resolve import resolve
+
+    try:
+        settings = load_settings(project_root_of((ctx.obj or {}).get("project")), cli_flags(ctx, {}))
+        resolution = resolve(settings)
+    except (ConfigError, ProviderError):
+        resolution = None
+    if resolution is None or resolution.key is None:
+        raise click.UsageError("name the provider, e.g. `formspec-consult auth set anthropic`")
+    if not resolution.key.required:
+        raise click.UsageError(f"{resolution.configured} needs no key")
+    return resolution.key.account
+
+
 @auth.command("set")
-@click.argument("provider")
-def set_key(provider: str) -> None:
-    """Store the API key for PROVIDER (prompted without echo, or read from stdin)."""
-    account = _check_account(provider)
+@click.argument("provider", required=False)
+@click.pass_context
+def set_key(ctx: click.Context, provider: str | None) -> None:
+    """Store the API key for PROVIDER (default: the configured model's), prompted without echo
+    or read from stdin."""
+    account = _check_account(provider) if provider else _configured_account(ctx)
     if sys.stdin.isatty():
         key = click.prompt(f"API key for {account}", hide_input=True, prompt_suffix=": ")
     else:

@@ -36,7 +36,8 @@ def _file_state(path: Path) -> str:
     return f"{path} ({'found' if path.is_file() else 'not found'})"
 
 
-def _project_root(option: Path | None) -> Path | None:
+def project_root_of(option: Path | None) -> Path | None:
+    """The FormSpec project at `option` (or the current folder), or None outside any project."""
     try:
         from formspec_consult.spec import open_project
 
@@ -45,7 +46,7 @@ def _project_root(option: Path | None) -> Path | None:
         return None
 
 
-def _flags(ctx: click.Context, local: Mapping[str, Any]) -> dict[str, Any]:
+def cli_flags(ctx: click.Context, local: Mapping[str, Any]) -> dict[str, Any]:
     """Options given to doctor itself win over the same options given before it."""
     merged = {key: (ctx.obj or {}).get(key) for key in FLAG_KEYS}
     merged.update({key: value for key, value in local.items() if value not in (None, False)})
@@ -164,9 +165,9 @@ def report_probe(provider: Provider) -> bool:
 @click.pass_context
 def doctor(ctx: click.Context, run_probe: bool, **local: Any) -> None:
     """Show how the model and key are resolved, and whether the model is fit for a consultation."""
-    project_root = _project_root((ctx.obj or {}).get("project"))
+    project_root = project_root_of((ctx.obj or {}).get("project"))
     try:
-        settings = load_settings(project_root, _flags(ctx, local))
+        settings = load_settings(project_root, cli_flags(ctx, local))
     except ConfigError as error:
         raise click.ClickException(str(error)) from None
     report_configuration(project_root, settings)

@@ -169,3 +169,16 @@ def test_doctor_probe_says_when_it_retries(fake_openai: FakeOpenAIServer) -> Non
                      "--context-window", "32000", "--allow-unvalidated")
     assert code == 0, out
     assert "retry           openai/fake: rate limited" in out and "tool call       yes" in out
+
+
+def test_auth_set_without_a_provider_uses_the_configured_models_account(
+    memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORMSPEC_MODEL", "deepseek/deepseek-chat")
+    assert _run("auth", "set", input="ds-key\n")[0] == 0
+    assert memory_keyring.store == {("formspec-consult", "deepseek"): "ds-key"}
+
+
+def test_auth_set_without_a_provider_or_a_model_asks_for_one(memory_keyring: MemoryKeyring) -> None:
+    code, out = _run("auth", "set", input="k\n")
+    assert code == 2 and "name the provider" in out and memory_keyring.store == {}
