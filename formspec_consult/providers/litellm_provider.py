@@ -15,6 +15,7 @@ from typing import Any
 
 from formspec_consult.providers.base import Completion, ProviderError, StreamItem, TextDelta, ToolCall, Usage
 from formspec_consult.providers.errors import RetryPolicy, map_error, retry_after_of
+from formspec_consult.providers.keys import LOCAL_PLACEHOLDER_KEY
 from formspec_consult.providers.litellm_loader import ModelFacts, load_litellm, model_facts
 from formspec_consult.providers.stream_assembly import StreamAssembler
 from formspec_consult.providers.tokens import count_messages, count_text
@@ -66,6 +67,10 @@ class LiteLLMProvider:
 
     def __repr__(self) -> str:
         return f"LiteLLMProvider(model={self.model!r}, api_base={self.api_base!r})"
+
+    def secret_values(self) -> tuple[str, ...]:
+        """Strings a log must mask (the API key), e.g. for ``EventLog.add_secret``."""
+        return (self._api_key,) if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY else ()
 
     def warm(self) -> None:
         """Import litellm and look the model up now (≈5 s the first time). Call it off the event

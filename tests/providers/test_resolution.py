@@ -49,6 +49,7 @@ def test_a_provider_prefixed_model_goes_to_litellm_with_its_key() -> None:
     assert isinstance(provider, LiteLLMProvider)
     assert provider.model == "anthropic/claude-sonnet-4-5" and provider.api_base is None
     assert "sk-ant" not in repr(provider)
+    assert provider.secret_values() == ("sk-ant",)  # what the event log must mask
 
 
 def test_a_bare_name_with_a_base_url_becomes_an_openai_compatible_endpoint() -> None:
