@@ -84,6 +84,7 @@ def test_review_commands_diff_apply_undo_and_list_sessions(project: Path, tmp_pa
     assert row["turns"] == 1 and row["state"] == "idle" and row["model"].startswith("scripted:")
     kinds = [e["type"] for e in EventLog.read(only_session(project) / "events.jsonl")]
     assert kinds[:1] == ["session_started"] and "tool_result" in kinds
+    assert kinds[-2:] == ["apply", "undo"]  # the shell's review actions are session history too
 
 
 def test_reject_of_an_unknown_draft_is_a_clear_error(project: Path, tmp_path: Path) -> None:

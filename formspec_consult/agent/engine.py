@@ -109,9 +109,16 @@ class Engine:
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         """Call a local MCP tool (diff, apply, …) as the client; raises ToolError on failure."""
         from formspec_consult.agent.engine_setup import LOCAL
+        from formspec_consult.agent.review_log import review_record
 
         result = await self._s.manager.call_on(LOCAL, name, arguments or {})
-        return result if isinstance(result, dict) else {"result": result}
+        result = result if isinstance(result, dict) else {"result": result}
+        record = review_record(name, result)
+        if record is not None:  # apply/undo/reject are session history: log them and note them
+            kind, data, note = record
+            self._s.log.append(kind, **data)
+            self._s.transcript.write_note(note)
+        return result
 
     async def restart_mcp(self, server: str | None = None) -> None:
         """Restart the MCP servers (or one); problems are logged and shown by status()."""

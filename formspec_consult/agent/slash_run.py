@@ -36,14 +36,10 @@ async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncIter
             yield event
     elif name == "reject":
         result = await engine.call_tool("reject_draft", {"path": args[0]})
-        session.log.append("reject", path=result.get("rejected"))
-        session.transcript.write_note(f"Rejected the draft {result.get('rejected')}.")
         yield Notice("info", f"Rejected the draft {result.get('rejected')}.")
         yield DraftsChanged((str(result.get("rejected")),))
     elif name == "undo":
         result = await engine.call_tool("undo_apply", {})
-        session.log.append("undo", path=result.get("undone"), outcome=result.get("outcome"))
-        session.transcript.write_note(format_undo(result))
         yield Notice("info", format_undo(result))
         yield DraftsChanged((str(result.get("undone")),))
     elif name == "compact":
@@ -95,8 +91,6 @@ async def _apply(engine: Any, session: Any, args: tuple[str, ...]) -> AsyncItera
     applied = []
     for path in targets:
         result = await engine.call_tool("apply_draft", {"file": path})
-        session.log.append("apply", path=result.get("applied"), file=result.get("file"), backup=result.get("backup"))
-        session.transcript.write_note(format_apply(result))
         applied.append(str(result.get("applied")))
         yield Notice("info", format_apply(result))
     yield DraftsChanged(tuple(applied))

@@ -58,7 +58,9 @@ def with_local_server(ctx: click.Context, session_id: str | None, work: Callable
 
             async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
                 result = await manager.call_on(LOCAL, name, arguments)
-                return result if isinstance(result, dict) else {"result": result}
+                result = result if isinstance(result, dict) else {"result": result}
+                _record(root, sid, name, result)
+                return result
 
             return await work(call, sid)
         except (ToolError, ServerDied) as exc:
@@ -67,6 +69,23 @@ def with_local_server(ctx: click.Context, session_id: str | None, work: Callable
             await manager.aclose()
 
     ctx.exit(anyio.run(main))
+
+
+def _record(root: Path, session_id: str, tool: str, result: dict[str, Any]) -> None:
+    """Log apply/undo/reject in the session's event log and transcript, like the engine does."""
+    from formspec_consult.agent.engine_setup import consult_dir
+    from formspec_consult.agent.review_log import review_record
+    from formspec_consult.sessions.events import EventLog
+    from formspec_consult.sessions.transcript import Transcript
+
+    record = review_record(tool, result)
+    if record is None:
+        return
+    kind, data, note = record
+    folder = consult_dir(root) / session_id
+    with EventLog(folder / "events.jsonl") as log:
+        log.append(kind, via="cli", **data)
+    Transcript(folder / "transcript.md").write_note(note.replace("/undo", "formspec-consult undo"))
 
 
 @click.command()
