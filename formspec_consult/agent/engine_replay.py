@@ -28,11 +28,16 @@ def _one(event: dict[str, Any]) -> AgentEvent | None:
                                 bool(event.get("ok")), str(event.get("result", "")),
                                 float(event.get("duration_ms") or 0.0))
     if kind == "compaction":
-        summary = event.get("summary_message") or {}
-        return CompactionDone(str(summary.get("content", "")) if isinstance(summary, dict) else "",
-                              int(event.get("end", 0)) - int(event.get("start", 0)),
-                              int(event.get("tokens_before") or 0), int(event.get("tokens_after") or 0),
-                              event.get("method", "summarised"))
+        summary = event.get("summary_message")
+        pruned = event.get("pruned") or []
+        if isinstance(summary, dict):
+            text = str(summary.get("content", "")).split("]\n\n", 1)[-1]
+            replaced = int(event.get("end", 0)) - int(event.get("start", 0))
+        else:
+            text = f"Pruned {len(pruned)} old tool output(s); the full outputs stay in the transcript."
+            replaced = len(pruned)
+        return CompactionDone(text, replaced, int(event.get("tokens_before") or 0),
+                              int(event.get("tokens_after") or 0), event.get("method", "summarised"))
     if kind == "notice":
         return Notice(event.get("level", "info"), str(event.get("message", "")))
     if kind == "turn_finished":

@@ -262,3 +262,21 @@ async def test_a_configured_server_that_cannot_start_is_reported_once_and_the_se
         assert not any(isinstance(e, Notice) for e in second)
     finally:
         await engine.aclose()
+
+
+async def test_past_events_replay_a_compacted_session_as_the_ui_saw_it(project: Path) -> None:
+    long_reply = "We talked about prices at length. " * 60
+    summary = "## Goal\nA coffee shop.\n## Facts\n(none)\n## Decisions\n(none)\n## Open questions\n(none)\n" \
+              "## Drafts and files\n(none)\n## Next steps\n(none)"
+    engine, _ = await open_engine(project, [long_reply, long_reply, long_reply, summary])
+    for text in ("one", "two", "three"):
+        await run(engine, text)
+    live = [e for e in await run(engine, "/compact") if e.kind == "compaction_done"]
+    await engine.aclose()
+    resumed, _ = await open_engine(project, [], resume=engine.session_id)
+    try:
+        past = resumed.past_events()
+        assert [e for e in past if e.kind == "compaction_done"] == live
+        assert [e.user_text for e in past if e.kind == "turn_started"] == ["one", "two", "three"]
+    finally:
+        await resumed.aclose()
