@@ -1,4 +1,5 @@
-"""Drafts of one session: ``<session>/draft/<path>`` plus a manifest ``<session>/drafts.json``.
+"""Drafts of one session: ``<session>/draft/<path>`` plus a manifest ``<session>/drafts.json``
+(see :mod:`formspec_consult.sessions.manifest`).
 
 The draft tree mirrors the spec tree (paths relative to the spec root, ``overrides/…`` kept as
 is). The manifest records, per draft, the sha256 of the target file when the draft was proposed
@@ -7,17 +8,16 @@ is). The manifest records, per draft, the sha256 of the target file when the dra
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
 from formspec_consult.sessions import paths
 from formspec_consult.sessions.atomic import ABSENT, remove_file, sha256_of, write_atomic
+from formspec_consult.sessions.manifest import DraftManifest, DraftRecord
 
 MAX_DRAFT_BYTES = 512 * 1024
-MANIFEST = "drafts.json"
 DraftStatus = Literal["new", "modified", "unchanged"]
 
 
@@ -38,16 +38,6 @@ class Roots:
         return paths.resolve(
             raw, project_root=self.project_root, spec_root=self.spec_root, overrides_dir=self.overrides_dir
         )
-
-
-@dataclass(frozen=True)
-class DraftRecord:
-    """What the manifest knows about one draft."""
-
-    rel: str
-    project_rel: str
-    target_sha256: str
-    proposed_at: str
 
 
 @dataclass(frozen=True)
@@ -91,6 +81,7 @@ class DraftStore:
         self.folder = session_folder
         self.draft_dir = session_folder / "draft"
         self.roots = roots
+        self.manifest = DraftManifest(session_folder)
 
     def draft_file(self, rel: str) -> Path:
         """Where the draft for tool path ``rel`` lives."""
@@ -101,14 +92,14 @@ class DraftStore:
         data = check_content(content)
         file = self.draft_file(spec_path.rel)
         write_atomic(file, data, durable=False)
-        records = self._load()
-        records[spec_path.rel] = DraftRecord(
-            rel=spec_path.rel,
-            project_rel=spec_path.project_rel,
-            target_sha256=sha256_of(spec_path.target),
-            proposed_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        self.manifest.put(
+            DraftRecord(
+                rel=spec_path.rel,
+                project_rel=spec_path.project_rel,
+                target_sha256=sha256_of(spec_path.target),
+                proposed_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            )
         )
-        self._save(records)
         return file
 
     def rels(self) -> list[str]:
@@ -152,7 +143,7 @@ class DraftStore:
 
     def record(self, rel: str) -> DraftRecord | None:
         """The manifest record of draft ``rel``, if any."""
-        return self._load().get(rel)
+        return self.manifest.get(rel)
 
     def info(self, spec_path: paths.SpecPath) -> DraftInfo:
         """Status of one draft against its target."""
@@ -182,23 +173,4 @@ class DraftStore:
         while parent != self.draft_dir and parent.is_dir() and not any(parent.iterdir()):
             parent.rmdir()
             parent = parent.parent
-        records = self._load()
-        if records.pop(rel, None) is not None:
-            self._save(records)
-
-    def _load(self) -> dict[str, DraftRecord]:
-        try:
-            raw = json.loads((self.folder / MANIFEST).read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
-            return {}
-        records = {}
-        for rel, item in raw.get("drafts", {}).items():
-            try:
-                records[rel] = DraftRecord(**item)
-            except TypeError:
-                continue
-        return records
-
-    def _save(self, records: dict[str, DraftRecord]) -> None:
-        payload = {"v": 1, "drafts": {rel: asdict(rec) for rel, rec in sorted(records.items())}}
-        write_atomic(self.folder / MANIFEST, json.dumps(payload, indent=2).encode("utf-8"), durable=False)
+        self.manifest.drop(rel)
