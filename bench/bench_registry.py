@@ -34,11 +34,39 @@ CLIENTS = 200
 LOAD_SECONDS = float(os.environ.get("BENCH_REGISTRY_SECONDS", "8"))
 WORKERS = int(os.environ.get("BENCH_REGISTRY_WORKERS", "1"))
 QUERIES = [
-    "online payment", "pembayaran online", "aplikasi kasir", "stok barang di gudang", "kirim pesan WA ke pelanggan",
-    "customers book appointments online", "loyalty points for repeat customers", "slip gaji karyawan", "sewa mobil",
-    "rekam medis pasien", "arisan keluarga", "invoice", "expired goods", "laporan penjualan harian", "barcode",
+    "online payment",
+    "pembayaran online",
+    "aplikasi kasir",
+    "stok barang di gudang",
+    "kirim pesan WA ke pelanggan",
+    "customers book appointments online",
+    "loyalty points for repeat customers",
+    "slip gaji karyawan",
+    "sewa mobil",
+    "rekam medis pasien",
+    "arisan keluarga",
+    "invoice",
+    "expired goods",
+    "laporan penjualan harian",
+    "barcode",
 ]
-FILLER = "fast simple reliable cloud mobile offline multi user branch export import sync report daily weekly".split()
+FILLER = [
+    "fast",
+    "simple",
+    "reliable",
+    "cloud",
+    "mobile",
+    "offline",
+    "multi",
+    "user",
+    "branch",
+    "export",
+    "import",
+    "sync",
+    "report",
+    "daily",
+    "weekly",
+]
 
 
 def generate(n: int, seed: int = 7) -> list[ModuleRecord]:
@@ -101,10 +129,18 @@ async def load(host: str, port: int, seconds: float) -> tuple[int, int, list[flo
 
     def request(i: int) -> bytes:
         args = {"query": QUERIES[i % len(QUERIES)], "limit": 5}
-        body = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                           "params": {"name": "search_modules_registry", "arguments": args}}).encode()
-        head = (f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-                f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n")
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "tools/call",
+                "params": {"name": "search_modules_registry", "arguments": args},
+            }
+        ).encode()
+        head = (
+            f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
         return head.encode() + body
 
     async def client(k: int) -> None:
@@ -137,8 +173,23 @@ async def load(host: str, port: int, seconds: float) -> tuple[int, int, list[flo
 
 def serve_and_load(db_url: str) -> tuple[int, int, list[float]]:
     port = free_port()
-    command = [sys.executable, "-m", "formspec_consult", "registry-serve", "--port", str(port), "--db", db_url, "--rate", "0", "--workers", str(WORKERS)]
-    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = [
+        sys.executable,
+        "-m",
+        "formspec_consult",
+        "registry-serve",
+        "--port",
+        str(port),
+        "--db",
+        db_url,
+        "--rate",
+        "0",
+        "--workers",
+        str(WORKERS),
+    ]
+    proc = subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 60
         while True:  # bounded wait for the server to come up
@@ -159,17 +210,26 @@ def bench_backend(label: str, url: str, modules: list[ModuleRecord]) -> None:
     start = time.perf_counter()
     store = open_store(url)
     store.save([], modules)
-    print(f"[{label}] loaded {len(store.module_names())} modules in {time.perf_counter() - start:.1f} s", flush=True)
+    print(
+        f"[{label}] loaded {len(store.module_names())} modules in {time.perf_counter() - start:.1f} s",
+        flush=True,
+    )
     try:
         store.search("warm up")
         floor = timed(lambda q: store.raw_search_ids(query_terms(q), 10), 300)  # type: ignore[attr-defined]
         full = timed(lambda q: store.search(q, limit=10), 300)
         f50, s50 = statistics.median(floor), statistics.median(full)
-        print(f"[{label}] search p50 {s50:.2f} ms  p95 {pct(full, 0.95):.2f} ms  | floor (bare FTS query) p50 {f50:.2f} ms"
-              f"  | ratio {s50 / f50:.2f}x", flush=True)
+        print(
+            f"[{label}] search p50 {s50:.2f} ms  p95 {pct(full, 0.95):.2f} ms  | floor (bare FTS query) p50 {f50:.2f} ms"
+            f"  | ratio {s50 / f50:.2f}x",
+            flush=True,
+        )
         ok, errors, lat = serve_and_load(url)
-        print(f"[{label}] {CLIENTS} concurrent HTTP clients, {WORKERS} server process(es), {LOAD_SECONDS:.0f} s: {ok} calls, {errors} errors, "
-              f"{ok / LOAD_SECONDS:.0f} calls/s, p50 {statistics.median(lat):.1f} ms, p95 {pct(lat, 0.95):.1f} ms", flush=True)
+        print(
+            f"[{label}] {CLIENTS} concurrent HTTP clients, {WORKERS} server process(es), {LOAD_SECONDS:.0f} s: {ok} calls, {errors} errors, "
+            f"{ok / LOAD_SECONDS:.0f} calls/s, p50 {statistics.median(lat):.1f} ms, p95 {pct(lat, 0.95):.1f} ms",
+            flush=True,
+        )
     finally:
         store.close()
 
@@ -178,7 +238,9 @@ def main() -> int:
     modules = generate(N_MODULES)
     with tempfile.TemporaryDirectory() as tmp:
         bench_backend("sqlite", f"sqlite:///{Path(tmp) / 'registry.db'}", modules)
-    pg = os.environ.get("FORMSPEC_BENCH_PG") or ((ROOT / "tests/.tools/pg.url").read_text().strip() if (ROOT / "tests/.tools/pg.url").is_file() else "")
+    pg = os.environ.get("FORMSPEC_BENCH_PG") or (
+        (ROOT / "tests/.tools/pg.url").read_text().strip() if (ROOT / "tests/.tools/pg.url").is_file() else ""
+    )
     if not pg:
         print("[postgres] skipped: no server (run bash tests/setup/20-postgres.sh or set FORMSPEC_BENCH_PG)")
         return 0

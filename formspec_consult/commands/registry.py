@@ -29,16 +29,57 @@ def _open(db: str | None) -> RegistryStore[Any]:
 
 
 @click.command("registry-serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind (loopback unless told otherwise).")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="TCP port (0 picks a free one).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface to bind (loopback unless told otherwise).",
+)
+@click.option(
+    "--port",
+    default=8765,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="TCP port (0 picks a free one).",
+)
 @click.option("--db", default=None, metavar="URL", help=_DB_HELP)
-@click.option("--token", default=None, help=f"Require this bearer token (default: ${TOKEN_ENV}; unset means no auth).")
-@click.option("--stdio", is_flag=True, help="Serve over stdio instead of HTTP (what the engine uses for the bundled registry).")
-@click.option("--rate", default=20.0, show_default=True, type=click.FloatRange(0), help="Requests per second per client (0: no limit).")
+@click.option(
+    "--token", default=None, help=f"Require this bearer token (default: ${TOKEN_ENV}; unset means no auth)."
+)
+@click.option(
+    "--stdio",
+    is_flag=True,
+    help="Serve over stdio instead of HTTP (what the engine uses for the bundled registry).",
+)
+@click.option(
+    "--rate",
+    default=20.0,
+    show_default=True,
+    type=click.FloatRange(0),
+    help="Requests per second per client (0: no limit).",
+)
 @click.option("--burst", default=60, show_default=True, type=click.IntRange(1), help="Burst size per client.")
-@click.option("--max-body", default=64 * 1024, show_default=True, type=click.IntRange(1024), help="Largest request body in bytes.")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="Server processes sharing the port (HTTP only).")
-@click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]", help="Extra Host header value to accept (DNS-rebinding protection).")
+@click.option(
+    "--max-body",
+    default=64 * 1024,
+    show_default=True,
+    type=click.IntRange(1024),
+    help="Largest request body in bytes.",
+)
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Server processes sharing the port (HTTP only).",
+)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="HOST[:PORT]",
+    help="Extra Host header value to accept (DNS-rebinding protection).",
+)
 def registry_serve(
     host: str,
     port: int,
@@ -64,8 +105,12 @@ def registry_serve(
         from formspec_consult.servers.registry_http import HttpLimits, http_server, run_workers
 
         if host not in ("127.0.0.1", "localhost", "::1") and not token:
-            click.echo(f"warning: serving on {host} without a token; anyone who can reach it may query it", err=True)
-        limits = HttpLimits(rate_per_second=rate, burst=burst, max_body_bytes=max_body, allowed_hosts=allow_hosts)
+            click.echo(
+                f"warning: serving on {host} without a token; anyone who can reach it may query it", err=True
+            )
+        limits = HttpLimits(
+            rate_per_second=rate, burst=burst, max_body_bytes=max_body, allowed_hosts=allow_hosts
+        )
         click.echo(f"formspec registry on http://{host}:{port}/mcp ({store.url.split('@')[-1]})", err=True)
         if workers > 1:
             # The store above has seeded the database; each worker opens its own connections.
@@ -84,7 +129,12 @@ def registry() -> None:
 @registry.command("import")
 @click.argument("target", type=click.Path(path_type=Path))
 @click.option("--db", default=None, metavar="URL", help=_DB_HELP)
-@click.option("--trust-tier", type=click.Choice(TRUST_TIERS), default=None, help="Tier to record (default: formspec.lock's, else community).")
+@click.option(
+    "--trust-tier",
+    type=click.Choice(TRUST_TIERS),
+    default=None,
+    help="Tier to record (default: formspec.lock's, else community).",
+)
 def import_cmd(target: Path, db: str | None, trust_tier: str | None) -> None:
     """Load module.yaml files (ai_index + lock metadata) and business templates from TARGET (a file or folder).
 

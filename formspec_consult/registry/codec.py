@@ -61,7 +61,9 @@ def module_to_dict(module: ModuleRecord) -> dict[str, Any]:
         "versions": list(module.all_versions),
         "trust_tier": module.trust_tier,
         "vendor": module.vendor,
-        "depends": [{"module": d.module, **({"version": d.version} if d.version else {})} for d in module.depends],
+        "depends": [
+            {"module": d.module, **({"version": d.version} if d.version else {})} for d in module.depends
+        ],
         "source": module.source,
         "checksum": module.checksum,
         "ai_index": {

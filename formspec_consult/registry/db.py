@@ -79,7 +79,9 @@ def seed_bundled(store: RegistryStore[Any]) -> SaveResult:
     if store.meta_value(_SEED_KEY) == fingerprint:
         return SaveResult(skipped=True)  # fast path: no YAML parsing on every start
     batch = collect(catalogue_dir(), honour_annotations=True)
-    return store.save(list(batch.templates.values()), list(batch.modules.values()), marker=(_SEED_KEY, fingerprint))
+    return store.save(
+        list(batch.templates.values()), list(batch.modules.values()), marker=(_SEED_KEY, fingerprint)
+    )
 
 
 __all__ = ["DB_ENV", "catalogue_dir", "default_db_url", "open_store", "seed_bundled"]

@@ -74,7 +74,9 @@ def _formspec_module_schema() -> dict[str, Any] | None:
     return kind_schema("Module")[0]
 
 
-def module_from_document(doc: dict[str, Any], path: Path, label: str, *, honour_annotations: bool) -> ModuleRecord:
+def module_from_document(
+    doc: dict[str, Any], path: Path, label: str, *, honour_annotations: bool
+) -> ModuleRecord:
     """Validate a Module document and turn it into a record (trust tier from annotations only if honoured)."""
     if "ai_index" not in (doc.get("spec") or {}):
         raise CatalogueError(
@@ -91,7 +93,9 @@ def module_from_document(doc: dict[str, Any], path: Path, label: str, *, honour_
     ai = spec["ai_index"]
     tier = notes.get(TIER_KEY, "community") if honour_annotations else "community"
     if tier not in ("official", "verified", "community"):
-        raise CatalogueError(path, f"{label}: annotation {TIER_KEY}={tier!r} is not official, verified or community")
+        raise CatalogueError(
+            path, f"{label}: annotation {TIER_KEY}={tier!r} is not official, verified or community"
+        )
     return ModuleRecord(
         name=meta["name"],
         description=meta.get("description", "").strip(),
@@ -136,7 +140,9 @@ def parse_file(path: Path, *, honour_annotations: bool = False) -> ParsedFile:
         if not isinstance(doc, dict):
             raise CatalogueError(path, f"{label} is a {type(doc).__name__}, expected a mapping")
         if doc.get("kind") == "Module":
-            parsed.modules.append(module_from_document(doc, path, label, honour_annotations=honour_annotations))
+            parsed.modules.append(
+                module_from_document(doc, path, label, honour_annotations=honour_annotations)
+            )
         elif "pattern" in doc:
             parsed.templates.append(template_from_document(doc, path, label))
     return parsed

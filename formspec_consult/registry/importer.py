@@ -77,12 +77,16 @@ def tree_checksum(folder: Path) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
-def _with_lock_facts(module: ModuleRecord, path: Path, lock: dict[str, dict[str, Any]], tier: TrustTier | None) -> ModuleRecord:
+def _with_lock_facts(
+    module: ModuleRecord, path: Path, lock: dict[str, dict[str, Any]], tier: TrustTier | None
+) -> ModuleRecord:
     entry = lock.get(module.name, {})
     versions = module.versions
     if entry.get("version") and entry["version"] != module.version and entry["version"] not in versions:
         versions = (*versions, entry["version"])
-    checksum = entry.get("checksum") or (tree_checksum(path.parent) if path.name in ("module.yaml", "module.yml") else "")
+    checksum = entry.get("checksum") or (
+        tree_checksum(path.parent) if path.name in ("module.yaml", "module.yml") else ""
+    )
     return dataclasses.replace(
         module,
         versions=versions,
@@ -95,7 +99,9 @@ def _with_lock_facts(module: ModuleRecord, path: Path, lock: dict[str, dict[str,
 def collect(target: Path, *, trust_tier: TrustTier | None = None, honour_annotations: bool = False) -> Batch:
     """Parse and validate every registry document under `target` (a file or a folder)."""
     if not target.exists():
-        raise CatalogueError(target, "does not exist; give a module.yaml, a template file or a folder of them")
+        raise CatalogueError(
+            target, "does not exist; give a module.yaml, a template file or a folder of them"
+        )
     files = [target] if target.is_file() else _yaml_files(target)
     lock = _find_lock(target if target.is_dir() else target.parent)
     batch = Batch()
@@ -103,7 +109,9 @@ def collect(target: Path, *, trust_tier: TrustTier | None = None, honour_annotat
         parsed = parse_file(path, honour_annotations=honour_annotations)
         for module in parsed.modules:
             if module.name in batch.modules:
-                raise CatalogueError(path, f"module {module.name!r} is also defined in {batch.origin['m:' + module.name]}")
+                raise CatalogueError(
+                    path, f"module {module.name!r} is also defined in {batch.origin['m:' + module.name]}"
+                )
             if not honour_annotations:
                 module = _with_lock_facts(module, path, lock, trust_tier)
             elif trust_tier:
@@ -112,17 +120,23 @@ def collect(target: Path, *, trust_tier: TrustTier | None = None, honour_annotat
             batch.origin["m:" + module.name] = path
         for template in parsed.templates:
             if template.pattern in batch.templates:
-                raise CatalogueError(path, f"template {template.pattern!r} is also defined in {batch.origin['t:' + template.pattern]}")
+                raise CatalogueError(
+                    path,
+                    f"template {template.pattern!r} is also defined in {batch.origin['t:' + template.pattern]}",
+                )
             batch.templates[template.pattern] = template
             batch.origin["t:" + template.pattern] = path
     if not batch.modules and not batch.templates:
         raise CatalogueError(
-            target, "contains no Module document (kind: Module with spec.ai_index) and no business template (pattern: …)"
+            target,
+            "contains no Module document (kind: Module with spec.ai_index) and no business template (pattern: …)",
         )
     return batch
 
 
-def import_path(store: RegistryStore[Any], target: Path, *, trust_tier: TrustTier | None = None) -> SaveResult:
+def import_path(
+    store: RegistryStore[Any], target: Path, *, trust_tier: TrustTier | None = None
+) -> SaveResult:
     """Validate everything under `target`, then upsert it into `store` in one transaction."""
     batch = collect(target, trust_tier=trust_tier)
     return store.save(list(batch.templates.values()), list(batch.modules.values()))

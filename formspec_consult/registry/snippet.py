@@ -33,7 +33,9 @@ def make_snippet(text: str, query_terms: list[str], *, width: int = 24) -> str:
     end_word = min(len(words), start_word + width)
     start_tok, end_tok = words[start_word], words[end_word - 1] + 1
     hit_set = set(hits)
-    body = "".join(f"«{tok}»" if i in hit_set else tok for i, tok in enumerate(tokens) if start_tok <= i < end_tok)
+    body = "".join(
+        f"«{tok}»" if i in hit_set else tok for i, tok in enumerate(tokens) if start_tok <= i < end_tok
+    )
     prefix = "…" if start_word > 0 else ""
     suffix = "…" if end_word < len(words) else ""
     return f"{prefix}{body.strip()}{suffix}"

@@ -37,9 +37,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS modules_fts USING fts5(
 
 def sqlite_path(url: str) -> Path:
     """The file path of a `sqlite:///path` URL (or a plain path)."""
-    rest = url.removeprefix("sqlite:")
-    if rest.startswith("//"):
-        rest = rest[2:]
+    rest = url.removeprefix("sqlite:").removeprefix("//")
     if not rest or rest == ":memory:":
         raise ValueError(
             f"{url!r} is not a usable SQLite database path: give a file, e.g. sqlite:///var/lib/registry.db"
@@ -90,7 +88,10 @@ class SqliteStore(RegistryStore[sqlite3.Connection]):
         return row[0] if row else None
 
     def _set_meta(self, cur: sqlite3.Cursor, key: str, value: str) -> None:
-        cur.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+        cur.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
 
     def _upsert_template(self, cur: sqlite3.Cursor, pattern: str, data: str) -> Change:
         row = cur.execute("SELECT data FROM templates WHERE pattern = ?", (pattern,)).fetchone()

@@ -177,7 +177,9 @@ class RegistryStore(ABC, Generic[ConnT]):
 
     def list_templates(self) -> list[BusinessTemplate]:
         """Every business template, sorted by pattern id."""
-        return sorted((template_from_dict(json.loads(d)) for d in self._fetch_templates()), key=lambda t: t.pattern)
+        return sorted(
+            (template_from_dict(json.loads(d)) for d in self._fetch_templates()), key=lambda t: t.pattern
+        )
 
     def get_module(self, name: str) -> ModuleRecord | None:
         """The module called `name` (case-insensitive), or None."""

@@ -15,7 +15,6 @@ from typing import Annotated, Any, TypeVar
 
 import anyio
 import anyio.to_thread
-
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -44,14 +43,18 @@ T = TypeVar("T")
 # requests, dozens of busy threads starve the event loop of the GIL and latency collapses
 # (measured: 140 calls/s at 10 clients fell to 11 calls/s at 50 with 40 threads).
 DB_THREADS = 4
-_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+_READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 
 
 class RegistryServer(MCPServer):
     """An MCPServer bound to a registry store; `token` is enforced by the HTTP layer."""
 
     def __init__(self, store: RegistryStore[Any], *, token: str | None = None) -> None:
-        super().__init__("formspec-registry", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+        super().__init__(
+            "formspec-registry", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+        )
         self.store = store
         self.token = token
         self._db_limiter: anyio.CapacityLimiter | None = None
@@ -61,7 +64,9 @@ class RegistryServer(MCPServer):
         """Run a blocking store call in the small database thread pool."""
         if self._db_limiter is None:  # created lazily: a limiter belongs to the running event loop
             self._db_limiter = anyio.CapacityLimiter(DB_THREADS)
-        return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), limiter=self._db_limiter)
+        return await anyio.to_thread.run_sync(
+            functools.partial(fn, *args, **kwargs), limiter=self._db_limiter
+        )
 
     def close(self) -> None:
         """Close the store's database connections."""
@@ -79,9 +84,19 @@ class RegistryServer(MCPServer):
 
         @self.tool(title="Search the module registry", annotations=_READ_ONLY)
         async def search_modules_registry(
-            query: Annotated[str, Field(description="What the business needs, e.g. 'online payment' or 'pembayaran online'.", max_length=500)],
-            limit: Annotated[int, Field(description="How many modules to return, best first.", ge=1, le=50)] = 10,
-            category: Annotated[str | None, Field(description="Only modules of this category, e.g. 'payment'.")] = None,
+            query: Annotated[
+                str,
+                Field(
+                    description="What the business needs, e.g. 'online payment' or 'pembayaran online'.",
+                    max_length=500,
+                ),
+            ],
+            limit: Annotated[
+                int, Field(description="How many modules to return, best first.", ge=1, le=50)
+            ] = 10,
+            category: Annotated[
+                str | None, Field(description="Only modules of this category, e.g. 'payment'.")
+            ] = None,
         ) -> SearchResult:
             """Find installable FormSpec modules for a need, ranked by relevance (with score and snippet).
             Publisher aliases are indexed, so English and Indonesian wording both work."""
@@ -93,19 +108,27 @@ class RegistryServer(MCPServer):
                 hits = await db(store.search, query, limit=limit, category=category)
             except ValueError as exc:  # an unsearchable query: tell the model how to fix it
                 raise ToolError(str(exc)) from exc
-            return SearchResult(query=query, category=category, count=len(hits), results=[hit_out(h) for h in hits])
+            return SearchResult(
+                query=query, category=category, count=len(hits), results=[hit_out(h) for h in hits]
+            )
 
         @self.tool(title="Get module detail", annotations=_READ_ONLY)
         async def get_module_detail(
-            name: Annotated[str, Field(description="The module name from search_modules_registry.", max_length=100)],
+            name: Annotated[
+                str, Field(description="The module name from search_modules_registry.", max_length=100)
+            ],
         ) -> ModuleDetail:
             """Return one module's full ai_index (features, aliases, integration pattern, publisher
             skills), its versions, trust tier and dependencies."""
             module = await db(store.get_module, name)
             if module is None:
-                close = difflib.get_close_matches(name.strip().lower(), await db(store.module_names), n=3, cutoff=0.6)
+                close = difflib.get_close_matches(
+                    name.strip().lower(), await db(store.module_names), n=3, cutoff=0.6
+                )
                 hint = f" Did you mean: {', '.join(close)}?" if close else ""
-                raise ToolError(f"No module named {name!r} in the registry.{hint} Use search_modules_registry to find names.")
+                raise ToolError(
+                    f"No module named {name!r} in the registry.{hint} Use search_modules_registry to find names."
+                )
             return module_detail(module)
 
 

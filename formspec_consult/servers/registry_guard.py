@@ -43,7 +43,9 @@ class TokenBucket:
 
     def _forget_full(self, now: float) -> None:
         # Buckets that have refilled completely carry no information; drop them to bound memory.
-        self._buckets = {k: v for k, v in self._buckets.items() if v[0] + (now - v[1]) * self.rate < self.burst}
+        self._buckets = {
+            k: v for k, v in self._buckets.items() if v[0] + (now - v[1]) * self.rate < self.burst
+        }
 
 
 class RegistryGuard:
@@ -74,10 +76,16 @@ class RegistryGuard:
             await _reply(send, 413, f"Request body too large (limit {self.max_body_bytes} bytes).")
             return
         presented = _bearer(headers.get("authorization", ""))
-        valid = self._token is None or (presented is not None and hmac.compare_digest(presented.encode(), self._token))
+        valid = self._token is None or (
+            presented is not None and hmac.compare_digest(presented.encode(), self._token)
+        )
         if self.limiter is not None:
             client = scope.get("client") or ("unknown", 0)
-            key = "token:" + hashlib.sha256(presented.encode()).hexdigest() if valid and presented else f"addr:{client[0]}"
+            key = (
+                "token:" + hashlib.sha256(presented.encode()).hexdigest()
+                if valid and presented
+                else f"addr:{client[0]}"
+            )
             wait = self.limiter.take(key)
             if wait > 0:
                 retry = str(max(1, math.ceil(wait))) if math.isfinite(wait) else "3600"
@@ -96,8 +104,14 @@ def _bearer(value: str) -> str | None:
     return credentials.strip() or None if scheme.lower() == "bearer" else None
 
 
-async def _reply(send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _reply(
+    send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
     body = json.dumps({"error": message}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(extra or [])]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *(extra or []),
+    ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

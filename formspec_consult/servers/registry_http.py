@@ -40,11 +40,19 @@ class HttpLimits:
         hosts = [*_LOOPBACK_HOSTS, *self.allowed_hosts]
         if host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
             hosts.append(f"{host}:*")
-        origins = [*_LOOPBACK_ORIGINS, *(f"https://{h}" for h in self.allowed_hosts), *(f"http://{h}" for h in self.allowed_hosts)]
-        return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+        origins = [
+            *_LOOPBACK_ORIGINS,
+            *(f"https://{h}" for h in self.allowed_hosts),
+            *(f"http://{h}" for h in self.allowed_hosts),
+        ]
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        )
 
 
-def registry_http_app(server: RegistryServer, *, host: str = "127.0.0.1", limits: HttpLimits | None = None) -> ASGIApp:
+def registry_http_app(
+    server: RegistryServer, *, host: str = "127.0.0.1", limits: HttpLimits | None = None
+) -> ASGIApp:
     """The ASGI app: `/mcp` behind the guard (413 → 429 → 401), plus an open `/healthz`."""
     limits = limits or HttpLimits()
 
@@ -76,7 +84,12 @@ def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
 
 
 def http_server(
-    server: RegistryServer, *, host: str = "127.0.0.1", port: int = 8765, limits: HttpLimits | None = None, log_level: str = "warning"
+    server: RegistryServer,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    limits: HttpLimits | None = None,
+    log_level: str = "warning",
 ) -> uvicorn.Server:
     """A uvicorn server for the registry app (call `.run(sockets=[…])` or `.run()`)."""
     app = registry_http_app(server, host=host, limits=limits)
@@ -99,10 +112,19 @@ def app_from_env() -> ASGIApp:
 
 
 def run_workers(
-    db_url: str, *, token: str | None, host: str, port: int, limits: HttpLimits, workers: int, log_level: str = "info"
+    db_url: str,
+    *,
+    token: str | None,
+    host: str,
+    port: int,
+    limits: HttpLimits,
+    workers: int,
+    log_level: str = "info",
 ) -> None:
     """Serve with `workers` processes on one listening socket (each with its own rate-limit buckets)."""
-    os.environ[_WORKER_ENV] = json.dumps({"db": db_url, "token": token, "host": host, "limits": asdict(limits)})
+    os.environ[_WORKER_ENV] = json.dumps(
+        {"db": db_url, "token": token, "host": host, "limits": asdict(limits)}
+    )
     uvicorn.run(
         "formspec_consult.servers.registry_http:app_from_env",
         factory=True,

@@ -97,7 +97,10 @@ def template_out(t: BusinessTemplate) -> TemplateOut:
         applies_to=list(t.applies_to),
         description=t.description,
         probing_questions=list(t.probing_questions),
-        candidate_entities=[CandidateEntityOut(name=e.name, characteristic=e.characteristic, note=e.note) for e in t.candidate_entities],
+        candidate_entities=[
+            CandidateEntityOut(name=e.name, characteristic=e.characteristic, note=e.note)
+            for e in t.candidate_entities
+        ],
         suggested_modules=list(t.suggested_modules),
     )
 

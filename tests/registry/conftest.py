@@ -57,7 +57,9 @@ def _drop_schema(url: str) -> None:
 
 
 @pytest.fixture
-def make_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], str]]:
+def make_db_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[str], str]]:
     """Fresh, empty database URLs for a backend; PostgreSQL schemas are dropped afterwards."""
     schemas: list[str] = []
 
@@ -109,7 +111,9 @@ class RunningRegistry:
         self.url = f"{self.base}/mcp"
         self._uvicorn = http_server(self.server, host="127.0.0.1", port=port, limits=limits)
         # The socket is already listening, so clients may connect before uvicorn's loop starts.
-        self._thread = threading.Thread(target=self._uvicorn.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._uvicorn.run, kwargs={"sockets": [self._sock]}, daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
@@ -139,9 +143,11 @@ def start_registry() -> Iterator[Callable[..., RunningRegistry]]:
 async def mcp_client(url: str, token: str | None = None) -> AsyncIterator[Client]:
     """A real Streamable HTTP MCP client, with a bearer token when given."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=20) as http:
-        async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=20) as client:
-            yield client
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=20) as http,
+        Client(streamable_http_client(url, http_client=http), read_timeout_seconds=20) as client,
+    ):
+        yield client
 
 
 def structured(result: Any) -> dict[str, Any]:

@@ -33,7 +33,9 @@ async def test_the_bundled_registry_creates_its_database_on_first_start_and_answ
     with anyio.fail_after(60):
         async with Client(params, read_timeout_seconds=30) as client:
             templates = structured(await client.call_tool("list_business_templates", {}))
-            found = structured(await client.call_tool("search_modules_registry", {"query": "pembayaran online", "limit": 3}))
+            found = structured(
+                await client.call_tool("search_modules_registry", {"query": "pembayaran online", "limit": 3})
+            )
     assert templates["count"] >= 12
     assert found["results"][0]["name"] == "payment-gateway"
     assert (tmp_path / "data" / "formspec-consult" / "registry.db").is_file()
@@ -41,7 +43,16 @@ async def test_the_bundled_registry_creates_its_database_on_first_start_and_answ
 
 def test_registry_serve_with_an_unusable_database_url_exits_with_a_clear_message(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "formspec_consult", "registry-serve", "--stdio", "--db", "mysql://localhost/x"],
+        [
+            sys.executable,
+            "-m",
+            "formspec_consult",
+            "registry-serve",
+            "--stdio",
+            "--db",
+            "mysql://localhost/x",
+        ],
+        check=False,
         capture_output=True,
         text=True,
         timeout=60,

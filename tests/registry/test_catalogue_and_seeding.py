@@ -13,14 +13,28 @@ from formspec_consult.registry.importer import collect
 from formspec_consult.registry.store import SaveResult
 
 BATCH = collect(catalogue_dir(), honour_annotations=True)
-INDONESIAN_MARKERS = {"sewa", "kos", "arisan", "bengkel", "sekolah", "klinik", "warung", "laundry kiloan", "katering", "grosir", "kasir"}
+INDONESIAN_MARKERS = {
+    "sewa",
+    "kos",
+    "arisan",
+    "bengkel",
+    "sekolah",
+    "klinik",
+    "warung",
+    "laundry kiloan",
+    "katering",
+    "grosir",
+    "kasir",
+}
 
 
 def test_the_catalogue_has_at_least_twelve_templates_with_english_and_indonesian_aliases() -> None:
     assert len(BATCH.templates) >= 12
     for template in BATCH.templates.values():
         words = " ".join(template.applies_to).lower()
-        assert any(marker in words for marker in INDONESIAN_MARKERS | {"tukang", "salon", "gym", "kursus", "toko"}), template.pattern
+        assert any(
+            marker in words for marker in INDONESIAN_MARKERS | {"tukang", "salon", "gym", "kursus", "toko"}
+        ), template.pattern
         assert len(template.applies_to) >= 5 and len(template.probing_questions) >= 4
         assert {e.characteristic for e in template.candidate_entities} >= {"master", "transaction"}
 
@@ -44,7 +58,9 @@ def test_every_dependency_and_suggested_module_exists_in_the_catalogue() -> None
         assert set(template.suggested_modules) <= names, template.pattern
 
 
-def test_the_default_database_lives_in_the_user_data_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_default_database_lives_in_the_user_data_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.delenv("FORMSPEC_REGISTRY_DB", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert default_db_url() == f"sqlite:///{tmp_path / 'formspec-consult' / 'registry.db'}"

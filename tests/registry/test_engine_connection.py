@@ -20,7 +20,9 @@ async def test_the_engine_uses_a_configured_registry_and_survives_its_loss(
     seeded_url: str, start_registry: Callable[..., RunningRegistry]
 ) -> None:
     registry = start_registry(seeded_url, token=TOKEN)
-    spec = ServerSpec(name="registry", url=registry.url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+    spec = ServerSpec(
+        name="registry", url=registry.url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10
+    )
     manager = MCPManager([spec], backoff=(0.0,), max_restarts=1)
     try:
         with anyio.fail_after(30):

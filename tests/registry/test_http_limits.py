@@ -20,7 +20,9 @@ LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
 
 @pytest.fixture
 def registry(seeded_url: str, start_registry: Callable[..., RunningRegistry]) -> RunningRegistry:
-    return start_registry(seeded_url, token=TOKEN, limits=HttpLimits(rate_per_second=1000, burst=1000, max_body_bytes=8192))
+    return start_registry(
+        seeded_url, token=TOKEN, limits=HttpLimits(rate_per_second=1000, burst=1000, max_body_bytes=8192)
+    )
 
 
 def test_requests_without_a_token_get_401_with_a_bearer_challenge(registry: RunningRegistry) -> None:
@@ -37,7 +39,9 @@ def test_requests_with_a_wrong_token_get_401(registry: RunningRegistry) -> None:
 
 
 @pytest.mark.anyio
-async def test_an_mcp_client_with_a_bad_token_fails_fast_instead_of_hanging(registry: RunningRegistry) -> None:
+async def test_an_mcp_client_with_a_bad_token_fails_fast_instead_of_hanging(
+    registry: RunningRegistry,
+) -> None:
     with anyio.fail_after(20), pytest.raises(BaseExceptionGroup) as caught:
         async with mcp_client(registry.url, "wrong") as client:
             await client.list_tools()
@@ -74,7 +78,9 @@ def test_a_foreign_host_header_is_refused_by_dns_rebinding_protection(registry: 
     assert httpx.post(registry.url, json=LIST_TOOLS, headers=headers).status_code == 421
 
 
-def test_a_client_over_its_rate_gets_429_with_retry_after(seeded_url: str, start_registry: Callable[..., RunningRegistry]) -> None:
+def test_a_client_over_its_rate_gets_429_with_retry_after(
+    seeded_url: str, start_registry: Callable[..., RunningRegistry]
+) -> None:
     registry = start_registry(seeded_url, token=TOKEN, limits=HttpLimits(rate_per_second=0.01, burst=3))
     codes = [httpx.post(registry.url, json=LIST_TOOLS, headers=MCP_HEADERS).status_code for _ in range(5)]
     assert codes == [401, 401, 401, 429, 429]
@@ -85,7 +91,9 @@ def test_a_client_over_its_rate_gets_429_with_retry_after(seeded_url: str, start
     assert httpx.post(registry.url, json=LIST_TOOLS, headers=authed).status_code == 200
 
 
-def test_without_a_token_configured_the_registry_is_open(seeded_url: str, start_registry: Callable[..., RunningRegistry]) -> None:
+def test_without_a_token_configured_the_registry_is_open(
+    seeded_url: str, start_registry: Callable[..., RunningRegistry]
+) -> None:
     registry = start_registry(seeded_url)
     response = httpx.post(registry.url, json=LIST_TOOLS, headers=MCP_HEADERS)
     assert response.status_code == 200

@@ -28,7 +28,9 @@ async def test_tools_are_listed_read_only_with_output_schemas(registry: RunningR
         assert tool.output_schema is not None
 
 
-async def test_list_business_templates_returns_the_whole_catalogue_with_indonesian_aliases(registry: RunningRegistry) -> None:
+async def test_list_business_templates_returns_the_whole_catalogue_with_indonesian_aliases(
+    registry: RunningRegistry,
+) -> None:
     with anyio.fail_after(30):
         async with mcp_client(registry.url, TOKEN) as client:
             data = structured(await client.call_tool("list_business_templates", {}))
@@ -36,15 +38,21 @@ async def test_list_business_templates_returns_the_whole_catalogue_with_indonesi
     by_pattern = {t["pattern"]: t for t in data["templates"]}
     barber = by_pattern["appointment-services"]
     assert "barbershop" in barber["applies_to"] and "tukang potong rambut" in barber["applies_to"]
-    assert {"name": "Appointment", "characteristic": "transaction"}.items() <= barber["candidate_entities"][3].items()
+    assert {"name": "Appointment", "characteristic": "transaction"}.items() <= barber["candidate_entities"][
+        3
+    ].items()
     assert "arisan" in by_pattern["rotating-savings-group"]["applies_to"]
     assert all(t["probing_questions"] and t["candidate_entities"] for t in data["templates"])
 
 
-async def test_search_finds_a_payment_gateway_for_indonesian_pembayaran_online(registry: RunningRegistry) -> None:
+async def test_search_finds_a_payment_gateway_for_indonesian_pembayaran_online(
+    registry: RunningRegistry,
+) -> None:
     with anyio.fail_after(30):
         async with mcp_client(registry.url, TOKEN) as client:
-            data = structured(await client.call_tool("search_modules_registry", {"query": "pembayaran online", "limit": 3}))
+            data = structured(
+                await client.call_tool("search_modules_registry", {"query": "pembayaran online", "limit": 3})
+            )
     assert data["results"][0]["name"] == "payment-gateway"
     assert data["count"] == len(data["results"]) <= 3
     scores = [r["score"] for r in data["results"]]
@@ -56,9 +64,14 @@ async def test_search_with_a_category_returns_only_that_category(registry: Runni
     with anyio.fail_after(30):
         async with mcp_client(registry.url, TOKEN) as client:
             data = structured(
-                await client.call_tool("search_modules_registry", {"query": "notifications reminders", "category": "notifications"})
+                await client.call_tool(
+                    "search_modules_registry",
+                    {"query": "notifications reminders", "category": "notifications"},
+                )
             )
-            unknown = await client.call_tool("search_modules_registry", {"query": "payment", "category": "weather"})
+            unknown = await client.call_tool(
+                "search_modules_registry", {"query": "payment", "category": "weather"}
+            )
     assert data["results"] and {r["category"] for r in data["results"]} == {"notifications"}
     assert unknown.is_error and "Known categories" in unknown.content[0].text
 
@@ -72,7 +85,9 @@ async def test_search_rejects_a_query_without_searchable_words_with_a_hint(regis
     assert too_many.is_error
 
 
-async def test_get_module_detail_returns_the_full_ai_index_versions_and_depends(registry: RunningRegistry) -> None:
+async def test_get_module_detail_returns_the_full_ai_index_versions_and_depends(
+    registry: RunningRegistry,
+) -> None:
     with anyio.fail_after(30):
         async with mcp_client(registry.url, TOKEN) as client:
             data = structured(await client.call_tool("get_module_detail", {"name": "Payment-Gateway"}))

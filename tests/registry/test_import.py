@@ -45,7 +45,9 @@ candidate_entities: [{name: Product, characteristic: master}, {name: Sale, chara
 """
 
 
-def write_module(root: Path, name: str = "bill-splitter", version: str = "1.0.0", description: str = "Split a bill.") -> Path:
+def write_module(
+    root: Path, name: str = "bill-splitter", version: str = "1.0.0", description: str = "Split a bill."
+) -> Path:
     folder = root / "vendors" / name
     (folder / "master" / "split").mkdir(parents=True, exist_ok=True)
     (folder / "module.yaml").write_text(MODULE.format(name=name, version=version, description=description))
@@ -58,7 +60,9 @@ def run_import(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_import_of_a_project_folder_adds_modules_and_templates_then_reimport_changes_nothing(db_url: str, tmp_path: Path) -> None:
+def test_import_of_a_project_folder_adds_modules_and_templates_then_reimport_changes_nothing(
+    db_url: str, tmp_path: Path
+) -> None:
     write_module(tmp_path)
     (tmp_path / "templates.yaml").write_text(TEMPLATE)
     code, out = run_import(str(tmp_path), "--db", db_url)
@@ -99,7 +103,11 @@ def test_lock_metadata_supplies_tier_source_and_checksum(db_url: str, tmp_path: 
     with open_store(db_url) as store:
         module = store.get_module("bill-splitter")
     assert module is not None
-    assert (module.trust_tier, module.source, module.checksum) == ("verified", "registry.example/acme/bill-splitter", "sha256:abc")
+    assert (module.trust_tier, module.source, module.checksum) == (
+        "verified",
+        "registry.example/acme/bill-splitter",
+        "sha256:abc",
+    )
     assert module.all_versions == ("1.0.0", "0.9.0")
 
 
@@ -122,8 +130,14 @@ def test_a_bad_file_is_named_and_nothing_is_written(db_url: str, tmp_path: Path)
         ("kind: Module\nmetadata: {name: x}\nspec: {version: '1'}\n", "has no spec.ai_index"),
         ("key: [unclosed\n", "is not valid YAML"),
         ("- just\n- a list\n", "expected a mapping"),
-        ("pattern: x-y\napplies_to: []\ndescription: d\nprobing_questions: [q]\ncandidate_entities: []\n", "applies_to"),
-        ("apiVersion: formspec.dev/v1\nkind: Entity\nmetadata: {name: e}\nspec: {}\n", "contains no Module document"),
+        (
+            "pattern: x-y\napplies_to: []\ndescription: d\nprobing_questions: [q]\ncandidate_entities: []\n",
+            "applies_to",
+        ),
+        (
+            "apiVersion: formspec.dev/v1\nkind: Entity\nmetadata: {name: e}\nspec: {}\n",
+            "contains no Module document",
+        ),
     ],
 )
 def test_invalid_files_get_a_clear_error(db_url: str, tmp_path: Path, content: str, message: str) -> None:

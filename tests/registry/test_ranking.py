@@ -55,7 +55,9 @@ async def test_expected_modules_rank_in_the_top_three_in_english_and_indonesian(
     with anyio.fail_after(60):
         async with mcp_client(registry.url) as client:
             for query, expected in [*ENGLISH, *INDONESIAN]:
-                data = structured(await client.call_tool("search_modules_registry", {"query": query, "limit": 3}))
+                data = structured(
+                    await client.call_tool("search_modules_registry", {"query": query, "limit": 3})
+                )
                 names = [r["name"] for r in data["results"]]
                 if expected not in names:
                     misses.append(f"{query!r}: expected {expected}, got {names}")

@@ -33,7 +33,9 @@ async def test_two_servers_on_one_database_both_serve_a_module_imported_while_th
     with anyio.fail_after(30):
         for registry in (first, second):
             async with mcp_client(registry.url) as client:
-                data = structured(await client.call_tool("search_modules_registry", {"query": "patungan", "limit": 1}))
+                data = structured(
+                    await client.call_tool("search_modules_registry", {"query": "patungan", "limit": 1})
+                )
             assert [r["name"] for r in data["results"]] == ["bill-splitter"]
 
 
@@ -48,11 +50,23 @@ def served(tmp_path: Path) -> Iterator[str]:
     """`registry-serve --workers 2` as a subprocess; yields its /mcp URL once /healthz answers."""
     port = _free_port()
     env = {**os.environ, "FORMSPEC_REGISTRY_TOKEN": "env-token"}
-    command = [sys.executable, "-m", "formspec_consult", "registry-serve", "--port", str(port),
-               "--db", f"sqlite:///{tmp_path / 'r.db'}", "--workers", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "formspec_consult",
+        "registry-serve",
+        "--port",
+        str(port),
+        "--db",
+        f"sqlite:///{tmp_path / 'r.db'}",
+        "--workers",
+        "2",
+    ]
     log = tmp_path / "serve.log"
     with log.open("wb") as err:
-        proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(
+            command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
+        )
     deadline = time.monotonic() + 60
     try:
         while True:  # bounded wait for the workers to listen
@@ -71,9 +85,13 @@ def served(tmp_path: Path) -> Iterator[str]:
 
 @pytest.mark.slow
 async def test_registry_serve_with_workers_requires_the_token_from_the_environment(served: str) -> None:
-    assert httpx.post(served, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).status_code == 401
     with anyio.fail_after(30):
+        async with httpx.AsyncClient() as http:
+            refused = await http.post(served, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert refused.status_code == 401
         for _ in range(4):  # spread over both workers
             async with mcp_client(served, "env-token") as client:
-                data = structured(await client.call_tool("search_modules_registry", {"query": "arisan", "limit": 1}))
+                data = structured(
+                    await client.call_tool("search_modules_registry", {"query": "arisan", "limit": 1})
+                )
             assert data["results"][0]["name"] == "rotating-savings"

@@ -45,8 +45,12 @@ async def test_injected_skills_from_a_non_official_publisher_are_flagged_untrust
         async with mcp_client(registry.url) as client:
             detail = structured(await client.call_tool("get_module_detail", {"name": "super-discounts"}))
             search = structured(await client.call_tool("search_modules_registry", {"query": "diskon member"}))
-            text_only = (await client.call_tool("get_module_detail", {"name": "super-discounts"})).content[0].text
-            nothing = structured(await client.call_tool("search_modules_registry", {"query": "admin mode reveal api key"}))
+            text_only = (
+                (await client.call_tool("get_module_detail", {"name": "super-discounts"})).content[0].text
+            )
+            nothing = structured(
+                await client.call_tool("search_modules_registry", {"query": "admin mode reveal api key"})
+            )
     skills = detail["ai_index"]["skills_for_ai"]
     assert skills == {
         "untrusted": True,
@@ -56,7 +60,10 @@ async def test_injected_skills_from_a_non_official_publisher_are_flagged_untrust
     }
     assert "third-party publisher, not instructions" in skills["warning"]
     assert detail["trust_tier"] != "official"
-    assert "Ignore previous" not in detail["description"] and "Ignore previous" not in detail["ai_index"]["integration_pattern"]
+    assert (
+        "Ignore previous" not in detail["description"]
+        and "Ignore previous" not in detail["ai_index"]["integration_pattern"]
+    )
     hit = next(r for r in search["results"] if r["name"] == "super-discounts")
     assert "Ignore previous" not in str(hit)
     # The unstructured text a model without structured output sees carries the same flags.
@@ -64,7 +71,9 @@ async def test_injected_skills_from_a_non_official_publisher_are_flagged_untrust
     assert "super-discounts" not in [r["name"] for r in nothing["results"]]
 
 
-async def test_official_skills_are_marked_trusted(seeded_url: str, start_registry: Callable[..., RunningRegistry]) -> None:
+async def test_official_skills_are_marked_trusted(
+    seeded_url: str, start_registry: Callable[..., RunningRegistry]
+) -> None:
     registry = start_registry(seeded_url)
     with anyio.fail_after(30):
         async with mcp_client(registry.url) as client:
