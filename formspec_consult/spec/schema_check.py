@@ -26,20 +26,42 @@ def schema_problems(doc: Document, validator: Any) -> list[Problem]:
                                f"more schema errors were left out after the first {MAX_SCHEMA_ERRORS}",
                                "Fix these first, then validate again."))
             break
-        shown = best_match(error.context) if error.context else error
+        menu = _menu_message(error)
+        shown = error if menu or not error.context else best_match(error.context)
         path = tuple(error.absolute_path)
         where = "/".join(str(p) for p in path) or "(document)"
         line, column = doc.position_of(tuple(shown.absolute_path))
-        out.append(Problem("FS-SCHEMA", doc.rel, line, "schema", f"{where}: {_message(shown)}",
+        out.append(Problem("FS-SCHEMA", doc.rel, line, "schema", f"{where}: {menu or shown.message}",
                            _hint(shown, doc.kind), column))
     return out
 
 
-def _message(error: ValidationError) -> str:
-    if error.validator == "oneOf" and isinstance(error.instance, dict):
-        return ("this item matches none (or several) of the allowed shapes: adopt node {type: module, module}, "
-                "group {label, children}, leaf {label, module, view | route}")
-    return error.message
+def _menu_message(error: ValidationError) -> str | None:
+    """A plain explanation when `error` is about a menu item's shape (jsonschema's is cryptic)."""
+    path = list(error.absolute_path)
+    if "menu" in path and isinstance(error.instance, dict) and error.validator in ("oneOf", "not", "anyOf"):
+        return menu_item_problem(error.instance, path.count("children") + 1)
+    return None
+
+
+def menu_item_problem(item: dict[str, Any], depth: int) -> str | None:
+    """Plain words for a menu item that fits none of the three shapes (None when it fits one)."""
+    if depth >= 3 and "children" in item:
+        return "menus nest at most 3 levels; this third-level item may not have children"
+    if item.get("type") == "module":
+        if "children" in item:
+            return "an adopt node {type: module, module} cannot have children"
+        return None if "module" in item else "an adopt node (type: module) needs `module`"
+    if "children" in item:
+        if "view" in item or "route" in item:
+            return "a group {label, children} cannot also have a view or route"
+        return None if "label" in item else "a group needs a `label`"
+    missing = [k for k in ("label", "module") if k not in item]
+    if missing:
+        return f"a menu leaf needs {' and '.join(missing)} (and exactly one of view/route)"
+    if ("view" in item) == ("route" in item):
+        return "a menu leaf needs exactly one of `view` or `route`"
+    return None
 
 
 def _hint(error: ValidationError, kind: str) -> str:
@@ -53,6 +75,9 @@ def _hint(error: ValidationError, kind: str) -> str:
             if close:
                 return f"Did you mean `{close[0]}` instead of `{key}`?"
         return f"Remove or rename {', '.join(map(repr, extra))}; list_kind_schemas({kind}) shows the allowed keys."
+    if "menu" in list(error.absolute_path):
+        return ("Menu items are an adopt node {type: module, module}, a group {label, children} or a leaf "
+                "{label, module, view | route}, at most 3 levels deep.")
     if error.validator == "required":
         return "Add the missing key."
     if error.validator in ("enum", "const"):

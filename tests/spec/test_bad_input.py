@@ -15,6 +15,9 @@ OK_HEAD = "apiVersion: formspec.dev/v1\nkind: Entity\nmetadata: {name: draft, mo
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefg", "bcdefgh"))
 
+APP_HEAD = ("apiVersion: formspec.dev/v1\nkind: App\nmetadata: {name: second}\nspec:\n"
+            "  version: '1'\n  vendor: x\n  root_url: /\n  menu:\n")
+
 # (id, text, expected code, fragment of the message, expected line or None)
 CASES = [
     ("unclosed-flow", "apiVersion: [unclosed\n", "FS-YAML-SYNTAX", "not valid YAML", 2),
@@ -66,11 +69,17 @@ CASES = [
      "spec:\n  version: '1'\n  depends_on: [shop]\n", "FS-MODULE-DEPENDS-ON", "not `depends_on`", 6),
     ("app-leaf-view-and-route", "apiVersion: formspec.dev/v1\nkind: App\nmetadata: {name: second}\nspec:\n"
      "  version: '1'\n  vendor: x\n  root_url: /\n  menu:\n    - {label: A, module: shop, view: a, route: /a}\n",
-     "FS-SCHEMA", "spec/menu/0", 9),
+     "FS-SCHEMA", "spec/menu/0: a menu leaf needs exactly one of `view` or `route`", 9),
     ("app-menu-four-levels", "apiVersion: formspec.dev/v1\nkind: App\nmetadata: {name: second}\nspec:\n"
      "  version: '1'\n  vendor: x\n  root_url: /\n  menu:\n    - label: L1\n      children:\n"
      "        - label: L2\n          children:\n            - label: L3\n              children:\n"
-     "                - {label: L4, module: shop, view: a}\n", "FS-SCHEMA", "spec/menu/0", None),
+     "                - {label: L4, module: shop, view: a}\n", "FS-SCHEMA", "menus nest at most 3 levels", 13),
+    ("app-group-with-view", APP_HEAD + "    - {label: G, view: x, children: [{type: module, module: shop}]}\n",
+     "FS-SCHEMA", "a group {label, children} cannot also have a view or route", 9),
+    ("app-adopt-without-module", APP_HEAD + "    - {type: module}\n", "FS-SCHEMA",
+     "an adopt node (type: module) needs `module`", 9),
+    ("app-leaf-without-module", APP_HEAD + "    - {label: Sales, view: sale}\n", "FS-SCHEMA",
+     "a menu leaf needs module", 9),
     ("workspace-no-display-name", "apiVersion: formspec.dev/v1\nkind: Workspace\nmetadata: {name: other}\n"
      "spec: {slug: other}\n", "FS-SCHEMA", "'display_name' is a required property", 4),
     ("second-doc-broken", OK_HEAD + "spec: {version: v1}\n---\napiVersion: formspec.dev/v1\nkind: Form\n"
