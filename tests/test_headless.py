@@ -34,6 +34,7 @@ def test_one_prompt_prints_the_reply_on_stdout_and_tool_calls_on_stderr(project:
     assert result.returncode == 0, result.stderr
     assert result.stdout == "I drafted the customer list.\n"
     assert "→ propose_spec_file" in result.stderr and "✓ propose_spec_file" in result.stderr
+    assert "tokens (reported)" in result.stderr.splitlines()[-1]
     assert (only_session(project) / "draft").is_dir()
     assert "I drafted the customer list." in (only_session(project) / "transcript.md").read_text(encoding="utf-8")
 
@@ -48,6 +49,7 @@ def test_stdin_turns_and_json_events(project: Path, tmp_path: Path) -> None:
     starts = [line["user_text"] for line in lines if line["type"] == "turn_started"]
     assert starts == ["hello", "[chosen: B) Cash]"]
     assert [line["reason"] for line in lines if line["type"] == "turn_finished"] == ["done", "done"]
+    assert lines[-1]["type"] == "status" and lines[-1]["turn"] == 2 and lines[-1]["context_tokens"] > 0
 
 
 def test_without_a_model_it_says_how_to_configure_one_and_offers_the_demo(project: Path, tmp_path: Path) -> None:

@@ -106,6 +106,7 @@ async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
                     out.event(event)
                     if event.kind == "turn_finished":
                         code = max(code, EXIT_BY_REASON.get(event.reason, 1))
+        out.finish(engine.status())
     finally:
         await engine.aclose()
     return code
@@ -129,6 +130,11 @@ class JsonOutput:
         from formspec_consult.agent.events import event_to_dict
 
         self._line(event_to_dict(event))
+
+    def finish(self, status: dict[str, Any]) -> None:
+        keys = ("context_tokens", "threshold_tokens", "window_tokens", "reported", "prompt_tokens",
+                "completion_tokens", "cost", "compactions", "turn")
+        self._line({"type": "status", **{key: status.get(key) for key in keys}})
 
 
 class TextOutput:
@@ -161,6 +167,15 @@ class TextOutput:
                            f"{event.tokens_before} → {event.tokens_after} tokens]\n")
         elif kind == "turn_finished" and event.reason != "done":
             self.err.write(f"[turn {event.reason}{': ' + event.error if event.error else ''}]\n")
+
+    def finish(self, status: dict[str, Any]) -> None:
+        """One stderr line with the figures a script or a curious person wants."""
+        self._end_line()
+        marker = "reported" if status.get("reported") else "estimated"
+        cost = status.get("cost")
+        self.err.write(f"[context {status.get('context_tokens', 0):,} / {status.get('threshold_tokens', 0):,} tokens "
+                       f"({marker}) · {status.get('compactions', 0)} compaction(s) · "
+                       f"cost {'n/a' if cost is None else f'${cost:.4f}'}]\n")
 
     def _end_line(self) -> None:
         if self._mid_line:

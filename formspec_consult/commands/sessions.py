@@ -80,5 +80,6 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
             click.echo(json.dumps(row, ensure_ascii=False))
             continue
         drafts = "?" if row["drafts"] is None else row["drafts"]
-        click.echo(f"{row['id']}  {row['state']:<11} {row['turns']:>3} turns  {drafts} drafts  "
+        summary = "  summary" if row["summary"] else ""
+        click.echo(f"{row['id']}  {row['state']:<11} {row['turns']:>3} turns  {drafts} drafts{summary}  "
                    f"{row['model'] or '-'}  last {row['last_activity'] or '-'}")
