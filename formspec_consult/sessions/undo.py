@@ -67,8 +67,13 @@ class UndoStack:
         """Record the state of a target just before apply overwrites it with ``after``."""
         entries = self.entries()
         seq = (entries[-1].seq if entries else 0) + 1
-        while (self.folder / f"{seq:04d}").exists():  # skip torn leftovers
-            seq += 1
+        self.folder.mkdir(parents=True, exist_ok=True)
+        while True:  # claim a free number: skips torn leftovers and a concurrent apply's entry
+            try:
+                (self.folder / f"{seq:04d}").mkdir()
+                break
+            except FileExistsError:
+                seq += 1
         entry = UndoEntry(
             seq=seq,
             rel=rel,
@@ -80,7 +85,6 @@ class UndoStack:
             created_dirs=tuple(created_dirs),
         )
         folder = self.entry_dir(entry)
-        folder.mkdir(parents=True)
         if before is not None:
             write_atomic(folder / "before", before)
         # meta.json last: an entry without it never counts, so a crash leaves no false undo step.
