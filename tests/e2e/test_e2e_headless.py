@@ -85,7 +85,8 @@ def test_kill_9_mid_turn_then_continue_resumes_with_no_event_lost(tmp_path: Path
     assert "tool_result" in [e["type"] for e in before]
 
     fake.queue(FakeReply(text="Welcome back: the customer draft is ready."))
-    result = run_cli([*model_args(fake), "--continue", "-p", "where were we?"], project, env)
+    # No model flags: the session remembers its model, endpoint, window and override.
+    result = run_cli(["--continue", "-p", "where were we?"], project, env)
     assert result.returncode == 0, result.stderr
     assert "Welcome back" in result.stdout
     after = list(EventLog.read(log_path))
