@@ -156,3 +156,29 @@ async def test_concurrent_proposals_all_land_in_the_manifest(client: Client, ser
     rows = (await call(client, "list_drafts"))["drafts"]
     assert len(rows) == len(names) and all(r["target_changed"] is False for r in rows)
     assert all(server_state(server).review().store.record(r["path"]) for r in rows)
+
+
+@pytest.mark.parametrize(
+    "transform",
+    [
+        lambda text: text.replace("\n", "\r\n").encode(),
+        lambda text: text.rstrip("\n").encode(),
+        lambda text: text.replace("plural: services", "plural: services  # layanan potong rambut \u2702 caf\u00e9").encode(),
+    ],
+    ids=["crlf", "no-trailing-newline", "non-ascii"],
+)
+async def test_undo_through_mcp_restores_the_exact_original_bytes(client: Client, project: Path, transform) -> None:  # noqa: ANN001
+    target = project / "spec" / SERVICE
+    original = transform(target.read_text())
+    target.write_bytes(original)
+    await call(client, "propose_spec_file", {"path": SERVICE, "content": service_text(project) + "# changed\n"})
+    await call(client, "apply_draft", {"file": SERVICE})
+    assert target.read_bytes() != original
+    await call(client, "undo_apply")
+    assert target.read_bytes() == original
+
+
+async def test_diff_of_an_unknown_draft_names_the_drafts_there_are(client: Client) -> None:
+    await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
+    message = await call_error(client, "diff_drafts", {"path": "modules/shop/none.yaml"})
+    assert "no draft" in message and VOUCHER in message
