@@ -69,6 +69,7 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-CHILD-ENTITY-DEPENDS": ("structural", "error", "child table entity in a module not depended on"),
     "FS-VIEW-ENTITY": ("structural", "error", "a Form/Table/… names no entity"),
     "FS-VIEW-ENTITY-DEPENDS": ("structural", "error", "a view of an entity in a module not depended on"),
+    "FS-VIEW-FIELD": ("structural", "error", "a Form/Table lists a field its entity does not have"),
     "FS-MODULE-DEPENDS": ("structural", "error", "depends names a module that does not exist"),
     "FS-MODULE-SELF-DEPEND": ("structural", "error", "a module depends on itself"),
     "FS-MODULE-UNKNOWN": ("structural", "error", "a document whose module cannot be told"),

@@ -14,6 +14,7 @@ from formspec_consult.spec.checks.entity import check_entity
 from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
 from formspec_consult.spec.checks.modules import check_module_links
 from formspec_consult.spec.checks.unknown_keys import check_unknown_keys
+from formspec_consult.spec.checks.view_fields import FieldRef, check_view_fields, collect_view_fields
 from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document, Problem, ValidationResult
@@ -45,6 +46,7 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
     validators: dict[str, Any] = {}
     docs: list[Document] = []
     refs: dict[int, list[Reference]] = {}
+    view_fields: dict[int, list[FieldRef]] = {}
     for _rel, parsed in state.files:
         problems += parsed.problems
         warnings += parsed.warnings
@@ -62,11 +64,13 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
             key = (i, id(validators[kind]))
             cached = parsed.memo.get(key)
             if cached is None:
-                cached = parsed.memo[key] = (_local_findings(doc, validators[kind]), collect_references(doc))
+                cached = parsed.memo[key] = (_local_findings(doc, validators[kind]), collect_references(doc),
+                                             collect_view_fields(doc))
             problems += cached[0].problems
             warnings += cached[0].warnings
             docs.append(doc)
             refs[id(doc)] = cached[1]
+            view_fields[id(doc)] = cached[2]
     tree = Findings()
     effective = apply_overrides(docs, tree)
     index = Index.build(effective, state.extra_modules)
@@ -74,6 +78,7 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
     for doc in effective:
         check_references(doc, refs.get(id(doc), []), index, tree)
         check_module_links(doc, index, tree)
+        check_view_fields(doc, view_fields.get(id(doc), []), index, tree)
     problems += tree.problems
     warnings += tree.warnings
     if state.vendor_sources:

@@ -46,8 +46,11 @@ class Index:
     module_docs: dict[str, Document] = field(default_factory=dict)
     module_names: set[str] = field(default_factory=set)
     depends: dict[str, set[str]] = field(default_factory=dict)
+    #: entity key → Entity Extensions whose extend_storage.target is that entity
+    extensions: dict[tuple[str, str], list[Document]] = field(default_factory=dict)
     #: per-run memo: many documents repeat the same references (e.g. formspec.core.user)
     _resolved: dict[tuple[str, str | None], tuple[str | None, bool]] = field(default_factory=dict)
+    _fields: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, docs: list[Document], extra_modules: set[str] | frozenset[str] = frozenset()) -> Index:
@@ -64,7 +67,29 @@ class Index:
                 deps = doc.spec.get("depends")
                 index.depends[key] = {str(d.get("module", "")).lower() for d in deps
                                       if isinstance(d, dict)} if isinstance(deps, list) else set()
+        for doc in docs:
+            ext = doc.spec.get("extend_storage") if effective_kind(doc.kind) == "Entity" else None
+            if isinstance(ext, dict) and isinstance(ext.get("target"), str):
+                target = index.entity_key(ext["target"], doc.module)
+                if target is not None:
+                    index.extensions.setdefault(target, []).append(doc)
         return index
+
+    def entity_key(self, ref: str, own_module: str | None) -> tuple[str, str] | None:
+        """The index key of the project entity `ref` names (None for core or unknown entities)."""
+        module, name = split_ref(ref, own_module)
+        key = ((module or "").lower(), name.lower())
+        return key if key in self.entities else None
+
+    def field_names(self, key: tuple[str, str]) -> frozenset[str]:
+        """Field names of an entity, including those added by Entity Extensions."""
+        names = self._fields.get(key)
+        if names is None:
+            docs = [self.entities[key], *self.extensions.get(key, [])]
+            names = frozenset(f.get("name") for d in docs for f in (d.spec.get("fields") or [])
+                              if isinstance(f, dict) and isinstance(f.get("name"), str))
+            self._fields[key] = names
+        return names
 
     def has_module(self, module: str) -> bool:
         return module.lower() in self.module_names
