@@ -157,3 +157,39 @@ def import_cmd(target: Path, db: str | None, trust_tier: str | None) -> None:
         f"Imported into {store.url.split('@')[-1]}: {result.count('added')} added, "
         f"{result.count('updated')} updated, {result.count('unchanged')} unchanged."
     )
+
+
+@registry.group("token")
+def token_group() -> None:
+    """Store the bearer token of a remote registry in the OS keyring (for the consultant)."""
+
+
+@token_group.command("set")
+@click.argument("url")
+@click.option("--token", prompt=True, hide_input=True, help="The token (asked for when omitted).")
+def token_set(url: str, token: str) -> None:
+    """Remember TOKEN for the registry at URL (used when FORMSPEC_REGISTRY_TOKEN is unset)."""
+    from formspec_consult.registry.credentials import store_registry_token
+
+    try:
+        account = store_registry_token(url, token.strip())
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except Exception as exc:  # noqa: BLE001 - any keyring backend failure
+        raise click.ClickException(
+            f"The OS keyring refused the token ({type(exc).__name__}); set {TOKEN_ENV} instead."
+        ) from exc
+    click.echo(f"Stored the registry token in the OS keyring ({account}).")
+
+
+@token_group.command("clear")
+@click.argument("url")
+def token_clear(url: str) -> None:
+    """Forget the stored token for the registry at URL."""
+    from formspec_consult.registry.credentials import forget_registry_token
+
+    try:
+        removed = forget_registry_token(url)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo("Removed the stored registry token." if removed else "No token was stored for that registry.")

@@ -1,0 +1,66 @@
+"""The client's registry token: environment first, then the OS keyring (`registry token set`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import keyring
+import pytest
+from click.testing import CliRunner
+
+from formspec_consult.cli import cli
+from formspec_consult.registry.credentials import registry_account, registry_token
+from tests.providers.conftest import BrokenKeyring, MemoryKeyring
+
+URL = "https://registry.example:8443/mcp"
+
+
+@pytest.fixture
+def memory() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_token_set_stores_it_per_registry_host_and_the_lookup_finds_it(memory: MemoryKeyring) -> None:
+    result = CliRunner().invoke(cli, ["registry", "token", "set", URL], input="tok-123\n")
+    assert result.exit_code == 0, result.output
+    assert memory.store == {("formspec-consult", "registry:registry.example:8443"): "tok-123"}
+    assert registry_token(URL, environ={}) == (
+        "tok-123",
+        "OS keyring (formspec-consult/registry:registry.example:8443)",
+    )
+    assert registry_token("https://other.example/mcp", environ={})[0] is None
+
+
+def test_the_environment_wins_over_the_keyring(memory: MemoryKeyring) -> None:
+    memory.set_password("formspec-consult", registry_account(URL), "from-keyring")
+    token, source = registry_token(URL, environ={"FORMSPEC_REGISTRY_TOKEN": "from-env"})
+    assert (token, source) == ("from-env", "env FORMSPEC_REGISTRY_TOKEN")
+
+
+def test_token_clear_forgets_it(memory: MemoryKeyring) -> None:
+    memory.set_password("formspec-consult", registry_account(URL), "tok")
+    assert "Removed" in CliRunner().invoke(cli, ["registry", "token", "clear", URL]).output
+    assert "No token was stored" in CliRunner().invoke(cli, ["registry", "token", "clear", URL]).output
+
+
+def test_a_broken_keyring_is_a_note_not_a_crash() -> None:
+    previous = keyring.get_keyring()
+    keyring.set_keyring(BrokenKeyring())
+    try:
+        token, note = registry_token(URL, environ={})
+        failed = CliRunner().invoke(cli, ["registry", "token", "set", URL, "--token", "x"])
+    finally:
+        keyring.set_keyring(previous)
+    assert token is None and "keyring unavailable" in note
+    assert failed.exit_code == 1 and "FORMSPEC_REGISTRY_TOKEN" in failed.output
+
+
+def test_a_url_that_is_not_http_is_refused_clearly(memory: MemoryKeyring) -> None:
+    result = CliRunner().invoke(cli, ["registry", "token", "set", "registry.example", "--token", "x"])
+    assert result.exit_code == 1 and "not a registry URL" in result.output
