@@ -175,7 +175,7 @@ def token_set(url: str, token: str) -> None:
         account = store_registry_token(url, token.strip())
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
-    except Exception as exc:  # noqa: BLE001 - any keyring backend failure
+    except Exception as exc:  # any keyring backend failure: point at the env variable instead
         raise click.ClickException(
             f"The OS keyring refused the token ({type(exc).__name__}); set {TOKEN_ENV} instead."
         ) from exc
