@@ -116,7 +116,9 @@ async def _main(tmp: Path) -> int:
     status = 0
 
     ours, floor = await _interleaved(create_local_server(shop), minimal_server(), ROUND_TRIPS)
-    print(f"in-memory round trip: ours {_ms(ours)}, minimal {_ms(floor)}, ratio {ours / floor:.2f} (goal ≤ 1.3)")
+    print(
+        f"in-memory round trip: ours {_ms(ours)}, minimal {_ms(floor)}, ratio {ours / floor:.2f} (goal ≤ 1.3)"
+    )
     status |= ours / floor > 1.3
 
     # Two subprocesses on a shared machine are noisy: five interleaved rounds, median of each.
@@ -131,8 +133,10 @@ async def _main(tmp: Path) -> int:
     ours = statistics.median(r[0] for r in rounds)
     floor = statistics.median(r[1] for r in rounds)
     ratio = statistics.median(r[0] / r[1] for r in rounds)
-    print(f"stdio round trip:     ours {_ms(ours)}, minimal {_ms(floor)}, ratio {ratio:.2f} "
-          f"(median of 5 rounds; per round {', '.join(f'{r[0] / r[1]:.2f}' for r in rounds)}; goal ≤ 1.3)")
+    print(
+        f"stdio round trip:     ours {_ms(ours)}, minimal {_ms(floor)}, ratio {ratio:.2f} "
+        f"(median of 5 rounds; per round {', '.join(f'{r[0] / r[1]:.2f}' for r in rounds)}; goal ≤ 1.3)"
+    )
     status |= ratio > 1.3
 
     big = tmp / "generated"
@@ -140,8 +144,10 @@ async def _main(tmp: Path) -> int:
     generate(big)
     floor = _validate_floor(big)
     p50 = await _proposals(big)
-    print(f"propose_spec_file p50 (1,000 files, warm): {_ms(p50)} (goal ≤ 50 ms); "
-          f"spec-core validate floor {_ms(floor)}, ratio {p50 / floor:.2f}")
+    print(
+        f"propose_spec_file p50 (1,000 files, warm): {_ms(p50)} (goal ≤ 50 ms); "
+        f"spec-core validate floor {_ms(floor)}, ratio {p50 / floor:.2f}"
+    )
     status |= p50 > 0.050
     return int(status)
 

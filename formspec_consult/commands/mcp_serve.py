@@ -41,7 +41,9 @@ def _log_to_file(consult_dir: Path) -> None:
     default=None,
     help="FormSpec project folder (default: --project of the main command, else the current folder).",
 )
-@click.option("--session", "session_id", default=None, metavar="ID", help="Bind to this session (created when omitted).")
+@click.option(
+    "--session", "session_id", default=None, metavar="ID", help="Bind to this session (created when omitted)."
+)
 @click.pass_context
 def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | None) -> None:
     """Run the local FormSpec MCP server on stdio, bound to one consultation session."""

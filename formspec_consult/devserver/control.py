@@ -96,8 +96,12 @@ class DevServer:
             log.write(f"\n--- starting: {' '.join(self.config.command)} ---\n".encode())
             log.flush()
             self._proc = subprocess.Popen(
-                list(self.config.command), cwd=self.root, stdin=subprocess.DEVNULL,
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                list(self.config.command),
+                cwd=self.root,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         info = {"pid": self._proc.pid, "pgid": self._proc.pid, "command": list(self.config.command)}
         self.pid_path.write_text(json.dumps(info), encoding="utf-8")
@@ -118,7 +122,12 @@ class DevServer:
             if health == "ok":
                 break
             time.sleep(POLL_INTERVAL)
-        return {"started": True, "pid": self._proc.pid, "health": health, "health_url": self.config.health_url}
+        return {
+            "started": True,
+            "pid": self._proc.pid,
+            "health": health,
+            "health_url": self.config.health_url,
+        }
 
     def stop(self) -> dict[str, Any]:
         """End the whole process group: SIGTERM, then SIGKILL after ``stop_timeout``."""

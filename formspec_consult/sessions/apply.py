@@ -28,7 +28,11 @@ def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str,
     record = store.record(spec_path.rel)
     current = sha256_of(spec_path.target)
     if record is not None and record.target_sha256 != current and not force:
-        what = "was created" if record.target_sha256 == ABSENT else ("was deleted" if current == ABSENT else "was edited")
+        what = (
+            "was created"
+            if record.target_sha256 == ABSENT
+            else ("was deleted" if current == ABSENT else "was edited")
+        )
         raise ApplyRefused(
             f"{spec_path.rel} {what} after this draft was proposed, so applying would overwrite those "
             "changes. Propose the draft again from the current file, or pass force: true to overwrite."
@@ -54,7 +58,9 @@ def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str,
         write_atomic(spec_path.target, draft)
     except OSError as exc:
         review.undo_stack.drop(entry)
-        raise ApplyRefused(f"Could not write {spec_path.rel}: {exc.strerror or exc}. Nothing was changed.") from exc
+        raise ApplyRefused(
+            f"Could not write {spec_path.rel}: {exc.strerror or exc}. Nothing was changed."
+        ) from exc
     store.remove(spec_path.rel)
     return {
         "applied": spec_path.rel,

@@ -97,5 +97,7 @@ def existing_session(consult_dir: Path, session_id: str) -> Path:
     if not folder.is_dir():
         known = [info.id for info in list_sessions(consult_dir)][-5:]
         hint = f" Recent sessions: {', '.join(known)}." if known else " There are no sessions yet."
-        raise SessionError(f"There is no session {session_id!r}.{hint} Omit 'session' to use the current one.")
+        raise SessionError(
+            f"There is no session {session_id!r}.{hint} Omit 'session' to use the current one."
+        )
     return folder

@@ -74,8 +74,11 @@ def check_many(
         own = [p for p in problems if same_file(p.get("source"), project_rel, project.root)]
         drafts = [rel for rel in overlay if rel != project_rel]
         # A problem in a sibling draft belongs to that draft: it must not block this one.
-        others = [p for p in problems if p not in own
-                  and not any(same_file(p.get("source"), rel, project.root) for rel in drafts)]
+        others = [
+            p
+            for p in problems
+            if p not in own and not any(same_file(p.get("source"), rel, project.root) for rel in drafts)
+        ]
         if others:
             if baseline is None:
                 # Only then pay for a second validation of the real tree, to tell new problems from old.

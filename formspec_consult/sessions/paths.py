@@ -51,20 +51,26 @@ def normalise(raw: object) -> str:
         raise PathRefused("The path must be a string such as 'modules/<module>/entities/<name>.yaml'.")
     path = raw.strip()
     if not path:
-        raise PathRefused("The path is empty; give a spec path such as 'modules/<module>/entities/<name>.yaml'.")
+        raise PathRefused(
+            "The path is empty; give a spec path such as 'modules/<module>/entities/<name>.yaml'."
+        )
     if len(path) > MAX_PATH_CHARS:
         raise PathRefused(f"The path is {len(path)} characters long; the limit is {MAX_PATH_CHARS}.")
     if any(unicodedata.category(ch) == "Cc" for ch in path):
         raise PathRefused("The path contains control characters (e.g. NUL or a newline); use a plain path.")
     if "\\" in path:
-        raise PathRefused(f"The path {path!r} contains a backslash; use forward slashes ('modules/x/y.yaml').")
+        raise PathRefused(
+            f"The path {path!r} contains a backslash; use forward slashes ('modules/x/y.yaml')."
+        )
     if path.startswith("/") or path.startswith("~") or _DRIVE.match(path):
         raise PathRefused(
             f"The path {path!r} is absolute; give it relative to the spec root, e.g. 'modules/<module>/…'."
         )
     parts = [part for part in path.split("/") if part not in ("", ".")]
     if not parts:
-        raise PathRefused(f"The path {path!r} names no file; give e.g. 'modules/<module>/entities/<name>.yaml'.")
+        raise PathRefused(
+            f"The path {path!r} names no file; give e.g. 'modules/<module>/entities/<name>.yaml'."
+        )
     for part in parts:
         _check_segment(path, part)
     clean = "/".join(parts)
@@ -95,7 +101,7 @@ def resolve(raw: object, *, project_root: Path, spec_root: Path, overrides_dir: 
     spec_dir = _spec_dir(project_root, spec_root)
     if spec_dir and rel.startswith(spec_dir + "/") and not (spec_root / first).exists():
         # A project-relative path ("spec/modules/…", as file listings show) means the same file.
-        rel = rel[len(spec_dir) + 1:]
+        rel = rel[len(spec_dir) + 1 :]
         first, _, rest = rel.partition("/")
     if first == "overrides":
         if not rest:
@@ -111,7 +117,9 @@ def resolve(raw: object, *, project_root: Path, spec_root: Path, overrides_dir: 
     root = project_root.resolve()
     real = _real_path(target)
     if real != root and root not in real.parents:
-        raise PathRefused(f"The path {rel!r} leads outside the project (through a symlink); refusing to write.")
+        raise PathRefused(
+            f"The path {rel!r} leads outside the project (through a symlink); refusing to write."
+        )
     real_rel = real.relative_to(root)
     if real_rel.parts and real_rel.parts[0] in ("vendors", ".formspec"):
         if real_rel.parts[0] == "vendors":
@@ -132,7 +140,7 @@ def tool_path(project_rel: str, *, project_root: Path, spec_root: Path) -> str:
     """The tool path (relative to the spec root) of a file given relative to the project root."""
     spec_dir = _spec_dir(project_root, spec_root)
     if spec_dir and project_rel.startswith(spec_dir + "/"):
-        return project_rel[len(spec_dir) + 1:]
+        return project_rel[len(spec_dir) + 1 :]
     return project_rel
 
 

@@ -55,7 +55,8 @@ class Review:
         elif result.passes:
             nxt = (
                 f"The draft passes validation. Tell the person it is ready and ask them to review it "
-                f"(/diff in formspec-consult), then apply it with apply_draft('{spec_path.rel}') once they agree."
+                f"(/diff in formspec-consult), then apply it with apply_draft('{spec_path.rel}') "
+                "once they agree."
             )
         else:
             nxt = (
@@ -70,7 +71,8 @@ class Review:
             "validation": result.validation,
             "blocking_problems": len(result.blocking),
             "relevant_skills": [
-                {"name": getattr(s, "name", str(s)), "description": getattr(s, "description", "")} for s in skills
+                {"name": getattr(s, "name", str(s)), "description": getattr(s, "description", "")}
+                for s in skills
             ],
             "next": nxt,
         }
@@ -136,7 +138,9 @@ def unified_diff(rel: str, before: bytes, after: bytes, *, new: bool = False) ->
     old_lines = _lines(before)
     new_lines = _lines(after)
     lines = difflib.unified_diff(old_lines, new_lines, "/dev/null" if new else f"a/{rel}", f"b/{rel}")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
 
 
 def _lines(data: bytes) -> list[str]:

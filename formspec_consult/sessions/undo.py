@@ -62,7 +62,12 @@ class UndoStack:
         return self.folder / f"{entry.seq:04d}"
 
     def push(
-        self, rel: str, project_rel: str, before: bytes | None, after: bytes, created_dirs: tuple[str, ...] = ()
+        self,
+        rel: str,
+        project_rel: str,
+        before: bytes | None,
+        after: bytes,
+        created_dirs: tuple[str, ...] = (),
     ) -> UndoEntry:
         """Record the state of a target just before apply overwrites it with ``after``."""
         entries = self.entries()
@@ -111,7 +116,8 @@ class UndoStack:
             state = "was deleted" if current == ABSENT else "was edited"
             raise UndoError(
                 f"{entry.rel} {state} after it was applied, so undo would lose those changes. "
-                "Review the file, then call undo_apply with force: true to restore the earlier version anyway."
+                "Review the file, then call undo_apply with force: true to restore the earlier "
+                "version anyway."
             )
         if entry.existed:
             write_atomic(target, (self.entry_dir(entry) / "before").read_bytes())

@@ -48,8 +48,10 @@ class FakeProject:
 
     def validate(self, overlay: dict[str, str | None] | None = None) -> FakeResult:
         self.validations += 1
-        files = {p.relative_to(self.root).as_posix(): p.read_text(encoding="utf-8")
-                 for p in self.spec_root.rglob("*.yaml")}
+        files = {
+            p.relative_to(self.root).as_posix(): p.read_text(encoding="utf-8")
+            for p in self.spec_root.rglob("*.yaml")
+        }
         files.update(overlay or {})
         problems = []
         for rel, text in sorted(files.items()):
@@ -58,10 +60,26 @@ class FakeProject:
             try:
                 data = yaml.safe_load(text)
             except yaml.YAMLError:
-                problems.append({"code": "FS-PARSE", "source": rel, "line": 1, "layer": "parse",
-                                 "message": "not YAML", "hint": ""})
+                problems.append(
+                    {
+                        "code": "FS-PARSE",
+                        "source": rel,
+                        "line": 1,
+                        "layer": "parse",
+                        "message": "not YAML",
+                        "hint": "",
+                    }
+                )
                 continue
             if isinstance(data, dict) and data.get("broken"):
-                problems.append({"code": "FS-BROKEN", "source": rel, "line": 1, "layer": "structural",
-                                 "message": "document says broken", "hint": "remove broken: true"})
+                problems.append(
+                    {
+                        "code": "FS-BROKEN",
+                        "source": rel,
+                        "line": 1,
+                        "layer": "structural",
+                        "message": "document says broken",
+                        "hint": "remove broken: true",
+                    }
+                )
         return FakeResult(problems)

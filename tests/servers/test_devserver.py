@@ -102,7 +102,9 @@ def test_a_second_instance_sees_and_stops_the_server_through_the_pid_file(make_s
 
 
 def test_a_missing_binary_is_a_clear_error(make_server) -> None:
-    server = make_server(DevConfig(("formspec-not-installed-xyz", "dev"), "http://127.0.0.1:9/health", "default"))
+    server = make_server(
+        DevConfig(("formspec-not-installed-xyz", "dev"), "http://127.0.0.1:9/health", "default")
+    )
     with pytest.raises(DevServerError, match="not found on PATH.*FORMSPEC_DEV_COMMAND"):
         server.start()
 
@@ -112,7 +114,9 @@ def test_stop_when_nothing_runs_says_so(make_server) -> None:
     assert server.stop() == {"stopped": False, "reason": "The dev server is not running."}
 
 
-def test_command_precedence_is_argument_env_file_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_command_precedence_is_argument_env_file_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("FORMSPEC_DEV_COMMAND", raising=False)
     monkeypatch.delenv("FORMSPEC_HEALTH_URL", raising=False)
     assert resolve_config(tmp_path).command == ("formspec", "dev")

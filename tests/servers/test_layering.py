@@ -9,16 +9,22 @@ import sys
 def test_sessions_and_devserver_import_no_mcp_textual_or_litellm() -> None:
     code = (
         "import sys\n"
-        "import formspec_consult.sessions.review, formspec_consult.sessions.folder, formspec_consult.devserver\n"
+        "import formspec_consult.sessions.review, formspec_consult.sessions.folder\n"
+        "import formspec_consult.devserver\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'textual', 'litellm'}))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
     assert done.stdout.strip() == "[]"
 
 
 def test_mcp_serve_help_does_not_build_a_server() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "formspec_consult", "mcp-serve", "--help"],
-        capture_output=True, text=True, timeout=60, check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     assert "--session" in done.stdout and "--project" in done.stdout

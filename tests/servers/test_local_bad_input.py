@@ -53,7 +53,9 @@ async def _symlink_to_vendor(client: Client, project: Path) -> None:
     (project / "spec" / "modules" / "sneaky").symlink_to(project / "vendors" / "loyalty")
 
 
-def propose(path: Any = "modules/shop/x.yaml", content: Any = GOOD, **extra: Any) -> tuple[str, dict[str, Any]]:
+def propose(
+    path: Any = "modules/shop/x.yaml", content: Any = GOOD, **extra: Any
+) -> tuple[str, dict[str, Any]]:
     return "propose_spec_file", {"path": path, "content": content, **extra}
 
 
@@ -90,8 +92,18 @@ CASES: list[tuple[str, tuple[str, dict[str, Any]], str, Setup]] = [
     ("apply unknown draft", ("apply_draft", {"file": "modules/shop/none.yaml"}), "no draft", _no_setup),
     ("apply vendor path", ("apply_draft", {"file": "vendors/loyalty/module.yaml"}), "read-only", _no_setup),
     ("apply absolute path", ("apply_draft", {"file": "/tmp/x.yaml"}), "absolute", _no_setup),
-    ("apply stale target", ("apply_draft", {"file": SERVICE}), "was edited after this draft", _proposed_then_edited),
-    ("apply invalid draft", ("apply_draft", {"file": "modules/shop/x.yaml"}), "fails validation", _proposed_invalid),
+    (
+        "apply stale target",
+        ("apply_draft", {"file": SERVICE}),
+        "was edited after this draft",
+        _proposed_then_edited,
+    ),
+    (
+        "apply invalid draft",
+        ("apply_draft", {"file": "modules/shop/x.yaml"}),
+        "fails validation",
+        _proposed_invalid,
+    ),
     ("reject unknown draft", ("reject_draft", {"path": "modules/shop/none.yaml"}), "no draft", _no_setup),
     ("reject outside path", ("reject_draft", {"path": "../x.yaml"}), "'..'", _no_setup),
     ("undo with nothing applied", ("undo_apply", {}), "nothing to undo", _no_setup),
@@ -100,7 +112,9 @@ CASES: list[tuple[str, tuple[str, dict[str, Any]], str, Setup]] = [
 ]
 
 
-@pytest.mark.parametrize(("tool_call", "fragment", "setup"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("tool_call", "fragment", "setup"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 async def test_bad_input_is_refused_clearly_and_changes_nothing(
     client: Client, project: Path, tool_call: tuple[str, dict[str, Any]], fragment: str, setup: Setup
 ) -> None:

@@ -17,7 +17,9 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 def _server(project: Path, port: int):  # noqa: ANN202 - MCPServer
     return create_local_server(
-        project, SESSION, dev_command=[sys.executable, str(FAKE), "--port", str(port)],
+        project,
+        SESSION,
+        dev_command=[sys.executable, str(FAKE), "--port", str(port)],
         health_url=f"http://127.0.0.1:{port}/health",
     )
 

@@ -52,18 +52,32 @@ async def test_an_invalid_draft_is_kept_with_its_problems_and_advice_to_fix(clie
     assert result["validation"]["ok"] is False and result["blocking_problems"] >= 1
     assert "Fix" in result["next"]
     listed = (await call(client, "list_drafts"))["drafts"]
-    assert listed == [{"path": VOUCHER, "status": "new", "valid": False,
-                       "problems": result["blocking_problems"], "target_changed": False}]
+    assert listed == [
+        {
+            "path": VOUCHER,
+            "status": "new",
+            "valid": False,
+            "problems": result["blocking_problems"],
+            "target_changed": False,
+        }
+    ]
     message = await call_error(client, "apply_draft", {"file": VOUCHER})
     assert "fails validation" in message and "force" in message
 
 
 async def test_drafts_overlay_each_other_so_related_files_validate_together(client: Client) -> None:
-    gift = VOUCHER_YAML.replace("voucher", "gift").replace("vouchers", "gifts").replace(
-        "    - {name: amount, type: money, required: true}\n",
-        "    - {name: amount, type: money, required: true}\n    - {name: voucher, type: relation, relation: {type: belongs_to, resource: shop.voucher}}\n",
+    gift = (
+        VOUCHER_YAML.replace("voucher", "gift")
+        .replace("vouchers", "gifts")
+        .replace(
+            "    - {name: amount, type: money, required: true}\n",
+            "    - {name: amount, type: money, required: true}\n"
+            "    - {name: voucher, type: relation, relation: {type: belongs_to, resource: shop.voucher}}\n",
+        )
     )
-    first = await call(client, "propose_spec_file", {"path": "modules/shop/master/gift/entity.yaml", "content": gift})
+    first = await call(
+        client, "propose_spec_file", {"path": "modules/shop/master/gift/entity.yaml", "content": gift}
+    )
     await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
     rows = {r["path"]: r for r in (await call(client, "list_drafts"))["drafts"]}
     assert first["validation"]["ok"] is False  # voucher did not exist yet
@@ -71,7 +85,11 @@ async def test_drafts_overlay_each_other_so_related_files_validate_together(clie
 
 
 async def test_a_broken_sibling_draft_does_not_block_a_good_one(client: Client) -> None:
-    await call(client, "propose_spec_file", {"path": "modules/shop/master/bad/entity.yaml", "content": "kind: Entity\n"})
+    await call(
+        client,
+        "propose_spec_file",
+        {"path": "modules/shop/master/bad/entity.yaml", "content": "kind: Entity\n"},
+    )
     good = await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
     assert good["blocking_problems"] == 0
     await call(client, "apply_draft", {"file": VOUCHER})
@@ -112,8 +130,14 @@ async def test_reject_discards_a_draft(client: Client) -> None:
 
 async def test_an_overrides_path_writes_a_shadow_copy_draft(client: Client, project: Path) -> None:
     text = (project / "overrides/loyalty/loyalty_card-edit.yaml").read_text()
-    result = await call(client, "propose_spec_file", {"path": "overrides/loyalty/loyalty_card-edit.yaml",
-                                                       "content": text.replace("\n", "\n", 1) + "# tweak\n"})
+    result = await call(
+        client,
+        "propose_spec_file",
+        {
+            "path": "overrides/loyalty/loyalty_card-edit.yaml",
+            "content": text.replace("\n", "\n", 1) + "# tweak\n",
+        },
+    )
     assert result["status"] == "modified" and result["validation"]["ok"] is True
     await call(client, "apply_draft", {"file": "overrides/loyalty/loyalty_card-edit.yaml"})
     assert (project / "overrides/loyalty/loyalty_card-edit.yaml").read_text().endswith("# tweak\n")
@@ -132,7 +156,9 @@ async def test_the_session_argument_is_optional_and_a_given_one_must_exist(proje
         assert "There is no session" in message and "Omit 'session'" in message
 
 
-async def test_a_file_system_error_is_reported_plainly(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_file_system_error_is_reported_plainly(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from formspec_consult.sessions import drafts
 
     def full_disk(path: Path, data: bytes, *, durable: bool = True) -> None:
@@ -148,7 +174,11 @@ async def test_concurrent_proposals_all_land_in_the_manifest(client: Client, ser
 
     async def propose_one(name: str) -> None:
         content = VOUCHER_YAML.replace("voucher", name)
-        await call(client, "propose_spec_file", {"path": f"modules/shop/master/{name}/entity.yaml", "content": content})
+        await call(
+            client,
+            "propose_spec_file",
+            {"path": f"modules/shop/master/{name}/entity.yaml", "content": content},
+        )
 
     async with anyio.create_task_group() as group:
         for name in names:
@@ -163,15 +193,21 @@ async def test_concurrent_proposals_all_land_in_the_manifest(client: Client, ser
     [
         lambda text: text.replace("\n", "\r\n").encode(),
         lambda text: text.rstrip("\n").encode(),
-        lambda text: text.replace("plural: services", "plural: services  # layanan potong rambut \u2702 caf\u00e9").encode(),
+        lambda text: text.replace(
+            "plural: services", "plural: services  # layanan potong rambut \u2702 caf\u00e9"
+        ).encode(),
     ],
     ids=["crlf", "no-trailing-newline", "non-ascii"],
 )
-async def test_undo_through_mcp_restores_the_exact_original_bytes(client: Client, project: Path, transform) -> None:  # noqa: ANN001
+async def test_undo_through_mcp_restores_the_exact_original_bytes(
+    client: Client, project: Path, transform
+) -> None:  # noqa: ANN001
     target = project / "spec" / SERVICE
     original = transform(target.read_text())
     target.write_bytes(original)
-    await call(client, "propose_spec_file", {"path": SERVICE, "content": service_text(project) + "# changed\n"})
+    await call(
+        client, "propose_spec_file", {"path": SERVICE, "content": service_text(project) + "# changed\n"}
+    )
     await call(client, "apply_draft", {"file": SERVICE})
     assert target.read_bytes() != original
     await call(client, "undo_apply")

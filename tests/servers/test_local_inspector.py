@@ -31,8 +31,17 @@ def inspector() -> Path:
 
 
 def run_inspector(inspector: Path, project: Path, *method: str) -> dict:
-    command = [str(inspector), "--cli", str(CLI), "mcp-serve", "--project", str(project),
-               "--session", SESSION, *method]
+    command = [
+        str(inspector),
+        "--cli",
+        str(CLI),
+        "mcp-serve",
+        "--project",
+        str(project),
+        "--session",
+        SESSION,
+        *method,
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout)
@@ -48,8 +57,16 @@ def test_the_inspector_calls_propose_spec_file(inspector: Path, project: Path) -
     path = "modules/shop/master/service/entity.yaml"
     content = (project / "spec" / path).read_text() + "# from the inspector\n"
     result = run_inspector(
-        inspector, project, "--method", "tools/call", "--tool-name", "propose_spec_file",
-        "--tool-arg", f"path={path}", "--tool-arg", f"content={content}",
+        inspector,
+        project,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "propose_spec_file",
+        "--tool-arg",
+        f"path={path}",
+        "--tool-arg",
+        f"content={content}",
     )
     assert result.get("isError") in (None, False)
     assert result["structuredContent"]["validation"]["ok"] is True

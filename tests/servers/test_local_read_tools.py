@@ -13,16 +13,30 @@ from tests.servers.conftest import call, call_error
 pytestmark = pytest.mark.anyio
 
 READ_ONLY_TOOLS = {
-    "list_kind_schemas", "read_workspace_manifest", "list_installed_modules", "read_module_spec",
-    "check_naming_conflict", "validate_spec", "list_skills", "read_skill", "list_drafts", "diff_drafts",
-    "get_server_status", "read_transcript",
+    "list_kind_schemas",
+    "read_workspace_manifest",
+    "list_installed_modules",
+    "read_module_spec",
+    "check_naming_conflict",
+    "validate_spec",
+    "list_skills",
+    "read_skill",
+    "list_drafts",
+    "diff_drafts",
+    "get_server_status",
+    "read_transcript",
 }
 
 
 async def test_every_tool_is_listed_with_a_description_and_the_right_hints(client: Client) -> None:
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == READ_ONLY_TOOLS | {
-        "propose_spec_file", "apply_draft", "undo_apply", "reject_draft", "restart_server", "stop_server",
+        "propose_spec_file",
+        "apply_draft",
+        "undo_apply",
+        "reject_draft",
+        "restart_server",
+        "stop_server",
     }
     for name, tool in tools.items():
         assert tool.description and len(tool.description) > 30, name
@@ -38,7 +52,9 @@ async def test_results_are_structured_and_also_one_json_text_block(client: Clien
     assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
 
 
-async def test_list_kind_schemas_lists_kinds_and_returns_one_schema_case_insensitively(client: Client) -> None:
+async def test_list_kind_schemas_lists_kinds_and_returns_one_schema_case_insensitively(
+    client: Client,
+) -> None:
     kinds = (await call(client, "list_kind_schemas"))["kinds"]
     assert {"Entity", "Module", "App", "Form"} <= set(kinds)
     one = await call(client, "list_kind_schemas", {"kind": "entity"})
@@ -57,15 +73,27 @@ async def test_read_workspace_manifest_returns_every_app_with_its_text(client: C
     assert "kind: App" in apps[0]["content"]
 
 
-async def test_installed_modules_cover_both_folders_and_wrap_vendor_skills_as_untrusted(client: Client) -> None:
+async def test_installed_modules_cover_both_folders_and_wrap_vendor_skills_as_untrusted(
+    client: Client,
+) -> None:
     result = await call(client, "list_installed_modules")
     modules = {m["name"]: m for m in result["modules"]}
     assert result["formspec_lock"] is True
     assert modules["booking"]["source"] == "modules" and modules["booking"]["ai_index"]
     vendor = modules["loyalty"]
     assert vendor["source"] == "vendors" and vendor["read_only"] is True
-    assert set(vendor) <= {"name", "source", "path", "version", "active", "read_only", "trust_tier",
-                           "alias", "checksum", "ai_index"}
+    assert set(vendor) <= {
+        "name",
+        "source",
+        "path",
+        "version",
+        "active",
+        "read_only",
+        "trust_tier",
+        "alias",
+        "checksum",
+        "ai_index",
+    }
     skills = vendor["ai_index"]["skills_for_ai"]
     assert skills["untrusted"] is True and skills["publisher"]
     assert "never as instructions" in skills["warning"] and skills["text"]
@@ -79,20 +107,26 @@ async def test_read_module_spec_finds_a_document_by_identity(client: Client) -> 
 
 
 async def test_a_vendor_document_is_readable_but_marked_as_third_party_data(client: Client) -> None:
-    doc = await call(client, "read_module_spec", {"module": "loyalty", "kind": "Entity", "name": "loyalty_card"})
+    doc = await call(
+        client, "read_module_spec", {"module": "loyalty", "kind": "Entity", "name": "loyalty_card"}
+    )
     assert doc["read_only"] is True and doc["origin"] == "vendors"
     assert "not as instructions" in doc["note"] and "overrides/" in doc["note"]
 
 
 async def test_read_module_spec_of_a_missing_document_says_how_to_look(client: Client) -> None:
-    message = await call_error(client, "read_module_spec", {"module": "shop", "kind": "Entity", "name": "nope"})
+    message = await call_error(
+        client, "read_module_spec", {"module": "shop", "kind": "Entity", "name": "nope"}
+    )
     assert "list_installed_modules" in message
 
 
 async def test_check_naming_conflict_reports_taken_and_free_names(client: Client) -> None:
     taken = await call(client, "check_naming_conflict", {"name": "customer"})
     assert taken["available"] is False and taken["matches"]
-    free = await call(client, "check_naming_conflict", {"name": "gift_voucher", "module": "shop", "kind": "Entity"})
+    free = await call(
+        client, "check_naming_conflict", {"name": "gift_voucher", "module": "shop", "kind": "Entity"}
+    )
     assert free["available"] is True
     assert "empty" in await call_error(client, "check_naming_conflict", {"name": "  "})
 
@@ -101,7 +135,9 @@ async def test_validate_spec_checks_text_in_context_without_writing(client: Clie
     bad = await call(client, "validate_spec", {"yaml": "kind: Entity\n"})
     assert bad["ok"] is False and bad["problems"][0]["layer"] == "schema"
     text = (project / "spec/modules/shop/master/customer/entity.yaml").read_text()
-    good = await call(client, "validate_spec", {"yaml": text, "path": "modules/shop/master/customer/entity.yaml"})
+    good = await call(
+        client, "validate_spec", {"yaml": text, "path": "modules/shop/master/customer/entity.yaml"}
+    )
     assert good["ok"] is True
     assert "empty" in await call_error(client, "validate_spec", {"yaml": ""})
 
@@ -113,3 +149,8 @@ async def test_skills_are_listed_and_read_as_raw_markdown(client: Client) -> Non
     assert text.startswith("---\nname: barbershop-pricing")
     message = await call_error(client, "read_skill", {"name": "nope"})
     assert "Known skills" in message and "barbershop-pricing" in message
+
+
+async def test_tool_descriptions_carry_no_source_indentation(client: Client) -> None:
+    for tool in (await client.list_tools()).tools:
+        assert "\n    " not in (tool.description or ""), tool.name

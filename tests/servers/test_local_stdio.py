@@ -20,7 +20,9 @@ SESSION = "20261130-130000-stdo"
 
 def params(project: Path, *extra: str) -> StdioServerParameters:
     env = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG", "SYSTEMROOT"}}
-    return StdioServerParameters(command=str(CLI), args=["mcp-serve", "--project", str(project), *extra], env=env)
+    return StdioServerParameters(
+        command=str(CLI), args=["mcp-serve", "--project", str(project), *extra], env=env
+    )
 
 
 async def test_mcp_serve_over_stdio_proposes_a_draft_into_its_session(project: Path, tmp_path: Path) -> None:
@@ -30,11 +32,15 @@ async def test_mcp_serve_over_stdio_proposes_a_draft_into_its_session(project: P
             names = {tool.name for tool in (await client.list_tools()).tools}
             assert {"propose_spec_file", "apply_draft", "undo_apply", "read_transcript"} <= names
             text = (project / "spec/modules/shop/master/service/entity.yaml").read_text() + "# via stdio\n"
-            result = await call(client, "propose_spec_file",
-                                {"path": "modules/shop/master/service/entity.yaml", "content": text})
+            result = await call(
+                client,
+                "propose_spec_file",
+                {"path": "modules/shop/master/service/entity.yaml", "content": text},
+            )
             assert result["validation"]["ok"] is True
-            assert "vendors/" in await call_error(client, "propose_spec_file",
-                                                  {"path": "vendors/loyalty/module.yaml", "content": text})
+            assert "vendors/" in await call_error(
+                client, "propose_spec_file", {"path": "vendors/loyalty/module.yaml", "content": text}
+            )
     draft = project / f".formspec/consult/{SESSION}/draft/modules/shop/master/service/entity.yaml"
     assert draft.read_text() == text
     assert stderr_path.read_text() == "", "stderr must stay quiet; logs go to mcp-server.log"
@@ -53,8 +59,11 @@ async def test_killing_mcp_serve_also_stops_the_dev_server_it_started(project: P
 
     port = free_port()
     server = params(project)
-    server.env = {**(server.env or {}), "FORMSPEC_DEV_COMMAND": f"{sys.executable} {FAKE} --port {port}",
-                  "FORMSPEC_HEALTH_URL": f"http://127.0.0.1:{port}/health"}
+    server.env = {
+        **(server.env or {}),
+        "FORMSPEC_DEV_COMMAND": f"{sys.executable} {FAKE} --port {port}",
+        "FORMSPEC_HEALTH_URL": f"http://127.0.0.1:{port}/health",
+    }
     with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog, anyio.fail_after(60):
         async with Client(stdio_client(server, errlog=errlog)) as client:
             dev_pid = (await call(client, "restart_server"))["pid"]

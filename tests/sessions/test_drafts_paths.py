@@ -103,4 +103,7 @@ def test_tool_paths_are_relative_to_the_spec_root(tmp_path: Path) -> None:
     assert tool_path("spec/modules/booking/a.yaml", project_root=tmp_path, spec_root=roots["spec_root"]) == (
         "modules/booking/a.yaml"
     )
-    assert tool_path("overrides/x/a.yaml", project_root=tmp_path, spec_root=roots["spec_root"]) == "overrides/x/a.yaml"
+    assert (
+        tool_path("overrides/x/a.yaml", project_root=tmp_path, spec_root=roots["spec_root"])
+        == "overrides/x/a.yaml"
+    )

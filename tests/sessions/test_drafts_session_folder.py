@@ -39,7 +39,9 @@ def test_sessions_are_listed_newest_last(tmp_path: Path) -> None:
     ensure_session(consult, "20261130-120000-bbbb")
     ensure_session(consult, "20260601-000000-cccc")
     assert [s.id for s in list_sessions(consult)] == [
-        "20260101-000000-aaaa", "20260601-000000-cccc", "20261130-120000-bbbb",
+        "20260101-000000-aaaa",
+        "20260601-000000-cccc",
+        "20261130-120000-bbbb",
     ]
     assert latest_session(consult) == "20261130-120000-bbbb"
     assert list_sessions(consult)[0].created == datetime(2026, 1, 1, tzinfo=timezone.utc)

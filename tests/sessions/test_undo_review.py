@@ -29,7 +29,11 @@ def _target(review: Review) -> Path:
 
 @pytest.mark.parametrize(
     "original",
-    [b"kind: Entity\r\nname: a\r\n", b"kind: Entity\nname: a", "kind: Entity\nname: caf\u00e9 \u2615\n".encode()],
+    [
+        b"kind: Entity\r\nname: a\r\n",
+        b"kind: Entity\nname: a",
+        "kind: Entity\nname: caf\u00e9 \u2615\n".encode(),
+    ],
     ids=["crlf", "no-trailing-newline", "non-ascii"],
 )
 def test_apply_then_undo_restores_the_original_bytes(review: Review, original: bytes) -> None:

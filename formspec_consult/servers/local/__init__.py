@@ -56,7 +56,11 @@ def create_local_server(
 
     project = open_project(Path(project_dir))
     sid, folder = ensure_session(Path(project.consult_dir), session_id)
-    devserver = DevServer(Path(project.root), Path(project.consult_dir), resolve_config(Path(project.root), dev_command, health_url))
+    devserver = DevServer(
+        Path(project.root),
+        Path(project.consult_dir),
+        resolve_config(Path(project.root), dev_command, health_url),
+    )
     state = LocalState(project=project, session_id=sid, session_folder=folder, devserver=devserver)
 
     @asynccontextmanager

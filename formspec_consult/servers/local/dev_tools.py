@@ -10,7 +10,9 @@ from formspec_consult.servers.local.results import Restarted, ServerStatus, Stop
 from formspec_consult.servers.local.state import LocalState, tool_errors
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-CONTROL = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+CONTROL = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 
 
 def register(server: MCPServer, state: LocalState) -> None:
@@ -19,7 +21,8 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(annotations=CONTROL, structured_output=True)
     @state.serialised
     def restart_server() -> Restarted:
-        """Validate the project and, if it is valid, (re)start the FormSpec dev server and wait for /health."""
+        """Validate the project and, if it is valid, (re)start the FormSpec dev server;
+        waits (bounded) for its /health endpoint."""
         result = state.project.validate(None).to_dict()
         if not result["ok"]:
             first = result["problems"][0]
@@ -29,8 +32,11 @@ def register(server: MCPServer, state: LocalState) -> None:
             )
         stopped = state.devserver.stop()
         started = state.devserver.start()
-        return {**started, "was_running": bool(stopped.get("stopped")),  # type: ignore[typeddict-item]
-                "log": str(state.devserver.log_path)}
+        return {
+            **started,
+            "was_running": bool(stopped.get("stopped")),  # type: ignore[typeddict-item]
+            "log": str(state.devserver.log_path),
+        }
 
     @server.tool(annotations=READ_ONLY, structured_output=True)
     @tool_errors

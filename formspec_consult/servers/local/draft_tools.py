@@ -12,14 +12,20 @@ from formspec_consult.servers.local.results import Applied, DiffList, DraftList,
 from formspec_consult.servers.local.state import LocalState
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-DRAFT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-PROJECT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+DRAFT_WRITE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+PROJECT_WRITE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+)
 
 SessionArg = Annotated[
     str | None,
     Field(description="Session id; omit it to use the session this server is bound to (the usual case)."),
 ]
-ForceArg = Annotated[bool, Field(description="Override the safety refusal. Only when the person explicitly asks.")]
+ForceArg = Annotated[
+    bool, Field(description="Override the safety refusal. Only when the person explicitly asks.")
+]
 
 
 def register(server: MCPServer, state: LocalState) -> None:
@@ -28,7 +34,15 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(annotations=DRAFT_WRITE, structured_output=True)
     @state.serialised
     def propose_spec_file(
-        path: Annotated[str, Field(description="Spec path relative to the spec root, e.g. 'modules/booking/entities/appointment.yaml'; 'overrides/…' for shadow copies.")],
+        path: Annotated[
+            str,
+            Field(
+                description=(
+                    "Spec path relative to the spec root, e.g. "
+                    "'modules/booking/entities/appointment.yaml'; 'overrides/…' for shadow copies."
+                )
+            ),
+        ],
         content: Annotated[str, Field(description="The complete YAML text of the file (not a fragment).")],
         session: SessionArg = None,
     ) -> Proposed:
@@ -40,7 +54,8 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def list_drafts(session: SessionArg = None) -> DraftList:
-        """List the session's drafts: path, status (new|modified|unchanged), valid, problem count, target_changed."""
+        """List the session's drafts: path, status (new|modified|unchanged), valid, problem count
+        and target_changed (the real file changed since the draft was proposed)."""
         sid, _ = state.session(session)
         return {"session": sid, "drafts": state.review(session).list()}  # type: ignore[typeddict-item]
 
@@ -66,7 +81,9 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def apply_draft(
-        file: Annotated[str, Field(description="Spec path of the draft to apply, as given to propose_spec_file.")],
+        file: Annotated[
+            str, Field(description="Spec path of the draft to apply, as given to propose_spec_file.")
+        ],
         force: ForceArg = False,
         session: SessionArg = None,
     ) -> Applied:

@@ -26,9 +26,15 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(annotations=READ_ONLY, structured_output=True)
     @tool_errors
     def read_transcript(
-        seq: Annotated[int | None, Field(description="Return this one event in full (its seq number).")] = None,
-        query: Annotated[str | None, Field(description="Case-insensitive text to search for in earlier events.")] = None,
-        type: Annotated[str | None, Field(description="Only events of this type, e.g. 'tool_result'.")] = None,  # noqa: A002
+        seq: Annotated[
+            int | None, Field(description="Return this one event in full (its seq number).")
+        ] = None,
+        query: Annotated[
+            str | None, Field(description="Case-insensitive text to search for in earlier events.")
+        ] = None,
+        type: Annotated[
+            str | None, Field(description="Only events of this type, e.g. 'tool_result'.")
+        ] = None,  # noqa: A002
         limit: Annotated[int, Field(description="Most matches to return (newest first).", ge=1, le=100)] = 20,
     ) -> dict[str, Any]:
         """Read back earlier events of this session in full (older turns may have been summarised or
@@ -42,7 +48,9 @@ def register(server: MCPServer, state: LocalState) -> None:
                 if event.get("seq") == seq:
                     return {"session": state.session_id, "event": event}
             last = events[-1].get("seq") if events else None
-            raise ToolError(f"No event with seq {seq} in this session (last seq: {last}). Search with query instead.")
+            raise ToolError(
+                f"No event with seq {seq} in this session (last seq: {last}). Search with query instead."
+            )
         needle = (query or "").casefold()
         matches = []
         for event in reversed(events):
@@ -53,10 +61,20 @@ def register(server: MCPServer, state: LocalState) -> None:
             if where < 0:
                 continue
             start = max(0, where - SNIPPET // 2)
-            matches.append({"seq": event.get("seq"), "type": event.get("type"), "ts": event.get("ts"),
-                            "snippet": text[start:start + SNIPPET]})
-        return {"session": state.session_id, "total_matches": len(matches), "events": matches[:limit],
-                "hint": "Call read_transcript with seq to read one event in full."}
+            matches.append(
+                {
+                    "seq": event.get("seq"),
+                    "type": event.get("type"),
+                    "ts": event.get("ts"),
+                    "snippet": text[start : start + SNIPPET],
+                }
+            )
+        return {
+            "session": state.session_id,
+            "total_matches": len(matches),
+            "events": matches[:limit],
+            "hint": "Call read_transcript with seq to read one event in full.",
+        }
 
     _register_prompts(server)
 

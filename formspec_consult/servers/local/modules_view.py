@@ -24,7 +24,9 @@ def module_entry(info: Any) -> dict[str, Any]:
             entry[key] = lock[key]
     ai_index = data.get("ai_index")
     if isinstance(ai_index, dict):
-        entry["ai_index"] = vendor_ai_index(ai_index, publisher=lock.get("source"), trust_tier=data.get("trust_tier"))
+        entry["ai_index"] = vendor_ai_index(
+            ai_index, publisher=lock.get("source"), trust_tier=data.get("trust_tier")
+        )
     return entry
 
 

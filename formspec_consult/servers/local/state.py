@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,8 +26,15 @@ R = TypeVar("R")
 
 # Errors the caller can fix: their message goes back as the tool error (is_error: true).
 EXPECTED_ERRORS: tuple[type[Exception], ...] = (
-    PathRefused, DraftError, SessionError, ApplyRefused, UndoError, DevServerError,
-    ProjectError, SkillNotFound, UnknownKind,
+    PathRefused,
+    DraftError,
+    SessionError,
+    ApplyRefused,
+    UndoError,
+    DevServerError,
+    ProjectError,
+    SkillNotFound,
+    UnknownKind,
 )
 
 
@@ -43,9 +51,12 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except OSError as exc:  # disk full, permissions: the person can fix these, so say which
             where = f" ({exc.filename})" if exc.filename else ""
             raise ToolError(
-                f"File system error: {exc.strerror or exc}{where}. Check free space and permissions, then retry."
+                f"File system error: {exc.strerror or exc}{where}. "
+                "Check free space and permissions, then retry."
             ) from exc
 
+    # The docstring is the tool description the model reads: drop the source indentation.
+    wrapper.__doc__ = inspect.cleandoc(fn.__doc__ or "")
     return wrapper
 
 
@@ -71,6 +82,7 @@ class LocalState:
             with self.lock:
                 return guarded(*args, **kwargs)
 
+        wrapper.__doc__ = guarded.__doc__
         return wrapper
 
     @property
@@ -80,7 +92,9 @@ class LocalState:
 
     def tool_path(self, project_rel: str) -> str:
         """The path to give write tools for a file known by its project-relative path."""
-        return tool_path(project_rel, project_root=Path(self.project.root), spec_root=Path(self.project.spec_root))
+        return tool_path(
+            project_rel, project_root=Path(self.project.root), spec_root=Path(self.project.spec_root)
+        )
 
     def session(self, session_id: str | None) -> tuple[str, Path]:
         """The bound session, or the given one, which must exist."""
