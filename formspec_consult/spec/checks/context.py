@@ -56,10 +56,12 @@ class Index:
     def build(cls, docs: list[Document], extra_modules: set[str] | frozenset[str] = frozenset()) -> Index:
         index = cls(docs)
         index.module_names = {m.lower() for m in extra_modules} | {CORE_MODULE}
+        entity_docs: list[Document] = []
         for doc in docs:
             kind = effective_kind(doc.kind)
             if kind == "Entity" and doc.name:
                 index.entities.setdefault(((doc.module or "").lower(), doc.name.lower()), doc)
+                entity_docs.append(doc)
             elif kind == "Module" and doc.name:
                 key = doc.name.lower()
                 index.module_docs.setdefault(key, doc)
@@ -67,8 +69,8 @@ class Index:
                 deps = doc.spec.get("depends")
                 index.depends[key] = {str(d.get("module", "")).lower() for d in deps
                                       if isinstance(d, dict)} if isinstance(deps, list) else set()
-        for doc in docs:
-            ext = doc.spec.get("extend_storage") if effective_kind(doc.kind) == "Entity" else None
+        for doc in entity_docs:
+            ext = doc.spec.get("extend_storage")
             if isinstance(ext, dict) and isinstance(ext.get("target"), str):
                 target = index.entity_key(ext["target"], doc.module)
                 if target is not None:
@@ -85,13 +87,14 @@ class Index:
         """Field names of an entity, including those added by Entity Extensions."""
         names = self._fields.get(key)
         if names is None:
-            docs = [self.entities[key], *self.extensions.get(key, [])]
-            names = frozenset(f.get("name") for d in docs for f in (d.spec.get("fields") or [])
-                              if isinstance(f, dict) and isinstance(f.get("name"), str))
+            names = own_field_names(self.entities[key])
+            for ext in self.extensions.get(key, []):
+                names = names | own_field_names(ext)
             self._fields[key] = names
         return names
 
     def has_module(self, module: str) -> bool:
+        """True for modules with a manifest or folder, and for formspec.core."""
         return module.lower() in self.module_names
 
     def resolve_entity(self, ref: str, own_module: str | None) -> tuple[str | None, bool]:
@@ -112,3 +115,14 @@ class Index:
         """Same module, formspec.core, or a module `from_module` depends on."""
         src, dst = (from_module or "").lower(), (to_module or "").lower()
         return dst in (src, CORE_MODULE) or dst in self.depends.get(src, set())
+
+
+def own_field_names(doc: Document) -> frozenset[str]:
+    """The top-level field names one entity document declares (memoised on the document)."""
+    names = doc.__dict__.get("_field_names")
+    if names is None:
+        raw = doc.spec.get("fields")
+        names = frozenset(f["name"] for f in raw if isinstance(f, dict) and isinstance(f.get("name"), str)) \
+            if isinstance(raw, list) else frozenset()
+        doc.__dict__["_field_names"] = names
+    return names
