@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from formspec_consult.spec import Project
 
 
@@ -39,7 +41,7 @@ def test_module_inventory_reports_source_activation_lock_and_ai_index(shop: Proj
     assert mods["shop"]["source"] == "modules" and not mods["shop"]["read_only"] and mods["shop"]["lock"] is None
 
 
-def test_inactive_module_is_reported_as_such(shop: Project, shop_dir) -> None:  # type: ignore[no-untyped-def]
+def test_inactive_module_is_reported_as_such(shop: Project, shop_dir: Path) -> None:
     app = shop_dir / "spec/apps/barbershop.yaml"
     app.write_text(app.read_text().replace("    - loyalty\n", "    # - loyalty\n"))
     assert {m.name: m.active for m in shop.modules()}["loyalty"] is False
