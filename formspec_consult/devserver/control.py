@@ -68,12 +68,18 @@ class DevServer:
         return "ok" if response.status_code < 400 else f"unhealthy (HTTP {response.status_code})"
 
     def status(self) -> dict[str, Any]:
-        """``{running, pid, health, health_url, command, log}``."""
+        """``{running, pid, health, managed, health_url, command, log}``.
+
+        ``managed`` is False for a server someone started by hand (it answers on the health URL
+        but has no pid file): it is reported as running, and stop/restart cannot control it.
+        """
         pid = self.pid()
+        health = self.health()
         return {
-            "running": pid is not None,
+            "running": pid is not None or health != "unreachable",
             "pid": pid,
-            "health": self.health() if pid is not None else "stopped",
+            "health": health if pid is not None or health != "unreachable" else "stopped",
+            "managed": pid is not None,
             "health_url": self.config.health_url,
             "command": list(self.config.command),
             "log": str(self.log_path),
@@ -134,6 +140,14 @@ class DevServer:
         pid = self.pid()
         if pid is None:
             self._forget()
+            if self.health(timeout=0.5) != "unreachable":
+                return {
+                    "stopped": False,
+                    "reason": (
+                        f"A dev server answers on {self.config.health_url} but was not started by "
+                        "formspec-consult (no pid file); stop it where it was started."
+                    ),
+                }
             return {"stopped": False, "reason": "The dev server is not running."}
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGTERM)

@@ -127,3 +127,16 @@ def test_command_precedence_is_argument_env_file_default(
     monkeypatch.setenv("FORMSPEC_DEV_COMMAND", "fs dev --watch")
     assert resolve_config(tmp_path).source == "FORMSPEC_DEV_COMMAND"
     assert resolve_config(tmp_path, ["x"], "http://127.0.0.1:1/h").command == ("x",)
+
+
+def test_a_server_started_by_hand_is_reported_but_not_managed(make_server, tmp_path: Path) -> None:
+    port = free_port()
+    by_hand = make_server(fake_config(port))
+    by_hand.start()
+    by_hand.pid_path.unlink()  # as if started outside formspec-consult
+    other = DevServer(tmp_path, tmp_path / "elsewhere", fake_config(port))
+    status = other.status()
+    assert status["running"] is True and status["managed"] is False and status["pid"] is None
+    assert status["health"] == "ok"
+    refused = other.stop()
+    assert refused["stopped"] is False and "not started by formspec-consult" in refused["reason"]

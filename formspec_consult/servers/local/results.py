@@ -90,6 +90,7 @@ class ServerStatus(TypedDict):
     running: bool
     pid: int | None
     health: str
+    managed: bool
     health_url: str
     command: list[str]
     log: str
