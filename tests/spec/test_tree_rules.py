@@ -174,3 +174,14 @@ def test_problems_inside_read_only_vendor_files_do_not_block_the_project(shop: P
     assert result.ok
     demoted = next(w for w in result.warnings if w.code == "FS-DISPLAY-FIELD")
     assert demoted.message.startswith("[read-only vendor module]") and "overrides/" in demoted.hint
+
+
+@pytest.mark.parametrize(("resource", "suggestion"), [
+    ("shop.customers", "`shop.customer`"),
+    ("booking.customer", "`shop.customer`"),
+    ("formspec.core.users", "`formspec.core.user`"),
+])
+def test_unresolved_relation_suggests_the_nearest_entity(shop: Project, resource: str, suggestion: str) -> None:
+    result = check(shop, entity("draft", relation(resource), module="booking"))
+    problem = next(p for p in result.problems if p.code == "FS-RELATION-RESOURCE")
+    assert problem.hint.startswith("Did you mean") and suggestion in problem.hint

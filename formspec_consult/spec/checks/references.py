@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
-from formspec_consult.spec.checks.context import Findings, Index
+from formspec_consult.spec.checks.context import Findings, Index, split_ref
 from formspec_consult.spec.checks.entity import fields_of
-from formspec_consult.spec.kinds import effective_kind
+from formspec_consult.spec.kinds import CORE_ENTITIES, CORE_MODULE, effective_kind
 from formspec_consult.spec.model import Document
 
 _VIEW_KINDS = frozenset({"Form", "Table", "Listing", "Kanban", "Calendar", "Timeline", "Print", "Report"})
@@ -54,9 +55,22 @@ def check_references(doc: Document, refs: list[Reference], index: Index, out: Fi
         if not found:
             where = f"module {module!r}" if module else "this module"
             out.error(code, doc, path, f"{what} points to {ref!r}, but no such entity exists in {where}",
-                      "Write `<module>.<entity>` naming an existing entity (check_naming_conflict/"
-                      "read_module_spec help find it), or create that entity first.")
+                      _suggest(ref, module, index))
         elif not index.may_reference(doc.module, module):
             out.error(code + "-DEPENDS", doc, path,
                       f"{what} points to {ref!r} in module {module!r}, which module {doc.module!r} does not depend on",
                       f"Add `- module: {module}` to `depends:` in {doc.module}'s module.yaml.")
+
+
+def _suggest(ref: str, module: str | None, index: Index) -> str:
+    """A "did you mean" over the project's entities (and formspec.core's), else general advice."""
+    candidates = [f"{m}.{n}" for m, n in index.entities] + [f"{CORE_MODULE}.{n}" for n in sorted(CORE_ENTITIES)]
+    _, name = split_ref(ref, module)
+    wanted = f"{(module or '').lower()}.{name.lower()}"
+    close = difflib.get_close_matches(wanted, candidates, n=2, cutoff=0.75)
+    if not close:  # the name alone may be right and the module wrong
+        close = [c for c in candidates if c.rsplit(".", 1)[1] == name.lower()][:2]
+    if close:
+        return f"Did you mean {' or '.join(f'`{c}`' for c in close)}?"
+    return ("Write `<module>.<entity>` naming an existing entity (check_naming_conflict/read_module_spec "
+            "help find it), or create that entity first.")
