@@ -15,7 +15,7 @@ from typing import Any
 from formspec_consult.spec.envelope import check_envelope
 from formspec_consult.spec.layout import classify
 from formspec_consult.spec.model import Document, Problem
-from formspec_consult.spec.yamlload import MAX_FILE_BYTES, YamlLoadError, decode, load_stream
+from formspec_consult.spec.yamlload import MAX_FILE_BYTES, YamlLoadError, decode, load_stream, too_large
 
 
 @dataclass
@@ -95,11 +95,8 @@ class ParseCache:
         if hit is not None and hit[0] == key:
             return hit[1]
         if st.st_size > MAX_FILE_BYTES:  # do not even read a huge file into memory
-            try:
-                decode(b"\0" * (MAX_FILE_BYTES + 1))
-            except YamlLoadError as exc:
-                message = exc.message.replace(f"{MAX_FILE_BYTES + 1:,}", f"{st.st_size:,}")
-                parsed = ParsedFile([], [Problem(exc.code, rel, None, "parse", message, exc.hint)], [], [])
+            exc = too_large(st.st_size)
+            parsed = ParsedFile([], [Problem(exc.code, rel, None, "parse", exc.message, exc.hint)], [], [])
         else:
             parsed = _parse_bytes(root / rel, rel, spec_rel)
         self._disk[rel] = (key, parsed)

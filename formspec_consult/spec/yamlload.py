@@ -75,12 +75,16 @@ class RawDocument:
     end_line: int
 
 
+def too_large(size: int) -> YamlLoadError:
+    """The error for a file of `size` bytes above MAX_FILE_BYTES."""
+    return YamlLoadError("FS-FILE-TOO-LARGE", f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,} bytes",
+                         hint="Split it into several smaller spec files (one document per file).")
+
+
 def decode(raw: bytes) -> str:
     """Bytes → text, enforcing the size limit and strict UTF-8 (a BOM is allowed)."""
     if len(raw) > MAX_FILE_BYTES:
-        raise YamlLoadError("FS-FILE-TOO-LARGE",
-                            f"file is {len(raw):,} bytes; the limit is {MAX_FILE_BYTES:,} bytes",
-                            hint="Split it into several smaller spec files (one document per file).")
+        raise too_large(len(raw))
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
