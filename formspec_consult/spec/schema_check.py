@@ -8,6 +8,7 @@ from typing import Any
 from jsonschema.exceptions import ValidationError, best_match
 
 from formspec_consult.spec.model import Document, Problem
+from formspec_consult.spec.schema_registry import CompiledSchema
 
 MAX_SCHEMA_ERRORS = 20
 _TYPO_HINTS = {"depends_on": "The key is `depends` (a list of {module, version?}).",
@@ -17,10 +18,12 @@ _TYPO_HINTS = {"depends_on": "The key is `depends` (a list of {module, version?}
                "options": "Enum fields list their values under `enum_values:`."}
 
 
-def schema_problems(doc: Document, validator: Any) -> list[Problem]:
+def schema_problems(doc: Document, validator: CompiledSchema) -> list[Problem]:
     """Schema problems of `doc` (at most MAX_SCHEMA_ERRORS, most specific message per error)."""
     out: list[Problem] = []
-    for error in sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path))):
+    scope = validator.scope
+    instance = doc.spec if scope else doc.data
+    for error in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
         if len(out) >= MAX_SCHEMA_ERRORS:
             out.append(Problem("FS-SCHEMA", doc.rel, doc.line, "schema",
                                f"more schema errors were left out after the first {MAX_SCHEMA_ERRORS}",
@@ -28,9 +31,9 @@ def schema_problems(doc: Document, validator: Any) -> list[Problem]:
             break
         menu = _menu_message(error)
         shown = error if menu or not error.context else best_match(error.context)
-        path = tuple(error.absolute_path)
+        path = scope + tuple(error.absolute_path)
         where = "/".join(str(p) for p in path) or "(document)"
-        line, column = doc.position_of(tuple(shown.absolute_path))
+        line, column = doc.position_of(scope + tuple(shown.absolute_path))
         out.append(Problem("FS-SCHEMA", doc.rel, line, "schema", f"{where}: {menu or shown.message}",
                            _hint(shown, doc.kind), column))
     return out

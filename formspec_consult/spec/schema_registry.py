@@ -154,6 +154,18 @@ def _schema_with_fallback(kind: str, project: Project | None) -> tuple[dict[str,
     return builtin_schema(kind), BUILTIN_SOURCE, None
 
 
+def schema_scope(schema: dict[str, Any]) -> tuple[str, ...]:
+    """Where in a document a schema applies: () for whole documents, ("spec",) for spec-only ones.
+
+    Official schemas are not guaranteed to describe the whole document; one whose properties
+    name none of the envelope keys is taken to describe `spec`.
+    """
+    props = schema.get("properties")
+    if isinstance(props, dict) and props and not ({"apiVersion", "kind", "metadata", "spec"} & set(props)):
+        return ("spec",)
+    return ()
+
+
 class CompiledSchema:
     """A ready validator for one kind. Busy built-in schemas also get a compiled fast path.
 
@@ -170,6 +182,7 @@ class CompiledSchema:
         cls = validators.validator_for(schema, default=Draft202012Validator)
         self.validator = cls(schema)
         self.schema = schema
+        self.scope = schema_scope(schema)
         self.source = source
         self.note = note
         self._uses = 0 if builtin else -1  # -1: never compile

@@ -7,7 +7,7 @@ warm run only redoes what changed plus the cheap cross-document pass.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from formspec_consult.spec.checks.context import Findings, Index
 from formspec_consult.spec.checks.entity import check_entity
@@ -20,7 +20,7 @@ from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document, Problem, ValidationResult
 from formspec_consult.spec.parse import ParsedFile
 from formspec_consult.spec.schema_check import schema_problems
-from formspec_consult.spec.schema_registry import validator_for
+from formspec_consult.spec.schema_registry import CompiledSchema, validator_for
 
 if TYPE_CHECKING:
     from formspec_consult.spec.project import Project
@@ -43,7 +43,7 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
     """Validate the whole tree; with `only_source`, report only findings about that file."""
     problems: list[Problem] = []
     warnings: list[Problem] = list(state.project_warnings)
-    validators: dict[str, Any] = {}
+    validators: dict[str, CompiledSchema] = {}
     docs: list[Document] = []
     refs: dict[int, list[Reference]] = {}
     view_fields: dict[int, list[FieldRef]] = {}
@@ -104,7 +104,7 @@ def _split_vendor(problems: list[Problem], vendor: set[str]) -> tuple[list[Probl
     return kept, demoted
 
 
-def _local_findings(doc: Document, validator: Any) -> Findings:
+def _local_findings(doc: Document, validator: CompiledSchema) -> Findings:
     """Schema problems plus single-document structural rules (cached per parsed document)."""
     found = Findings()
     found.problems += schema_problems(doc, validator)

@@ -113,3 +113,12 @@ def test_compiled_fast_path_agrees_with_jsonschema_on_good_and_bad_documents(
     assert len(schema_cases) >= 7
     for case_id, text in schema_cases:
         assert "FS-SCHEMA" in shop.validate(overlay={DRAFT: text}).codes(), case_id
+
+
+def test_official_schema_describing_only_spec_is_applied_to_spec(shop: Project, shop_dir: Path) -> None:
+    (shop_dir / "schemas").mkdir()
+    spec_only = {"type": "object", "required": ["version", "owner_team"], "properties": {"version": {"type": "string"}}}
+    (shop_dir / "schemas" / "entity.schema.json").write_text(json.dumps(spec_only))
+    result = shop.validate(overlay={"spec/modules/shop/x.yaml": entity("x", "  fields: []\n")})
+    [problem] = [p for p in result.problems if p.code == "FS-SCHEMA" and p.source == "spec/modules/shop/x.yaml"]
+    assert problem.message == "spec: 'owner_team' is a required property" and problem.line == 4
