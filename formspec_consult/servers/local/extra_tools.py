@@ -13,6 +13,7 @@ from mcp.server.mcpserver.prompts.base import PromptArgument, UserMessage
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from formspec_consult.servers.local.results import Transcript
 from formspec_consult.servers.local.state import LocalState, tool_errors
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -36,7 +37,7 @@ def register(server: MCPServer, state: LocalState) -> None:
             str | None, Field(description="Only events of this type, e.g. 'tool_result'.")
         ] = None,  # noqa: A002
         limit: Annotated[int, Field(description="Most matches to return (newest first).", ge=1, le=100)] = 20,
-    ) -> dict[str, Any]:
+    ) -> Transcript:
         """Read back earlier events of this session in full (older turns may have been summarised or
         truncated in your context): one event by seq, or search by text and/or type."""
         from formspec_consult.sessions.events import EventLog

@@ -110,3 +110,61 @@ class Stopped(TypedDict):
     pid: NotRequired[int]
     forced: NotRequired[bool]
     reason: NotRequired[str]
+
+
+class KindSchemas(TypedDict):
+    """Without a kind: ``kinds``; with one: ``kind``, ``schema`` and the schema ``source``."""
+
+    kinds: NotRequired[list[str]]
+    kind: NotRequired[str]
+    schema: NotRequired[dict[str, Any]]
+    source: NotRequired[str]
+
+
+class AppFile(TypedDict):
+    path: str
+    file: str
+    name: str | None
+    content: str
+
+
+class Workspace(TypedDict):
+    apps: list[AppFile]
+
+
+class Modules(TypedDict):
+    modules: list[dict[str, Any]]
+    formspec_lock: bool
+
+
+class ModuleSpec(TypedDict):
+    path: str
+    file: str
+    kind: str
+    module: str | None
+    name: str | None
+    read_only: bool
+    origin: str
+    content: str
+    note: NotRequired[str]
+
+
+class Naming(TypedDict):
+    name: str
+    matches: list[dict[str, Any]]
+    conflicts: list[dict[str, Any]]
+    available: bool
+
+
+class Skills(TypedDict):
+    skills: list[dict[str, Any]]
+
+
+class Transcript(TypedDict):
+    """One event in full (``event``) or search hits (``events``, newest first)."""
+
+    session: str
+    event: NotRequired[dict[str, Any]]
+    total_matches: NotRequired[int]
+    events: NotRequired[list[dict[str, Any]]]
+    hint: NotRequired[str]
