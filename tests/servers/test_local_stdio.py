@@ -54,7 +54,7 @@ async def test_mcp_serve_outside_a_project_fails_with_a_clear_message(tmp_path: 
     assert b"formspec" in proc.stderr.lower() and proc.stdout == b""
 
 
-async def test_killing_mcp_serve_also_stops_the_dev_server_it_started(project: Path, tmp_path: Path) -> None:
+def _with_fake_dev_server(project: Path) -> StdioServerParameters:
     from tests.servers.test_devserver import FAKE, free_port
 
     port = free_port()
@@ -64,6 +64,22 @@ async def test_killing_mcp_serve_also_stops_the_dev_server_it_started(project: P
         "FORMSPEC_DEV_COMMAND": f"{sys.executable} {FAKE} --port {port}",
         "FORMSPEC_HEALTH_URL": f"http://127.0.0.1:{port}/health",
     }
+    return server
+
+
+async def test_closing_the_client_also_stops_the_dev_server_mcp_serve_started(
+    project: Path, tmp_path: Path
+) -> None:
+    with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog, anyio.fail_after(60):
+        async with Client(stdio_client(_with_fake_dev_server(project), errlog=errlog)) as client:
+            dev_pid = (await call(client, "restart_server"))["pid"]
+            assert _running(dev_pid)
+        while _running(dev_pid):
+            await anyio.sleep(0.05)
+
+
+async def test_killing_mcp_serve_also_stops_the_dev_server_it_started(project: Path, tmp_path: Path) -> None:
+    server = _with_fake_dev_server(project)
     with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog, anyio.fail_after(60):
         async with Client(stdio_client(server, errlog=errlog)) as client:
             dev_pid = (await call(client, "restart_server"))["pid"]
