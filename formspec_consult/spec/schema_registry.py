@@ -183,6 +183,8 @@ class CompiledSchema:
         self.validator = cls(schema)
         self.schema = schema
         self.scope = schema_scope(schema)
+        #: the unusable official schema file this one stands in for (None when not a fallback)
+        self.broken_file: Path | None = None
         self.source = source
         self.note = note
         self._uses = 0 if builtin else -1  # -1: never compile
@@ -222,5 +224,7 @@ def validator_for(kind: str, project: Project | None) -> CompiledSchema:
     if cached is None:
         schema, source, note = _schema_with_fallback(kind, project)
         cached = CompiledSchema(schema, source, note, builtin=source == BUILTIN_SOURCE)
+        if note and official is not None:
+            cached.broken_file = official[0]
         _VALIDATORS[key] = cached
     return cached

@@ -7,6 +7,7 @@ warm run only redoes what changed plus the cheap cross-document pass.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from formspec_consult.spec.checks.context import Findings, Index
@@ -58,7 +59,9 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
                 validators[kind] = validator_for(kind, project)
                 note = validators[kind].note
                 if note:
-                    warnings.append(Problem("FS-SCHEMA-SOURCE", doc.rel, None, "schema",
+                    broken = validators[kind].broken_file
+                    where = _relative(broken, project.root) if broken else doc.rel
+                    warnings.append(Problem("FS-SCHEMA-SOURCE", where, None, "schema",
                                             f"{note}; using the formspec-consult built-in schema for {kind}",
                                             "Re-run `formspec init` to refresh the project's schemas/."))
             key = (i, id(validators[kind]))
@@ -89,6 +92,13 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
         warnings = [w for w in warnings if w.source == only_source]
     order = lambda p: (p.source, p.line or 0)  # noqa: E731 - tiny sort key
     return ValidationResult.from_findings(sorted(problems, key=order), sorted(warnings, key=order))
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _split_vendor(problems: list[Problem], vendor: set[str]) -> tuple[list[Problem], list[Problem]]:

@@ -86,7 +86,8 @@ def test_a_broken_official_schema_falls_back_to_ours_with_a_warning(shop: Projec
     assert kind_schema("Module", shop)[1] == "formspec-consult built-in schema"
     result = shop.validate()
     assert result.ok
-    assert "FS-SCHEMA-SOURCE" in [w.code for w in result.warnings]
+    [warning] = [w for w in result.warnings if w.code == "FS-SCHEMA-SOURCE"]
+    assert warning.source == "schemas/module.schema.json" and "unusable" in warning.message
 
 
 def test_builtin_schema_accepts_the_fixture_and_fast_path_agrees_with_jsonschema(shop: Project) -> None:
