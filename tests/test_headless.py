@@ -20,7 +20,9 @@ def project(tmp_path: Path) -> Path:
 
 
 def propose_turn() -> dict[str, object]:
-    return {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}]}
+    return {
+        "tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}]
+    }
 
 
 def only_session(project: Path) -> Path:
@@ -28,7 +30,9 @@ def only_session(project: Path) -> Path:
     return folder
 
 
-def test_one_prompt_prints_the_reply_on_stdout_and_tool_calls_on_stderr(project: Path, tmp_path: Path) -> None:
+def test_one_prompt_prints_the_reply_on_stdout_and_tool_calls_on_stderr(
+    project: Path, tmp_path: Path
+) -> None:
     script = write_script(tmp_path / "s.yaml", [propose_turn(), "I drafted the customer list."])
     result = run_cli(["-m", f"scripted:{script}", "-p", "we have customers"], project, cli_env(tmp_path))
     assert result.returncode == 0, result.stderr
@@ -36,13 +40,16 @@ def test_one_prompt_prints_the_reply_on_stdout_and_tool_calls_on_stderr(project:
     assert "→ propose_spec_file" in result.stderr and "✓ propose_spec_file" in result.stderr
     assert "tokens (reported)" in result.stderr.splitlines()[-1]
     assert (only_session(project) / "draft").is_dir()
-    assert "I drafted the customer list." in (only_session(project) / "transcript.md").read_text(encoding="utf-8")
+    assert "I drafted the customer list." in (only_session(project) / "transcript.md").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_stdin_turns_and_json_events(project: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.yaml", ["Which do you prefer?\nA) Cards\nB) Cash", "Cash it is."])
-    result = run_cli(["-m", f"scripted:{script}", "-p", "-", "--json"], project, cli_env(tmp_path),
-                     stdin="hello\nB\n")
+    result = run_cli(
+        ["-m", f"scripted:{script}", "-p", "-", "--json"], project, cli_env(tmp_path), stdin="hello\nB\n"
+    )
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert lines[0]["type"] == "session" and lines[0]["model"].startswith("scripted:")
@@ -52,11 +59,19 @@ def test_stdin_turns_and_json_events(project: Path, tmp_path: Path) -> None:
     assert lines[-1]["type"] == "status" and lines[-1]["turn"] == 2 and lines[-1]["context_tokens"] > 0
 
 
-def test_without_a_model_it_says_how_to_configure_one_and_offers_the_demo(project: Path, tmp_path: Path) -> None:
+def test_without_a_model_it_says_how_to_configure_one_and_offers_the_demo(
+    project: Path, tmp_path: Path
+) -> None:
     result = run_cli(["-p", "hello"], project, cli_env(tmp_path))
     assert result.returncode == 2
-    assert "--model" in result.stderr and "FORMSPEC_MODEL" in result.stderr and "formspec-consult demo" in result.stderr
-    assert not (project / ".formspec" / "consult").exists() or not any((project / ".formspec" / "consult").iterdir())
+    assert (
+        "--model" in result.stderr
+        and "FORMSPEC_MODEL" in result.stderr
+        and "formspec-consult demo" in result.stderr
+    )
+    assert not (project / ".formspec" / "consult").exists() or not any(
+        (project / ".formspec" / "consult").iterdir()
+    )
 
 
 def test_outside_a_project_it_says_so_and_writes_nothing(tmp_path: Path) -> None:

@@ -50,9 +50,11 @@ def render_templates(result: Any) -> str:
                 entities.append(f"{entity.get('name')} ({entity.get('characteristic', '?')}{note})")
             else:
                 entities.append(str(entity))
-        lines = [f"- {template.get('pattern')} — {template.get('title', '')}",
-                 f"  aliases: {', '.join(map(str, template.get('applies_to') or []))}",
-                 f"  {template.get('description', '')}"]
+        lines = [
+            f"- {template.get('pattern')} — {template.get('title', '')}",
+            f"  aliases: {', '.join(map(str, template.get('applies_to') or []))}",
+            f"  {template.get('description', '')}",
+        ]
         lines += [f"  ask: {question}" for question in template.get("probing_questions") or []]
         if entities:
             lines.append(f"  entities: {'; '.join(entities)}")
@@ -60,7 +62,9 @@ def render_templates(result: Any) -> str:
     return "\n".join(blocks)
 
 
-async def collect_context(call: CallTool, available: Callable[[str], bool]) -> tuple[dict[str, str], list[str]]:
+async def collect_context(
+    call: CallTool, available: Callable[[str], bool]
+) -> tuple[dict[str, str], list[str]]:
     """Call the start-up tools in a fixed order; return {variable: text} and the problems met.
 
     Optional tools (the registry's) that are missing or fail leave their variable empty and add a
@@ -76,7 +80,9 @@ async def collect_context(call: CallTool, available: Callable[[str], bool]) -> t
             continue
         try:
             result = await call(tool, {})
-            values[variable] = render_templates(result) if tool == "list_business_templates" else as_text(result)
+            values[variable] = (
+                render_templates(result) if tool == "list_business_templates" else as_text(result)
+            )
         except ToolError as exc:
             if required:
                 raise
@@ -107,7 +113,9 @@ def render_conversation(messages: list[dict[str, Any]]) -> str:
             lines.append(f"[{role}]\n{content}")
         for call in message.get("tool_calls") or []:
             function = call.get("function", {})
-            lines.append(f"[assistant calls {function.get('name')} ({call.get('id')})] {function.get('arguments')}")
+            lines.append(
+                f"[assistant calls {function.get('name')} ({call.get('id')})] {function.get('arguments')}"
+            )
     return "\n\n".join(lines)
 
 
@@ -121,8 +129,10 @@ def make_summariser(provider: Any) -> Callable[[list[dict[str, Any]], str | None
     async def summarise(messages: list[dict[str, Any]], focus: str | None) -> str:
         request = [
             {"role": "system", "content": prompt.render_system()},
-            {"role": "user", "content": prompt.render_user(conversation=render_conversation(messages),
-                                                           focus=focus or "")},
+            {
+                "role": "user",
+                "content": prompt.render_user(conversation=render_conversation(messages), focus=focus or ""),
+            },
         ]
         text = ""
         async for item in provider.stream(request, None):

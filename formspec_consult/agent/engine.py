@@ -8,7 +8,7 @@ registry and any extra servers, and creates or resumes the session. `run_turn` r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,7 +79,7 @@ class Engine:
         self._s.log.append("decision", turn=self._s.loop.turn + 1, answer=text.strip(), option=option)
         return f"[chosen: {option}]"
 
-    async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
+    async def run_turn(self, text: str) -> AsyncGenerator[AgentEvent, None]:
         """Run one user turn, or a slash command; the last event is always a TurnFinished.
 
         Cancelling the consuming task cancels the turn and leaves a valid history. Consume it with

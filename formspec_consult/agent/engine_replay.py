@@ -6,8 +6,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from formspec_consult.agent.events import (
-    AgentEvent, AssistantMessage, CompactionDone, Notice, ToolCallFinished, ToolCallStarted, TurnFinished,
-    TurnStarted, UsageUpdated,
+    AgentEvent,
+    AssistantMessage,
+    CompactionDone,
+    Notice,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
 )
 from formspec_consult.agent.options import find_options
 
@@ -21,12 +28,21 @@ def _one(event: dict[str, Any]) -> AgentEvent | None:
         text = str(event.get("text") or "")
         return AssistantMessage(text, calls, () if calls else find_options(text))
     if kind == "tool_call":
-        return ToolCallStarted(str(event.get("call_id")), str(event.get("server", "?")), str(event.get("name")),
-                               dict(event.get("arguments") or {}))
+        return ToolCallStarted(
+            str(event.get("call_id")),
+            str(event.get("server", "?")),
+            str(event.get("name")),
+            dict(event.get("arguments") or {}),
+        )
     if kind == "tool_result":
-        return ToolCallFinished(str(event.get("call_id")), str(event.get("server", "?")), str(event.get("name")),
-                                bool(event.get("ok")), str(event.get("result", "")),
-                                float(event.get("duration_ms") or 0.0))
+        return ToolCallFinished(
+            str(event.get("call_id")),
+            str(event.get("server", "?")),
+            str(event.get("name")),
+            bool(event.get("ok")),
+            str(event.get("result", "")),
+            float(event.get("duration_ms") or 0.0),
+        )
     if kind == "compaction":
         summary = event.get("summary_message")
         pruned = event.get("pruned") or []
@@ -36,16 +52,25 @@ def _one(event: dict[str, Any]) -> AgentEvent | None:
         else:
             text = f"Pruned {len(pruned)} old tool output(s); the full outputs stay in the transcript."
             replaced = len(pruned)
-        return CompactionDone(text, replaced, int(event.get("tokens_before") or 0),
-                              int(event.get("tokens_after") or 0), event.get("method", "summarised"))
+        return CompactionDone(
+            text,
+            replaced,
+            int(event.get("tokens_before") or 0),
+            int(event.get("tokens_after") or 0),
+            event.get("method", "summarised"),
+        )
     if kind == "notice":
         return Notice(event.get("level", "info"), str(event.get("message", "")))
     if kind == "turn_finished":
         return TurnFinished(event.get("reason", "done"), event.get("error"))
     if kind == "usage":
-        return UsageUpdated(int(event.get("context_tokens") or 0), int(event.get("threshold_tokens") or 0),
-                            int(event.get("window_tokens") or 0), bool(event.get("reported")),
-                            event.get("session_cost"))
+        return UsageUpdated(
+            int(event.get("context_tokens") or 0),
+            int(event.get("threshold_tokens") or 0),
+            int(event.get("window_tokens") or 0),
+            bool(event.get("reported")),
+            event.get("session_cost"),
+        )
     return None
 
 

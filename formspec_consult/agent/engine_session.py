@@ -9,7 +9,14 @@ from typing import Any
 
 from formspec_consult.agent.compress import Compressor
 from formspec_consult.agent.context import collect_context, make_summariser, render_system_prompt
-from formspec_consult.agent.engine_setup import LOCAL, REGISTRY, consult_dir, resolve_project, server_specs, usable_window
+from formspec_consult.agent.engine_setup import (
+    LOCAL,
+    REGISTRY,
+    consult_dir,
+    resolve_project,
+    server_specs,
+    usable_window,
+)
 from formspec_consult.agent.events import AgentEvent
 from formspec_consult.agent.history import History
 from formspec_consult.agent.loop import AgentLoop
@@ -115,8 +122,19 @@ async def open_session(options: Any) -> Session:
     log = EventLog(session_dir / "events.jsonl")
     try:
         problems = await manager.start(required=[LOCAL])
-        session = _assemble(session_id, session_dir, project_root, settings, provider, manager, log, window, usable,
-                            events, problems)
+        session = _assemble(
+            session_id,
+            session_dir,
+            project_root,
+            settings,
+            provider,
+            manager,
+            log,
+            window,
+            usable,
+            events,
+            problems,
+        )
         if resumed:
             _resume(session, events)
         else:
@@ -128,30 +146,71 @@ async def open_session(options: Any) -> Session:
         raise
 
 
-def _assemble(session_id: str, session_dir: Path, project_root: Path, settings: Any, provider: Provider,
-              manager: MCPManager, log: EventLog, window: int, usable: int, events: list[dict[str, Any]],
-              problems: list[str]) -> Session:
+def _assemble(
+    session_id: str,
+    session_dir: Path,
+    project_root: Path,
+    settings: Any,
+    provider: Provider,
+    manager: MCPManager,
+    log: EventLog,
+    window: int,
+    usable: int,
+    events: list[dict[str, Any]],
+    problems: list[str],
+) -> Session:
     history = History.restore(events, log) if events else History(log)
     compressor = Compressor(
         count_tokens=lambda messages: provider.count_tokens(messages, manager.tool_declarations()),
-        usable_window=usable, threshold=settings.compaction_threshold, summarise=make_summariser(provider))
+        usable_window=usable,
+        threshold=settings.compaction_threshold,
+        summarise=make_summariser(provider),
+    )
     transcript = _open_transcript(session_dir)
 
     def record(event: AgentEvent) -> None:
         transcript.write(event)
 
-    loop = AgentLoop(provider=provider, history=history, tools=manager, compressor=compressor, log=log,
-                     record=record, max_steps=settings.max_steps, tool_result_cap=settings.tool_result_cap)
-    return Session(session_id, session_dir, project_root, settings, provider, manager, log, history, compressor,
-                   loop, window, transcript, events, problems)
+    loop = AgentLoop(
+        provider=provider,
+        history=history,
+        tools=manager,
+        compressor=compressor,
+        log=log,
+        record=record,
+        max_steps=settings.max_steps,
+        tool_result_cap=settings.tool_result_cap,
+    )
+    return Session(
+        session_id,
+        session_dir,
+        project_root,
+        settings,
+        provider,
+        manager,
+        log,
+        history,
+        compressor,
+        loop,
+        window,
+        transcript,
+        events,
+        problems,
+    )
 
 
 def _session_meta(session: Session) -> dict[str, Any]:
-    return {"session_id": session.session_id, "model": session.provider.model, "provider": session.provider.name,
-            "base_url": session.settings.base_url, "project": str(session.project_root),
-            "allow_unvalidated": bool(session.settings.allow_unvalidated),
-            "window": session.window, "usable_window": session.compressor.usable_window,
-            "threshold_tokens": session.compressor.threshold_tokens}
+    return {
+        "session_id": session.session_id,
+        "model": session.provider.model,
+        "provider": session.provider.name,
+        "base_url": session.settings.base_url,
+        "project": str(session.project_root),
+        "allow_unvalidated": bool(session.settings.allow_unvalidated),
+        "window": session.window,
+        "usable_window": session.compressor.usable_window,
+        "threshold_tokens": session.compressor.threshold_tokens,
+    }
 
 
 async def _start(session: Session) -> None:
@@ -170,11 +229,19 @@ async def _start(session: Session) -> None:
     context, problems = await collect_context(call, available)
     session.start_problems.extend(problems)
     created = datetime.now(UTC).isoformat(timespec="seconds")
-    session.log.append("session_started", created=created,
-                       context_tools=[name for name, value in context.items() if value], **_session_meta(session))
-    session.transcript.write_heading(f"Consultation {session.session_id}", model=session.provider.model,
-                                     provider=session.provider.name, project=str(session.project_root),
-                                     started=created)
+    session.log.append(
+        "session_started",
+        created=created,
+        context_tools=[name for name, value in context.items() if value],
+        **_session_meta(session),
+    )
+    session.transcript.write_heading(
+        f"Consultation {session.session_id}",
+        model=session.provider.model,
+        provider=session.provider.name,
+        project=str(session.project_root),
+        started=created,
+    )
     for problem in session.start_problems:
         session.log.append("notice", level="warning", message=problem)
     session.history.append({"role": "system", "content": render_system_prompt(session.session_id, context)})
@@ -189,13 +256,19 @@ def _resume(session: Session, events: list[dict[str, Any]]) -> None:
     session.compressor.compactions = sum(1 for e in events if e.get("type") == "compaction")
     loop.usage.restore(events)
     session.log.append("session_resumed", **_session_meta(session))
-    session.transcript.write_heading(f"Resumed {session.session_id}", model=session.provider.model,
-                                     provider=session.provider.name,
-                                     at=datetime.now(UTC).isoformat(timespec="seconds"))
+    session.transcript.write_heading(
+        f"Resumed {session.session_id}",
+        model=session.provider.model,
+        provider=session.provider.name,
+        at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
     for problem in session.start_problems:
         session.log.append("notice", level="warning", message=problem)
     if turns and loop.turn not in finished:
         repaired = session.history.repair_pairing()
-        session.log.append("turn_finished", turn=loop.turn, reason="cancelled", error="interrupted",
-                           repaired=repaired)
-        session.transcript.write_note(f"Turn {loop.turn} was interrupted (the program stopped); it was closed on resume.")
+        session.log.append(
+            "turn_finished", turn=loop.turn, reason="cancelled", error="interrupted", repaired=repaired
+        )
+        session.transcript.write_note(
+            f"Turn {loop.turn} was interrupted (the program stopped); it was closed on resume."
+        )

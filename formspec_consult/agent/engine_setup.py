@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ def resolve_project(project: Path | None) -> Path:
     from formspec_consult.spec import open_project
 
     opened = open_project(Path(project) if project is not None else Path.cwd())
-    return Path(getattr(opened, "root", opened)).resolve()
+    return Path(opened.root).resolve()
 
 
 def consult_dir(project_root: Path) -> Path:
@@ -34,18 +33,25 @@ def local_server_spec(project_root: Path, session_id: str, *, in_memory: bool, t
     if in_memory:
         from formspec_consult.servers.local import create_local_server
 
-        return ServerSpec(name=LOCAL, in_process=create_local_server(project_root, session_id=session_id),
-                          timeout=timeout)
+        return ServerSpec(
+            name=LOCAL, in_process=create_local_server(project_root, session_id=session_id), timeout=timeout
+        )
     # `python -m formspec_consult` is the `formspec-consult` script without relying on PATH.
     env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
     return ServerSpec(
-        name=LOCAL, command=sys.executable,
+        name=LOCAL,
+        command=sys.executable,
         args=("-m", "formspec_consult", "mcp-serve", "--project", str(project_root), "--session", session_id),
-        env=env, cwd=str(project_root), errlog=consult_dir(project_root) / "mcp-server.log", timeout=timeout)
+        env=env,
+        cwd=str(project_root),
+        errlog=consult_dir(project_root) / "mcp-server.log",
+        timeout=timeout,
+    )
 
 
-def registry_server_spec(settings: Any, project_root: Path, timeout: float, *, in_memory: bool = False
-                         ) -> ServerSpec | None:
+def registry_server_spec(
+    settings: Any, project_root: Path, timeout: float, *, in_memory: bool = False
+) -> ServerSpec | None:
     """The registry: the configured URL (with the bearer token), else the bundled one over stdio
     (in-process when `in_memory`, for tests)."""
     if settings.registry_url:
@@ -60,17 +66,20 @@ def registry_server_spec(settings: Any, project_root: Path, timeout: float, *, i
     command = bundled_registry_command()
     if not command:
         return None
-    if isinstance(command, Mapping):
-        args, env = tuple(command.get("args", ())), dict(command.get("env", {}))
-        program = str(command["command"])
-    else:
-        program, *rest = [str(part) for part in command]
-        args, env = tuple(rest), {}
+    program, *rest = [str(part) for part in command]
+    args, env = tuple(rest), dict[str, str]()
     for var in ("PYTHONPATH", "FORMSPEC_REGISTRY_DB"):  # where to import from, which database to use
         if os.environ.get(var):
             env.setdefault(var, os.environ[var])
-    return ServerSpec(name=REGISTRY, command=program, args=args, env=env, cwd=str(project_root),
-                      errlog=consult_dir(project_root) / "mcp-registry.log", timeout=timeout)
+    return ServerSpec(
+        name=REGISTRY,
+        command=program,
+        args=args,
+        env=env,
+        cwd=str(project_root),
+        errlog=consult_dir(project_root) / "mcp-registry.log",
+        timeout=timeout,
+    )
 
 
 def server_specs(settings: Any, project_root: Path, session_id: str, *, in_memory: bool) -> list[ServerSpec]:
@@ -80,8 +89,11 @@ def server_specs(settings: Any, project_root: Path, session_id: str, *, in_memor
     registry = registry_server_spec(settings, project_root, timeout, in_memory=in_memory)
     if registry is not None:
         specs.append(registry)
-    extra = parse_servers({"mcpServers": settings.mcp_servers}, errlog_dir=consult_dir(project_root)) \
-        if settings.mcp_servers else []
+    extra = (
+        parse_servers({"mcpServers": settings.mcp_servers}, errlog_dir=consult_dir(project_root))
+        if settings.mcp_servers
+        else []
+    )
     taken = {spec.name for spec in specs}
     for spec in extra:
         if spec.name in taken:

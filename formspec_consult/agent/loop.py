@@ -11,25 +11,39 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Protocol, TypeVar
 
 from formspec_consult.agent.compress import Compressor
 from formspec_consult.agent.events import (
-    AgentEvent, AssistantDelta, AssistantMessage, DraftsChanged, Notice, ToolCallFinished, ToolCallStarted,
-    TurnFinished, TurnStarted, UsageUpdated,
+    AgentEvent,
+    AssistantDelta,
+    AssistantMessage,
+    DraftsChanged,
+    Notice,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
 )
 from formspec_consult.agent.history import History
 from formspec_consult.agent.loop_usage import UsageTotals
 from formspec_consult.agent.options import find_options
-from formspec_consult.agent.tools import ArgumentsError, cap_result, drafts_touched, parse_arguments, tools_digest
+from formspec_consult.agent.tools import (
+    ArgumentsError,
+    cap_result,
+    drafts_touched,
+    parse_arguments,
+    tools_digest,
+)
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.providers.base import Completion, Provider, ProviderError, TextDelta, ToolCall
 from formspec_consult.sessions.events import EventLog
 
-
 _T = TypeVar("_T")
+_E = TypeVar("_E", bound=AgentEvent)
 
 
 class ToolRunner(Protocol):
@@ -42,9 +56,19 @@ class ToolRunner(Protocol):
 class AgentLoop:
     """Runs user turns against a provider, a history and a set of tools."""
 
-    def __init__(self, *, provider: Provider, history: History, tools: ToolRunner, compressor: Compressor,
-                 log: EventLog, record: Callable[[AgentEvent], None], max_steps: int = 15,
-                 tool_result_cap: int = 8000, turn: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        history: History,
+        tools: ToolRunner,
+        compressor: Compressor,
+        log: EventLog,
+        record: Callable[[AgentEvent], None],
+        max_steps: int = 15,
+        tool_result_cap: int = 8000,
+        turn: int = 0,
+    ) -> None:
         self.provider, self.history, self.tools, self.compressor = provider, history, tools, compressor
         self.log, self.record = log, record
         self.max_steps, self.tool_result_cap = max_steps, tool_result_cap
@@ -56,15 +80,16 @@ class AgentLoop:
 
     def count(self, messages: list[dict[str, Any]] | None = None) -> int:
         """Prompt tokens of a request with these messages (default: the history) and the tools."""
-        return self.provider.count_tokens(self.history.messages if messages is None else messages,
-                                          self.tools.tool_declarations())
+        return self.provider.count_tokens(
+            self.history.messages if messages is None else messages, self.tools.tool_declarations()
+        )
 
-    def emit(self, event: AgentEvent) -> AgentEvent:
+    def emit(self, event: _E) -> _E:
         """Record an event (transcript, UI-independent) and hand it back for yielding."""
         self.record(event)
         return event
 
-    async def run_turn(self, user_text: str) -> AsyncIterator[AgentEvent]:
+    async def run_turn(self, user_text: str) -> AsyncGenerator[AgentEvent, None]:
         """Run one user turn; `user_text` is what the model receives (a resolved choice included)."""
         self.turn += 1
         self.last_options = ()
@@ -120,9 +145,13 @@ class AgentLoop:
                 return
             if step == self.max_steps:
                 for call in calls:  # keep the pairing valid: every call gets a result
-                    self.history.add_tool_result(call.id, "ERROR: not run — the step limit of this turn was reached.")
-                message = (f"Stopped after {self.max_steps} steps in one turn: the model kept calling tools. "
-                           "Send a message to let it continue, or rephrase the request.")
+                    self.history.add_tool_result(
+                        call.id, "ERROR: not run — the step limit of this turn was reached."
+                    )
+                message = (
+                    f"Stopped after {self.max_steps} steps in one turn: the model kept calling tools. "
+                    "Send a message to let it continue, or rephrase the request."
+                )
                 self.log.append("notice", level="warning", message=message)
                 yield self.emit(Notice("warning", message))
                 yield TurnFinished("step_limit", error=message)
@@ -137,7 +166,7 @@ class AgentLoop:
             if done is not None:
                 yield self.emit(done)
 
-    async def _request(self) -> AsyncIterator[TextDelta | Completion | AgentEvent]:
+    async def _request(self) -> AsyncIterator[AgentEvent | Completion]:
         """Send the history; yield AssistantDelta events and finally the Completion."""
         self.history.check_pairing()
         tools = self.tools.tool_declarations()
@@ -146,12 +175,20 @@ class AgentLoop:
         digest = tools_digest(tools)
         extra = {"tools": tools} if digest != self._logged_tools_digest else {}
         self._logged_tools_digest = digest
-        self.log.append("request", message_count=len(messages), tokens=tokens, estimated=True,
-                        tools_sha256=digest, **extra)
+        self.log.append(
+            "request",
+            message_count=len(messages),
+            tokens=tokens,
+            estimated=True,
+            tools_sha256=digest,
+            **extra,
+        )
         self.usage.context_tokens, self.usage.reported = tokens, False
         completion: Completion | None = None
         self._partial = ""
-        async with _closing(self.provider.stream(messages, tools)) as stream:  # a cancel closes the HTTP stream
+        async with _closing(
+            self.provider.stream(messages, tools)
+        ) as stream:  # a cancel closes the HTTP stream
             async for item in stream:
                 if isinstance(item, TextDelta):
                     if item.text:
@@ -162,23 +199,34 @@ class AgentLoop:
         self._partial = ""
         if completion is None:
             raise ProviderError("the provider ended its reply without a completion", hint="try again")
-        self.log.append("response", text=completion.text, tool_calls=[_call_dict(c) for c in completion.tool_calls],
-                        finish_reason=completion.finish_reason)
+        self.log.append(
+            "response",
+            text=completion.text,
+            tool_calls=[_call_dict(c) for c in completion.tool_calls],
+            finish_reason=completion.finish_reason,
+        )
         yield completion
 
     def _usage_event(self, completion: Completion) -> UsageUpdated:
         self.log.append("usage", **self.usage.add(completion))
         totals, compressor = self.usage, self.compressor
-        return self.emit(UsageUpdated(totals.context_tokens, compressor.threshold_tokens, compressor.usable_window,
-                                      totals.reported, totals.cost, compressor.compactions))
+        return self.emit(
+            UsageUpdated(
+                totals.context_tokens,
+                compressor.threshold_tokens,
+                compressor.usable_window,
+                totals.reported,
+                totals.cost,
+                compressor.compactions,
+            )
+        )
 
     async def _run_tool(self, call: ToolCall) -> AsyncIterator[AgentEvent]:
+        outcome: ToolOutcome | None = None
         try:
             arguments = parse_arguments(call.arguments)
         except ArgumentsError as exc:
             arguments, outcome = {}, ToolOutcome("?", call.name, False, f"ERROR: {exc}", 0.0)
-        else:
-            outcome = None
         server = getattr(self.tools, "server_of", lambda _n: "?")(call.name)
         self.log.append("tool_call", call_id=call.id, server=server, name=call.name, arguments=arguments)
         yield self.emit(ToolCallStarted(call.id, server, call.name, arguments))
@@ -186,13 +234,29 @@ class AgentLoop:
             started = time.perf_counter()
             outcome = await self.tools.call(call.name, arguments)
             if outcome.duration_ms == 0.0:
-                outcome = ToolOutcome(outcome.server, outcome.name, outcome.ok, outcome.text,
-                                      (time.perf_counter() - started) * 1000, outcome.structured)
-        self.log.append("tool_result", call_id=call.id, server=outcome.server, name=call.name, ok=outcome.ok,
-                        result=outcome.text, duration_ms=round(outcome.duration_ms, 1))
+                outcome = ToolOutcome(
+                    outcome.server,
+                    outcome.name,
+                    outcome.ok,
+                    outcome.text,
+                    (time.perf_counter() - started) * 1000,
+                    outcome.structured,
+                )
+        self.log.append(
+            "tool_result",
+            call_id=call.id,
+            server=outcome.server,
+            name=call.name,
+            ok=outcome.ok,
+            result=outcome.text,
+            duration_ms=round(outcome.duration_ms, 1),
+        )
         self.history.add_tool_result(call.id, cap_result(outcome.text, self.tool_result_cap, call.id))
-        yield self.emit(ToolCallFinished(call.id, outcome.server, call.name, outcome.ok, outcome.text,
-                                         outcome.duration_ms))
+        yield self.emit(
+            ToolCallFinished(
+                call.id, outcome.server, call.name, outcome.ok, outcome.text, outcome.duration_ms
+            )
+        )
         paths = drafts_touched(call.name, arguments, outcome.ok)
         if paths is not None:
             yield self.emit(DraftsChanged(paths))

@@ -17,12 +17,21 @@ def review_record(tool: str, result: dict[str, Any]) -> tuple[str, dict[str, Any
     """(event type, event data, transcript note) for a successful review tool result, else None."""
     kind = REVIEW_TOOLS.get(tool)
     if kind == "apply":
-        data = {"path": result.get("applied"), "file": result.get("file"), "backup": result.get("backup"),
-                "undo_step": result.get("undo_step"), "forced": result.get("forced")}
+        data = {
+            "path": result.get("applied"),
+            "file": result.get("file"),
+            "backup": result.get("backup"),
+            "undo_step": result.get("undo_step"),
+            "forced": result.get("forced"),
+        }
         return kind, data, format_apply(result)
     if kind == "undo":
-        data = {"path": result.get("undone"), "file": result.get("file"), "outcome": result.get("outcome"),
-                "undo_step": result.get("undo_step")}
+        data = {
+            "path": result.get("undone"),
+            "file": result.get("file"),
+            "outcome": result.get("outcome"),
+            "undo_step": result.get("undo_step"),
+        }
         return kind, data, format_undo(result)
     if kind == "reject":
         return kind, {"path": result.get("rejected")}, f"Rejected the draft {result.get('rejected')}."

@@ -25,8 +25,9 @@ def format_diffs(drafts: list[dict[str, Any]]) -> str:
     for row in drafts:
         state = "valid" if row.get("valid") else "INVALID"
         header = f"=== {row.get('path')} ({row.get('status')}, {state}) ==="
-        problems = "\n".join(f"  ! {p.get('message', p) if isinstance(p, dict) else p}"
-                             for p in row.get("problems") or [])
+        problems = "\n".join(
+            f"  ! {p.get('message', p) if isinstance(p, dict) else p}" for p in row.get("problems") or []
+        )
         body = row.get("diff") or "(no changes)"
         parts.append("\n".join(part for part in (header, problems, body.rstrip("\n")) if part))
     return "\n\n".join(parts)
@@ -38,21 +39,27 @@ def format_apply(result: dict[str, Any]) -> str:
 
 
 def format_undo(result: dict[str, Any]) -> str:
-    return (f"Undid the apply of {result.get('undone')} ({result.get('outcome')}); "
-            f"{result.get('remaining_steps', 0)} more step(s) can be undone.")
+    return (
+        f"Undid the apply of {result.get('undone')} ({result.get('outcome')}); "
+        f"{result.get('remaining_steps', 0)} more step(s) can be undone."
+    )
 
 
 def format_status(status: dict[str, Any]) -> str:
     """`Engine.status()` as a few readable lines."""
     marker = "reported" if status.get("reported") else "estimated"
     cost = status.get("cost")
-    servers = ", ".join(f"{s['name']} {s['state']}" + (f" ({s['error']})" if s.get("error") else "")
-                        for s in status.get("mcp", []))
-    return "\n".join([
-        f"Model:    {status.get('model')} via {status.get('provider')}",
-        f"Session:  {status.get('session')} (turn {status.get('turn')})",
-        f"Context:  {status.get('context_tokens')} / {status.get('threshold_tokens')} tokens before compaction "
-        f"({marker}); usable window {status.get('window_tokens')}",
-        f"Compactions: {status.get('compactions')}   Cost: {'n/a' if cost is None else f'${cost:.4f}'}",
-        f"MCP:      {servers}",
-    ])
+    servers = ", ".join(
+        f"{s['name']} {s['state']}" + (f" ({s['error']})" if s.get("error") else "")
+        for s in status.get("mcp", [])
+    )
+    return "\n".join(
+        [
+            f"Model:    {status.get('model')} via {status.get('provider')}",
+            f"Session:  {status.get('session')} (turn {status.get('turn')})",
+            f"Context:  {status.get('context_tokens')} / {status.get('threshold_tokens')} tokens before "
+            f"compaction ({marker}); usable window {status.get('window_tokens')}",
+            f"Compactions: {status.get('compactions')}   Cost: {'n/a' if cost is None else f'${cost:.4f}'}",
+            f"MCP:      {servers}",
+        ]
+    )

@@ -3,7 +3,7 @@ TurnFinished, like a turn, so every consumer can treat commands and turns alike.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from formspec_consult.agent.events import AgentEvent, AssistantMessage, DraftsChanged, Notice, TurnFinished
@@ -12,7 +12,7 @@ from formspec_consult.agent.slash_format import format_apply, format_diffs, form
 from formspec_consult.mcp_client.manager import ToolError
 
 
-async def run_slash(engine: Any, session: Any, command: SlashCommand) -> AsyncIterator[AgentEvent]:
+async def run_slash(engine: Any, session: Any, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
     """Run `command`; a failing tool becomes an error Notice and TurnFinished('error')."""
     try:
         steps = _summary(engine, session) if command.name == "summary" else _simple(engine, session, command)
@@ -26,7 +26,7 @@ async def run_slash(engine: Any, session: Any, command: SlashCommand) -> AsyncIt
     yield TurnFinished("done")
 
 
-async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncIterator[AgentEvent]:
+async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
     name, args = command.name, command.args
     if name == "diff":
         result = await engine.call_tool("diff_drafts", {"path": args[0]} if args else {})
@@ -58,19 +58,24 @@ async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncIter
     elif name == "help":
         yield Notice("info", help_text())
     elif name == "model":
-        yield Notice("info", f"Model: {engine.model} via {engine.provider_name}. To switch, start again with "
-                             "--model NAME --continue (the session keeps its history).")
+        yield Notice(
+            "info",
+            f"Model: {engine.model} via {engine.provider_name}. To switch, start again with "
+            "--model NAME --continue (the session keeps its history).",
+        )
     elif name == "sessions":
         from formspec_consult.sessions.folder import list_sessions
 
-        rows = [f"{info.id}{'  (this one)' if info.id == engine.session_id else ''}"
-                for info in list_sessions(session.session_dir.parent)]
+        rows = [
+            f"{info.id}{'  (this one)' if info.id == engine.session_id else ''}"
+            for info in list_sessions(session.session_dir.parent)
+        ]
         yield Notice("info", "\n".join(rows) or "No sessions.")
     else:  # quit: the UI's job; headless just says so
         yield Notice("info", "The session is saved; resume it with --continue.")
 
 
-async def _apply(engine: Any, session: Any, args: tuple[str, ...]) -> AsyncIterator[AgentEvent]:
+async def _apply(engine: Any, session: Any, args: tuple[str, ...]) -> AsyncGenerator[AgentEvent, None]:
     if not args:
         drafts = (await engine.call_tool("list_drafts", {})).get("drafts", [])
         if len(drafts) != 1:
@@ -96,7 +101,7 @@ async def _apply(engine: Any, session: Any, args: tuple[str, ...]) -> AsyncItera
     yield DraftsChanged(tuple(applied))
 
 
-async def _summary(engine: Any, session: Any) -> AsyncIterator[AgentEvent]:
+async def _summary(engine: Any, session: Any) -> AsyncGenerator[AgentEvent, None]:
     """Ask the model for the plain-language discovery summary and write discovery-summary.md.
 
     A side request with the `discovery-summary` prompt: the reply is shown and written, and the
@@ -110,10 +115,17 @@ async def _summary(engine: Any, session: Any) -> AsyncIterator[AgentEvent]:
 
     prompt = load_prompt("discovery-summary")
     conversation = render_conversation([m for m in session.history.messages if m.get("role") != "system"])
-    request = [{"role": "system", "content": prompt.render_system()},
-               {"role": "user", "content": prompt.render_user(conversation=conversation)}]
-    session.log.append("request", purpose="summary", message_count=len(request),
-                       tokens=session.provider.count_tokens(request, None), estimated=True)
+    request = [
+        {"role": "system", "content": prompt.render_system()},
+        {"role": "user", "content": prompt.render_user(conversation=conversation)},
+    ]
+    session.log.append(
+        "request",
+        purpose="summary",
+        message_count=len(request),
+        tokens=session.provider.count_tokens(request, None),
+        estimated=True,
+    )
     text = ""
     async for item in session.provider.stream(request, None):
         if isinstance(item, TextDelta) and item.text:

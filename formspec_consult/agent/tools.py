@@ -25,9 +25,11 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
         return raw
     try:
         value = json.loads(raw)
-    except ValueError as exc:
-        raise ArgumentsError(f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
-                             "send a JSON object matching the tool's parameters") from exc
+    except json.JSONDecodeError as exc:
+        raise ArgumentsError(
+            f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
+            "send a JSON object matching the tool's parameters"
+        ) from exc
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -41,7 +43,7 @@ def cap_result(text: str, cap: int, call_id: str) -> str:
         return text
     return (
         f"{text[:cap]}\n\n[Result cut: {cap} of {len(text)} characters shown. The full result is in the "
-        f"session transcript: call read_transcript with query \"{call_id}\" and type \"tool_result\" to read it.]"
+        f'session transcript: call read_transcript with query "{call_id}" and type "tool_result" to read it.]'
     )
 
 

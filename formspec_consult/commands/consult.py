@@ -29,14 +29,22 @@ def engine_options(options: Mapping[str, Any]) -> Any:
     """EngineOptions from the CLI options (shared with the TUI launcher)."""
     from formspec_consult.agent.engine import EngineOptions
 
-    return EngineOptions(project=options.get("project"), flags=_flags(options), resume=options.get("resume"),
-                         continue_latest=bool(options.get("continue_")))
+    return EngineOptions(
+        project=options.get("project"),
+        flags=_flags(options),
+        resume=options.get("resume"),
+        continue_latest=bool(options.get("continue_")),
+    )
+
+
+class SetupError(click.ClickException):
+    """Bad setup (no model, no project, bad config): exit code 2, message says what to do."""
+
+    exit_code = 2
 
 
 def _setup_error(exc: BaseException) -> click.ClickException:
-    error = click.ClickException(str(exc))
-    error.exit_code = 2
-    return error
+    return SetupError(exc.format_message() if isinstance(exc, click.ClickException) else str(exc))
 
 
 def _check_model_configured(options: Mapping[str, Any]) -> None:
@@ -67,8 +75,8 @@ def run_consult(ctx: click.Context, **options: Any) -> None:
         try:
             from formspec_consult.tui.app import run_app
         except ImportError as exc:
-            raise _setup_error(click.ClickException(
-                f"The terminal app is not available in this build ({exc}); use -p \"message\" for headless mode."))
+            message = f'The terminal app is not available in this build ({exc}); use -p "message" (headless).'
+            raise _setup_error(click.ClickException(message)) from exc
         run_app(options)
         return
     prompt = options["prompt"]
@@ -84,12 +92,23 @@ def run_consult(ctx: click.Context, **options: Any) -> None:
 
 async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
     from formspec_consult.agent.engine import Engine
+    from formspec_consult.agent.events import TurnFinished
 
     try:
         engine = await Engine.open(options)
     except Exception as exc:  # setup problems: a clear message, exit 2
-        if type(exc).__name__ in {"ProviderError", "ProjectError", "SessionError", "ConfigError", "MCPConfigError",
-                                  "ServerDied", "ToolError", "PromptError", "HistoryError", "EventLogError"}:
+        if type(exc).__name__ in {
+            "ProviderError",
+            "ProjectError",
+            "SessionError",
+            "ConfigError",
+            "MCPConfigError",
+            "ServerDied",
+            "ToolError",
+            "PromptError",
+            "HistoryError",
+            "EventLogError",
+        }:
             raise _setup_error(exc) from exc
         raise
     out = JsonOutput(sys.stdout) if as_json else TextOutput(sys.stdout, sys.stderr)
@@ -104,7 +123,7 @@ async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
             async with aclosing(engine.run_turn(text)) as events:
                 async for event in events:
                     out.event(event)
-                    if event.kind == "turn_finished":
+                    if isinstance(event, TurnFinished):
                         code = max(code, EXIT_BY_REASON.get(event.reason, 1))
         out.finish(engine.status())
     finally:
@@ -123,8 +142,15 @@ class JsonOutput:
         self.stream.flush()
 
     def session(self, engine: Any) -> None:
-        self._line({"type": "session", "session_id": engine.session_id, "session_dir": str(engine.session_dir),
-                    "model": engine.model, "provider": engine.provider_name})
+        self._line(
+            {
+                "type": "session",
+                "session_id": engine.session_id,
+                "session_dir": str(engine.session_dir),
+                "model": engine.model,
+                "provider": engine.provider_name,
+            }
+        )
 
     def event(self, event: Any) -> None:
         from formspec_consult.agent.events import event_to_dict
@@ -132,8 +158,17 @@ class JsonOutput:
         self._line(event_to_dict(event))
 
     def finish(self, status: dict[str, Any]) -> None:
-        keys = ("context_tokens", "threshold_tokens", "window_tokens", "reported", "prompt_tokens",
-                "completion_tokens", "cost", "compactions", "turn")
+        keys = (
+            "context_tokens",
+            "threshold_tokens",
+            "window_tokens",
+            "reported",
+            "prompt_tokens",
+            "completion_tokens",
+            "cost",
+            "compactions",
+            "turn",
+        )
         self._line({"type": "status", **{key: status.get(key) for key in keys}})
 
 
@@ -163,8 +198,10 @@ class TextOutput:
             stream = self.out if event.level == "info" else self.err
             stream.write(event.message.rstrip("\n") + "\n")
         elif kind == "compaction_done":
-            self.err.write(f"[compacted {event.replaced_messages} messages: "
-                           f"{event.tokens_before} → {event.tokens_after} tokens]\n")
+            self.err.write(
+                f"[compacted {event.replaced_messages} messages: "
+                f"{event.tokens_before} → {event.tokens_after} tokens]\n"
+            )
         elif kind == "turn_finished" and event.reason != "done":
             self.err.write(f"[turn {event.reason}{': ' + event.error if event.error else ''}]\n")
 
@@ -173,9 +210,11 @@ class TextOutput:
         self._end_line()
         marker = "reported" if status.get("reported") else "estimated"
         cost = status.get("cost")
-        self.err.write(f"[context {status.get('context_tokens', 0):,} / {status.get('threshold_tokens', 0):,} tokens "
-                       f"({marker}) · {status.get('compactions', 0)} compaction(s) · "
-                       f"cost {'n/a' if cost is None else f'${cost:.4f}'}]\n")
+        self.err.write(
+            f"[context {status.get('context_tokens', 0):,} / {status.get('threshold_tokens', 0):,} tokens "
+            f"({marker}) · {status.get('compactions', 0)} compaction(s) · "
+            f"cost {'n/a' if cost is None else f'${cost:.4f}'}]\n"
+        )
 
     def _end_line(self) -> None:
         if self._mid_line:

@@ -14,14 +14,16 @@ from typing import Any
 import click
 
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
-session_option = click.option("--session", "session_id", default=None, metavar="ID",
-                              help="Session id (default: the latest session).")
+session_option = click.option(
+    "--session", "session_id", default=None, metavar="ID", help="Session id (default: the latest session)."
+)
 
 
 def _fail(message: str, code: int = 1) -> click.ClickException:
-    error = click.ClickException(message)
-    error.exit_code = code
-    return error
+    """Exit 1 for a refused action, 2 for bad setup (no project, no session)."""
+    from formspec_consult.commands.consult import SetupError
+
+    return SetupError(message) if code == 2 else click.ClickException(message)
 
 
 def _project_and_session(ctx: click.Context, session_id: str | None) -> tuple[Path, str]:
@@ -42,7 +44,9 @@ def _project_and_session(ctx: click.Context, session_id: str | None) -> tuple[Pa
     return root, session_id
 
 
-def with_local_server(ctx: click.Context, session_id: str | None, work: Callable[[Call, str], Awaitable[int]]) -> None:
+def with_local_server(
+    ctx: click.Context, session_id: str | None, work: Callable[[Call, str], Awaitable[int]]
+) -> None:
     """Spawn the local server for the session, run `work(call, session_id)`, exit with its code."""
     import anyio
 
@@ -129,8 +133,11 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, se
         else:
             targets = [str(path)]
         for target in targets:
-            click.echo(format_apply(await call("apply_draft", {"file": target, "force": force})).replace(
-                "/undo", "formspec-consult undo"))
+            click.echo(
+                format_apply(await call("apply_draft", {"file": target, "force": force})).replace(
+                    "/undo", "formspec-consult undo"
+                )
+            )
         return 0
 
     with_local_server(ctx, session_id, work)

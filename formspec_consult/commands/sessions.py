@@ -33,8 +33,14 @@ def session_summary(path: Path) -> dict[str, Any]:
             cost = event.get("session_cost", cost)
     if open_turn:
         state = "interrupted"  # killed mid-turn: --resume closes the turn and goes on
-    return {"model": model, "turns": turns, "last_activity": last, "cost": cost, "state": state,
-            "summary": (path / "discovery-summary.md").exists()}
+    return {
+        "model": model,
+        "turns": turns,
+        "last_activity": last,
+        "cost": cost,
+        "state": state,
+        "summary": (path / "discovery-summary.md").exists(),
+    }
 
 
 @click.command()
@@ -51,15 +57,17 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
     try:
         root = resolve_project((ctx.obj or {}).get("project"))
     except Exception as exc:  # ProjectError names the folder and what makes a project
-        error = click.ClickException(str(exc))
-        error.exit_code = 2
-        raise error from exc
+        from formspec_consult.commands.consult import SetupError
+
+        raise SetupError(str(exc)) from exc
     infos = sorted(list_sessions(consult_dir(root)), key=lambda info: info.id, reverse=True)
     if not infos:
         click.echo(f"No consultation sessions in {root}.")
         return
-    rows = [{"id": info.id, "created": info.created.isoformat(timespec="seconds"), **session_summary(info.path)}
-            for info in infos]
+    rows = [
+        {"id": info.id, "created": info.created.isoformat(timespec="seconds"), **session_summary(info.path)}
+        for info in infos
+    ]
 
     async def count_drafts() -> None:
         manager = MCPManager([local_server_spec(root, infos[0].id, in_memory=False, timeout=60.0)])
@@ -81,5 +89,7 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
             continue
         drafts = "?" if row["drafts"] is None else row["drafts"]
         summary = "  summary" if row["summary"] else ""
-        click.echo(f"{row['id']}  {row['state']:<11} {row['turns']:>3} turns  {drafts} drafts{summary}  "
-                   f"{row['model'] or '-'}  last {row['last_activity'] or '-'}")
+        click.echo(
+            f"{row['id']}  {row['state']:<11} {row['turns']:>3} turns  {drafts} drafts{summary}  "
+            f"{row['model'] or '-'}  last {row['last_activity'] or '-'}"
+        )

@@ -4,5 +4,14 @@ from formspec_consult.mcp_client.config import MCPConfigError, ServerSpec, load_
 from formspec_consult.mcp_client.connection import ServerConnection, ServerDied
 from formspec_consult.mcp_client.manager import MCPManager, ToolError, ToolOutcome
 
-__all__ = ["MCPConfigError", "MCPManager", "ServerConnection", "ServerDied", "ServerSpec", "ToolError",
-           "ToolOutcome", "load_servers_file", "parse_servers"]
+__all__ = [
+    "MCPConfigError",
+    "MCPManager",
+    "ServerConnection",
+    "ServerDied",
+    "ServerSpec",
+    "ToolError",
+    "ToolOutcome",
+    "load_servers_file",
+    "parse_servers",
+]

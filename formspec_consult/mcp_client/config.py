@@ -21,7 +21,19 @@ from pathlib import Path
 from typing import Any
 
 # Variables a well-behaved CLI server needs to run; nothing secret.
-SAFE_ENV_VARS = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ")
+SAFE_ENV_VARS = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+)
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -86,7 +98,7 @@ def parse_servers(
     source = os.environ if environ is None else environ
     servers = config.get("mcpServers", config) if isinstance(config, Mapping) else None
     if not isinstance(servers, Mapping):
-        raise MCPConfigError("MCP config: expected an object {\"mcpServers\": {name: {...}}}")
+        raise MCPConfigError('MCP config: expected an object {"mcpServers": {name: {...}}}')
     specs: list[ServerSpec] = []
     for name, raw in servers.items():
         specs.append(_parse_one(str(name), raw, source, errlog_dir))
@@ -110,8 +122,12 @@ def _parse_one(name: str, raw: Any, environ: Mapping[str, str], errlog_dir: Path
         url = expand_vars(str(raw["url"]), environ, f"{where}.url")
         if not url.startswith(("http://", "https://")):
             raise MCPConfigError(f"{where}.url: must start with http:// or https:// (got {url!r})")
-        return ServerSpec(name=name, url=url, headers=_strings(raw.get("headers"), f"{where}.headers", environ),
-                          timeout=timeout)
+        return ServerSpec(
+            name=name,
+            url=url,
+            headers=_strings(raw.get("headers"), f"{where}.headers", environ),
+            timeout=timeout,
+        )
     if "command" not in raw:
         raise MCPConfigError(f"{where}: needs 'command' (stdio server) or 'url' (HTTP server)")
     args = raw.get("args", [])
@@ -129,8 +145,9 @@ def _parse_one(name: str, raw: Any, environ: Mapping[str, str], errlog_dir: Path
     )
 
 
-def load_servers_file(path: Path, environ: Mapping[str, str] | None = None,
-                      errlog_dir: Path | None = None) -> list[ServerSpec]:
+def load_servers_file(
+    path: Path, environ: Mapping[str, str] | None = None, errlog_dir: Path | None = None
+) -> list[ServerSpec]:
     """Read an `mcpServers` JSON file; a broken file is an MCPConfigError naming it."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -71,20 +71,28 @@ class ServerConnection:
             await self.stop()
             self.state, self.last_error = "dead", f"did not start within {START_TIMEOUT:.0f}s"
         if self.state != "running":
-            raise ServerDied(f"MCP server '{self.spec.name}' could not start: {self.last_error}{self._log_hint()}")
+            raise ServerDied(
+                f"MCP server '{self.spec.name}' could not start: {self.last_error}{self._log_hint()}"
+            )
 
-    async def call(self, name: str, arguments: dict[str, Any] | None, timeout: float | None = None) -> CallToolResult:
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None, timeout: float | None = None
+    ) -> CallToolResult:
         """Call a tool; MCP protocol errors propagate as MCPError, a dead or hung server as ServerDied."""
         client = self._client
         if self.state != "running" or client is None:
-            raise ServerDied(f"MCP server '{self.spec.name}' is not running ({self.last_error or self.state})")
+            raise ServerDied(
+                f"MCP server '{self.spec.name}' is not running ({self.last_error or self.state})"
+            )
         limit = timeout if timeout is not None else self.spec.timeout
         try:
             with anyio.fail_after(limit):
                 return await client.call_tool(name, arguments or {})
         except TimeoutError as exc:
             self._mark_dead(f"no answer to '{name}' within {limit:g}s")
-            raise ServerDied(f"MCP server '{self.spec.name}' did not answer '{name}' within {limit:g}s") from exc
+            raise ServerDied(
+                f"MCP server '{self.spec.name}' did not answer '{name}' within {limit:g}s"
+            ) from exc
         except MCPError as exc:
             if exc.code != CONNECTION_CLOSED:
                 raise
@@ -113,9 +121,14 @@ class ServerConnection:
             self.state = "stopped"
 
     def status(self) -> dict[str, Any]:
-        return {"name": self.spec.name, "transport": self.spec.transport, "state": self.state,
-                "tools": len(self.tools), "error": self.last_error,
-                "log": str(self.spec.errlog) if self.spec.errlog else None}
+        return {
+            "name": self.spec.name,
+            "transport": self.spec.transport,
+            "state": self.state,
+            "tools": len(self.tools),
+            "error": self.last_error,
+            "log": str(self.spec.errlog) if self.spec.errlog else None,
+        }
 
     def _mark_dead(self, reason: str) -> None:
         self.state, self.last_error, self._client = "dead", reason, None
@@ -155,7 +168,8 @@ class ServerConnection:
         assert spec.command is not None
         log_path = spec.errlog or Path(os.devnull)
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        errlog = stack.enter_context(open(log_path, "a", encoding="utf-8"))
-        params = StdioServerParameters(command=spec.command, args=list(spec.args), cwd=spec.cwd,
-                                       env=safe_environment(spec.env))
+        errlog = stack.enter_context(open(log_path, "a", encoding="utf-8"))  # noqa: SIM115 - closed by the stack
+        params = StdioServerParameters(
+            command=spec.command, args=list(spec.args), cwd=spec.cwd, env=safe_environment(spec.env)
+        )
         return stdio_client(params, errlog=errlog)

@@ -44,7 +44,7 @@ class ToolOutcome:
 def _clean_error(text: str, name: str) -> str:
     """Drop the SDK's "Error executing tool X: " prefix: the tool name is already known."""
     prefix = f"Error executing tool {name}: "
-    return text[len(prefix):] if text.startswith(prefix) else text
+    return text[len(prefix) :] if text.startswith(prefix) else text
 
 
 def result_text(result: CallToolResult) -> str:
@@ -61,8 +61,13 @@ def result_text(result: CallToolResult) -> str:
 class MCPManager:
     """Starts, routes to and restarts a set of MCP servers."""
 
-    def __init__(self, specs: Sequence[ServerSpec], *, backoff: Sequence[float] = RESTART_BACKOFF,
-                 max_restarts: int = MAX_RESTARTS) -> None:
+    def __init__(
+        self,
+        specs: Sequence[ServerSpec],
+        *,
+        backoff: Sequence[float] = RESTART_BACKOFF,
+        max_restarts: int = MAX_RESTARTS,
+    ) -> None:
         self.connections = {spec.name: ServerConnection(spec) for spec in specs}
         self.backoff = tuple(backoff)
         self.max_restarts = max_restarts
@@ -94,9 +99,16 @@ class MCPManager:
         declarations = []
         for exposed, (server, tool_name) in self._routes.items():
             tool = next(t for t in self.connections[server].tools if t.name == tool_name)
-            declarations.append({"type": "function", "function": {
-                "name": exposed, "description": tool.description or "",
-                "parameters": tool.input_schema or {"type": "object", "properties": {}}}})
+            declarations.append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": exposed,
+                        "description": tool.description or "",
+                        "parameters": tool.input_schema or {"type": "object", "properties": {}},
+                    },
+                }
+            )
         return declarations
 
     def server_of(self, exposed: str) -> str:
@@ -111,7 +123,9 @@ class MCPManager:
         route = self._routes.get(exposed)
         if route is None:
             known = ", ".join(sorted(self._routes)) or "none"
-            return ToolOutcome("?", exposed, False, f"ERROR: unknown tool '{exposed}'. Available tools: {known}", 0.0)
+            return ToolOutcome(
+                "?", exposed, False, f"ERROR: unknown tool '{exposed}'. Available tools: {known}", 0.0
+            )
         server, name = route
         try:
             result = await self.connections[server].call(name, arguments)
@@ -172,8 +186,10 @@ class MCPManager:
         conn = self.connections[server]
         for delay in self.backoff:
             if self.restarts[server] >= self.max_restarts:
-                return (f"The server '{server}' was restarted {self.max_restarts} times this session and stays "
-                        "down; tell the user (they can run /mcp restart).")
+                return (
+                    f"The server '{server}' was restarted {self.max_restarts} times this session and stays "
+                    "down; tell the user (they can run /mcp restart)."
+                )
             self.restarts[server] += 1
             await anyio.sleep(delay)
             try:
@@ -184,8 +200,9 @@ class MCPManager:
             return f"The server '{server}' was restarted; call the tool again if you still need it."
         return f"The server '{server}' could not be restarted ({conn.last_error}); tell the user."
 
-    def _outcome(self, server: str, exposed: str, ok: bool, text: str, started: float,
-                 structured: Any = None) -> ToolOutcome:
+    def _outcome(
+        self, server: str, exposed: str, ok: bool, text: str, started: float, structured: Any = None
+    ) -> ToolOutcome:
         return ToolOutcome(server, exposed, ok, text, (time.perf_counter() - started) * 1000, structured)
 
     def _reroute(self) -> None:

@@ -13,7 +13,12 @@ import yaml
 
 from formspec_consult.agent.engine import Engine, EngineOptions, ToolError
 from formspec_consult.agent.events import (
-    AgentEvent, AssistantMessage, DraftsChanged, Notice, ToolCallFinished, TurnFinished,
+    AgentEvent,
+    AssistantMessage,
+    DraftsChanged,
+    Notice,
+    ToolCallFinished,
+    TurnFinished,
 )
 from formspec_consult.mcp_client import MCPConfigError
 from formspec_consult.providers import ScriptedProvider
@@ -29,7 +34,9 @@ def propose(path: str = DRAFT_PATH, content: str = CUSTOMER) -> dict[str, Any]:
 
 async def open_engine(project: Path, replies: list[Any], **kwargs: Any) -> tuple[Engine, ScriptedProvider]:
     provider = ScriptedProvider(replies)
-    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, **kwargs))
+    engine = await Engine.open(
+        EngineOptions(project=project, provider=provider, in_memory_server=True, **kwargs)
+    )
     return engine, provider
 
 
@@ -55,13 +62,17 @@ async def test_the_model_receives_the_workspace_context_and_the_session_id(proje
         assert "entity-authoring" in system["content"]  # from list_skills
         assert '"shop"' in system["content"]  # from list_installed_modules
         assert "barbershop" in system["content"]  # from the registry's list_business_templates
-        started = [e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "session_started"]
+        started = [
+            e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "session_started"
+        ]
         assert started[0]["model"] == "scripted" and started[0]["session_id"] == engine.session_id
     finally:
         await engine.aclose()
 
 
-async def test_a_proposed_draft_lands_in_the_session_and_can_be_diffed_applied_and_undone(project: Path) -> None:
+async def test_a_proposed_draft_lands_in_the_session_and_can_be_diffed_applied_and_undone(
+    project: Path,
+) -> None:
     engine, _ = await open_engine(project, [propose(), "Drafted the customer entity."])
     target = project / "spec" / DRAFT_PATH
     try:
@@ -181,8 +192,10 @@ async def test_summary_writes_the_discovery_summary_without_changing_the_history
 
 async def test_compact_command_forces_a_compaction(project: Path) -> None:
     long_reply = "We talked about prices at length. " * 60
-    summary = "## Goal\nA coffee shop.\n## Facts\n(none)\n## Decisions\n(none)\n## Open questions\n(none)\n" \
-              "## Drafts and files\n(none)\n## Next steps\n(none)"
+    summary = (
+        "## Goal\nA coffee shop.\n## Facts\n(none)\n## Decisions\n(none)\n## Open questions\n(none)\n"
+        "## Drafts and files\n(none)\n## Next steps\n(none)"
+    )
     engine, _ = await open_engine(project, [long_reply, long_reply, long_reply, summary])
     try:
         for text in ("one", "two", "three"):
@@ -196,8 +209,15 @@ async def test_compact_command_forces_a_compaction(project: Path) -> None:
 
 def configure_extra_server(project: Path) -> None:
     fake = Path(__file__).parents[1] / "mcp_client" / "fake_server.py"
-    config = {"mcpServers": {"extra": {"command": sys.executable, "args": [str(fake), "extra"],
-                                       "env": {"PYTHONPATH": str(Path(__file__).parents[2])}}}}
+    config = {
+        "mcpServers": {
+            "extra": {
+                "command": sys.executable,
+                "args": [str(fake), "extra"],
+                "env": {"PYTHONPATH": str(Path(__file__).parents[2])},
+            }
+        }
+    }
     (project / ".formspec").mkdir(exist_ok=True)
     (project / ".formspec" / "consult.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
 
@@ -205,8 +225,11 @@ def configure_extra_server(project: Path) -> None:
 @pytest.mark.slow
 async def test_a_configured_server_killed_mid_call_is_a_tool_error_the_turn_survives(project: Path) -> None:
     configure_extra_server(project)
-    replies = [{"tool_calls": [{"name": "die", "arguments": {}}]},
-               {"tool_calls": [{"name": "echo", "arguments": {"text": "still here"}}]}, "All good."]
+    replies = [
+        {"tool_calls": [{"name": "die", "arguments": {}}]},
+        {"tool_calls": [{"name": "echo", "arguments": {"text": "still here"}}]},
+        "All good.",
+    ]
     engine, provider = await open_engine(project, replies)
     try:
         events = await run(engine, "go")
@@ -223,7 +246,8 @@ async def test_a_configured_server_killed_mid_call_is_a_tool_error_the_turn_surv
 async def test_a_missing_variable_in_the_mcp_config_is_named_and_no_session_is_created(project: Path) -> None:
     (project / ".formspec").mkdir(exist_ok=True)
     (project / ".formspec" / "consult.yaml").write_text(
-        "mcpServers:\n  files:\n    command: srv\n    env: {TOKEN: '${FILES_TOKEN}'}\n", encoding="utf-8")
+        "mcpServers:\n  files:\n    command: srv\n    env: {TOKEN: '${FILES_TOKEN}'}\n", encoding="utf-8"
+    )
     with pytest.raises(MCPConfigError, match="FILES_TOKEN is not set"):
         await open_engine(project, [])
     assert not (project / ".formspec" / "consult").exists()
@@ -242,17 +266,22 @@ async def test_closing_a_turn_between_events_repairs_the_history_at_once(project
         calls = [c["id"] for m in request if m["role"] == "assistant" for c in m.get("tool_calls") or []]
         results = [m["tool_call_id"] for m in request if m["role"] == "tool"]
         assert calls and sorted(calls) == sorted(results)
-        finished = [e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "turn_finished"]
+        finished = [
+            e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "turn_finished"
+        ]
         assert [e["reason"] for e in finished] == ["cancelled", "done"]
     finally:
         await engine.aclose()
 
 
 async def test_a_configured_server_that_cannot_start_is_reported_once_and_the_session_goes_on(
-        project: Path, tmp_path: Path) -> None:
+    project: Path, tmp_path: Path
+) -> None:
     (project / ".formspec").mkdir(exist_ok=True)
     (project / ".formspec" / "consult.yaml").write_text(
-        yaml.safe_dump({"mcpServers": {"ghost": {"command": str(tmp_path / "no-such-server")}}}), encoding="utf-8")
+        yaml.safe_dump({"mcpServers": {"ghost": {"command": str(tmp_path / "no-such-server")}}}),
+        encoding="utf-8",
+    )
     engine, _ = await open_engine(project, ["first", "second"])
     try:
         first = await run(engine, "hi")
@@ -266,8 +295,10 @@ async def test_a_configured_server_that_cannot_start_is_reported_once_and_the_se
 
 async def test_past_events_replay_a_compacted_session_as_the_ui_saw_it(project: Path) -> None:
     long_reply = "We talked about prices at length. " * 60
-    summary = "## Goal\nA coffee shop.\n## Facts\n(none)\n## Decisions\n(none)\n## Open questions\n(none)\n" \
-              "## Drafts and files\n(none)\n## Next steps\n(none)"
+    summary = (
+        "## Goal\nA coffee shop.\n## Facts\n(none)\n## Decisions\n(none)\n## Open questions\n(none)\n"
+        "## Drafts and files\n(none)\n## Next steps\n(none)"
+    )
     engine, _ = await open_engine(project, [long_reply, long_reply, long_reply, summary])
     for text in ("one", "two", "three"):
         await run(engine, text)

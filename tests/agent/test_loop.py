@@ -15,7 +15,13 @@ import pytest
 
 from formspec_consult.agent.compress import Compressor
 from formspec_consult.agent.events import (
-    AgentEvent, AssistantMessage, CompactionDone, Notice, ToolCallFinished, ToolCallStarted, TurnFinished,
+    AgentEvent,
+    AssistantMessage,
+    CompactionDone,
+    Notice,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
 )
 from formspec_consult.agent.history import History
 from formspec_consult.agent.loop import AgentLoop
@@ -44,18 +50,37 @@ class Rig:
 
 
 @asynccontextmanager
-async def rig(tmp_path: Path, replies: list[Any], *, cap: int = 8000, max_steps: int = 15,
-              window: int = 200_000, summarise: Any = None) -> AsyncIterator[Rig]:
+async def rig(
+    tmp_path: Path,
+    replies: list[Any],
+    *,
+    cap: int = 8000,
+    max_steps: int = 15,
+    window: int = 200_000,
+    summarise: Any = None,
+) -> AsyncIterator[Rig]:
     provider = ScriptedProvider(replies)
     manager = MCPManager([ServerSpec(name="fake", in_process=build())])
     await manager.start(required=["fake"])
     log = EventLog(tmp_path / "events.jsonl")
     history = History(log, [{"role": "system", "content": "You are a test consultant."}])
-    compressor = Compressor(count_tokens=lambda m: provider.count_tokens(m, manager.tool_declarations()),
-                            usable_window=window, threshold=0.75, summarise=summarise)
+    compressor = Compressor(
+        count_tokens=lambda m: provider.count_tokens(m, manager.tool_declarations()),
+        usable_window=window,
+        threshold=0.75,
+        summarise=summarise,
+    )
     transcript = Transcript(tmp_path / "transcript.md")
-    loop = AgentLoop(provider=provider, history=history, tools=manager, compressor=compressor, log=log,
-                     record=transcript.write, max_steps=max_steps, tool_result_cap=cap)
+    loop = AgentLoop(
+        provider=provider,
+        history=history,
+        tools=manager,
+        compressor=compressor,
+        log=log,
+        record=transcript.write,
+        max_steps=max_steps,
+        tool_result_cap=cap,
+    )
     try:
         yield Rig(loop, provider, tmp_path / "events.jsonl", tmp_path / "transcript.md")
     finally:
@@ -106,7 +131,9 @@ async def test_long_tool_results_are_cut_for_the_model_but_kept_whole_elsewhere(
 
 async def test_tool_errors_and_bad_arguments_go_back_to_the_model_as_error_results(tmp_path: Path) -> None:
     bad_json = {"tool_calls": [{"name": "echo", "arguments": "{not json"}]}
-    async with rig(tmp_path, [call("fail", reason="no such entity"), bad_json, call("nope"), "recovered"]) as r:
+    async with rig(
+        tmp_path, [call("fail", reason="no such entity"), bad_json, call("nope"), "recovered"]
+    ) as r:
         events = await r.turn("try")
         results = [e for e in events if isinstance(e, ToolCallFinished)]
         assert [e.ok for e in results] == [False, False, False]
@@ -162,8 +189,10 @@ async def test_history_is_compacted_before_a_request_that_would_pass_the_thresho
     replies = [f"Reply {i}: {chatter}" for i in range(6)]
 
     async def summarise(messages: list[dict[str, Any]], focus: str | None) -> str:
-        return "## Goal\nA test.\n## Facts\n(none)\n## Decisions\n(none)\n## Open questions\n(none)\n" \
-               "## Drafts and files\n(none)\n## Next steps\n(none)"
+        return (
+            "## Goal\nA test.\n## Facts\n(none)\n## Decisions\n(none)\n## Open questions\n(none)\n"
+            "## Drafts and files\n(none)\n## Next steps\n(none)"
+        )
 
     async with rig(tmp_path, replies, window=3000, summarise=summarise) as r:
         compactions = []

@@ -9,12 +9,21 @@ import pytest
 from formspec_consult.agent.context import collect_context, render_templates
 from formspec_consult.mcp_client import ToolError
 
-CATALOGUE = {"count": 1, "templates": [{
-    "pattern": "appointment-services", "title": "Appointment-based services",
-    "applies_to": ["barbershop", "tukang cukur"], "description": "Sells time with a skilled person.",
-    "probing_questions": ["Do customers book ahead?"],
-    "candidate_entities": [{"name": "Appointment", "characteristic": "transaction", "note": "booked slot"}],
-}]}
+CATALOGUE = {
+    "count": 1,
+    "templates": [
+        {
+            "pattern": "appointment-services",
+            "title": "Appointment-based services",
+            "applies_to": ["barbershop", "tukang cukur"],
+            "description": "Sells time with a skilled person.",
+            "probing_questions": ["Do customers book ahead?"],
+            "candidate_entities": [
+                {"name": "Appointment", "characteristic": "transaction", "note": "booked slot"}
+            ],
+        }
+    ],
+}
 
 
 def test_the_template_catalogue_is_rendered_compactly_and_losslessly() -> None:

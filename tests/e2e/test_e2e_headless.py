@@ -37,7 +37,9 @@ def model_args(fake: FakeOpenAIServer) -> list[str]:
 
 
 def propose() -> FakeReply:
-    return FakeReply(tool_calls=[{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}])
+    return FakeReply(
+        tool_calls=[{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}]
+    )
 
 
 def session_folder(project: Path) -> Path:
@@ -45,12 +47,15 @@ def session_folder(project: Path) -> Path:
     return folder
 
 
-def test_a_consultation_through_litellm_and_stdio_mcp_leaves_a_valid_draft(tmp_path: Path,
-                                                                            fake: FakeOpenAIServer) -> None:
+def test_a_consultation_through_litellm_and_stdio_mcp_leaves_a_valid_draft(
+    tmp_path: Path, fake: FakeOpenAIServer
+) -> None:
     project = make_project(tmp_path / "shop")
     env = cli_env(tmp_path, FORMSPEC_LLM_API_KEY=KEY)
     fake.queue(propose(), FakeReply(text="I drafted the customer entity; review it with /diff."))
-    result = run_cli([*model_args(fake), "-p", "We keep a list of customers with phone numbers."], project, env)
+    result = run_cli(
+        [*model_args(fake), "-p", "We keep a list of customers with phone numbers."], project, env
+    )
     assert result.returncode == 0, result.stderr
     assert "I drafted the customer entity" in result.stdout
     first, second = (request.body for request in fake.requests)
@@ -66,12 +71,19 @@ def test_a_consultation_through_litellm_and_stdio_mcp_leaves_a_valid_draft(tmp_p
         assert KEY not in (folder / name).read_text(encoding="utf-8")
 
 
-def test_kill_9_mid_turn_then_continue_resumes_with_no_event_lost(tmp_path: Path, fake: FakeOpenAIServer) -> None:
+def test_kill_9_mid_turn_then_continue_resumes_with_no_event_lost(
+    tmp_path: Path, fake: FakeOpenAIServer
+) -> None:
     project = make_project(tmp_path / "shop")
     env = cli_env(tmp_path, FORMSPEC_LLM_API_KEY=KEY)
     fake.queue(propose(), FakeReply(stall=True))
-    process = subprocess.Popen([sys.executable, "-m", "formspec_consult", *model_args(fake), "-p", "customers"],
-                               cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "formspec_consult", *model_args(fake), "-p", "customers"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         fake.wait_for_requests(2, timeout=90)  # the tool ran; the model's second answer hangs
         os.kill(process.pid, signal.SIGKILL)
@@ -92,7 +104,7 @@ def test_kill_9_mid_turn_then_continue_resumes_with_no_event_lost(tmp_path: Path
     after = list(EventLog.read(log_path))
     assert after[: len(before)] == before  # nothing lost or rewritten
     assert [e["seq"] for e in after] == list(range(1, len(after) + 1))
-    kinds = [e["type"] for e in after[len(before):]]
+    kinds = [e["type"] for e in after[len(before) :]]
     assert kinds[0] == "session_resumed"
     interrupted = [e for e in after if e["type"] == "turn_finished" and e.get("error") == "interrupted"]
     assert interrupted and interrupted[0]["turn"] == 1

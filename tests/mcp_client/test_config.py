@@ -6,14 +6,25 @@ from pathlib import Path
 
 import pytest
 
-from formspec_consult.mcp_client.config import MCPConfigError, load_servers_file, parse_servers, safe_environment
+from formspec_consult.mcp_client.config import (
+    MCPConfigError,
+    load_servers_file,
+    parse_servers,
+    safe_environment,
+)
 
 
 def test_stdio_and_url_servers_are_parsed_with_variables_expanded() -> None:
-    config = {"mcpServers": {
-        "files": {"command": "${TOOLS}/srv", "args": ["--root", "${ROOT:-/srv}"], "env": {"K": "${TOKEN}"}},
-        "remote": {"url": "https://${HOST}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
-    }}
+    config = {
+        "mcpServers": {
+            "files": {
+                "command": "${TOOLS}/srv",
+                "args": ["--root", "${ROOT:-/srv}"],
+                "env": {"K": "${TOKEN}"},
+            },
+            "remote": {"url": "https://${HOST}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        }
+    }
     files, remote = parse_servers(config, {"TOOLS": "/opt", "TOKEN": "t0k", "HOST": "example.org"})
     assert (files.command, files.args, dict(files.env)) == ("/opt/srv", ("--root", "/srv"), {"K": "t0k"})
     assert files.transport == "stdio"
@@ -23,7 +34,9 @@ def test_stdio_and_url_servers_are_parsed_with_variables_expanded() -> None:
 
 
 def test_a_missing_variable_is_an_error_naming_the_variable_and_the_server() -> None:
-    with pytest.raises(MCPConfigError, match=r"mcpServers\.x\.env\.K: environment variable SECRET is not set"):
+    with pytest.raises(
+        MCPConfigError, match=r"mcpServers\.x\.env\.K: environment variable SECRET is not set"
+    ):
         parse_servers({"mcpServers": {"x": {"command": "srv", "env": {"K": "${SECRET}"}}}}, {})
 
 

@@ -23,7 +23,9 @@ def registry_url(tmp_path: Path) -> Iterator[str]:
     server = create_registry_server(f"sqlite:///{tmp_path / 'registry.db'}", token=TOKEN)
     sock = bind_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    web = http_server(server, host="127.0.0.1", port=port, limits=HttpLimits(rate_per_second=1000, burst=1000))
+    web = http_server(
+        server, host="127.0.0.1", port=port, limits=HttpLimits(rate_per_second=1000, burst=1000)
+    )
     thread = threading.Thread(target=web.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
@@ -35,10 +37,13 @@ def registry_url(tmp_path: Path) -> Iterator[str]:
         server.close()
 
 
-async def test_an_http_server_with_a_bearer_header_from_the_config_serves_its_tools(registry_url: str) -> None:
-    specs = parse_servers({"mcpServers": {"reg": {"url": registry_url,
-                                                  "headers": {"Authorization": "Bearer ${REG_TOKEN}"}}}},
-                          {"REG_TOKEN": TOKEN})
+async def test_an_http_server_with_a_bearer_header_from_the_config_serves_its_tools(
+    registry_url: str,
+) -> None:
+    specs = parse_servers(
+        {"mcpServers": {"reg": {"url": registry_url, "headers": {"Authorization": "Bearer ${REG_TOKEN}"}}}},
+        {"REG_TOKEN": TOKEN},
+    )
     manager = MCPManager(specs)
     with anyio.fail_after(60):
         assert await manager.start(required=["reg"]) == []
@@ -52,8 +57,9 @@ async def test_an_http_server_with_a_bearer_header_from_the_config_serves_its_to
 
 
 async def test_a_wrong_token_is_reported_as_a_server_that_could_not_start(registry_url: str) -> None:
-    specs = parse_servers({"mcpServers": {"reg": {"url": registry_url, "headers": {"Authorization": "Bearer nope"}}}},
-                          {})
+    specs = parse_servers(
+        {"mcpServers": {"reg": {"url": registry_url, "headers": {"Authorization": "Bearer nope"}}}}, {}
+    )
     manager = MCPManager(specs)
     try:
         with anyio.fail_after(60):

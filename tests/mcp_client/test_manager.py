@@ -17,12 +17,20 @@ FAKE = str(Path(__file__).with_name("fake_server.py"))
 
 
 def stdio_spec(tmp_path: Path, name: str = "fake", timeout: float = 20.0) -> ServerSpec:
-    return ServerSpec(name=name, command=sys.executable, args=(FAKE, name), errlog=tmp_path / f"{name}.log",
-                      timeout=timeout, env={"PYTHONPATH": str(Path(__file__).parents[2])})
+    return ServerSpec(
+        name=name,
+        command=sys.executable,
+        args=(FAKE, name),
+        errlog=tmp_path / f"{name}.log",
+        timeout=timeout,
+        env={"PYTHONPATH": str(Path(__file__).parents[2])},
+    )
 
 
 async def test_tools_are_exposed_plainly_and_prefixed_only_when_two_servers_clash() -> None:
-    manager = MCPManager([ServerSpec(name="a", in_process=build("a")), ServerSpec(name="b", in_process=build("b"))])
+    manager = MCPManager(
+        [ServerSpec(name="a", in_process=build("a")), ServerSpec(name="b", in_process=build("b"))]
+    )
     await manager.start()
     try:
         names = {d["function"]["name"] for d in manager.tool_declarations()}
@@ -77,7 +85,9 @@ async def test_a_hung_call_times_out_instead_of_hanging_the_turn(tmp_path: Path)
 
 
 @pytest.mark.slow
-async def test_a_third_party_server_never_sees_the_parents_api_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_third_party_server_never_sees_the_parents_api_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SOME_API_KEY", "sk-secret")
     manager = MCPManager([stdio_spec(tmp_path)])
     await manager.start(required=["fake"])
@@ -89,7 +99,9 @@ async def test_a_third_party_server_never_sees_the_parents_api_keys(tmp_path: Pa
 
 
 async def test_a_server_that_cannot_start_is_reported_not_fatal_unless_required(tmp_path: Path) -> None:
-    manager = MCPManager([ServerSpec(name="ghost", command=str(tmp_path / "missing-binary"), errlog=tmp_path / "g.log")])
+    manager = MCPManager(
+        [ServerSpec(name="ghost", command=str(tmp_path / "missing-binary"), errlog=tmp_path / "g.log")]
+    )
     problems = await manager.start()
     try:
         assert len(problems) == 1 and "ghost" in problems[0]
