@@ -154,3 +154,20 @@ async def test_skills_are_listed_and_read_as_raw_markdown(client: Client) -> Non
 async def test_tool_descriptions_carry_no_source_indentation(client: Client) -> None:
     for tool in (await client.list_tools()).tools:
         assert "\n    " not in (tool.description or ""), tool.name
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("read_workspace_manifest", {}),
+        ("list_installed_modules", {}),
+        ("list_skills", {}),
+        ("list_drafts", {}),
+        ("validate_spec", {"yaml": "kind: Entity\n"}),
+    ],
+)
+async def test_a_vanished_project_is_a_clear_error(
+    client: Client, project: Path, tool: str, args: dict
+) -> None:
+    project.rename(project.with_name("moved"))
+    assert "no longer exists" in await call_error(client, tool, args)

@@ -79,6 +79,11 @@ class LocalState:
 
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            if not Path(self.project.root).is_dir():
+                raise ToolError(
+                    f"The project folder {self.project.root} no longer exists (moved or deleted). "
+                    "Restart the MCP server with --project pointing at the project."
+                )
             with self.lock:
                 return guarded(*args, **kwargs)
 
