@@ -206,14 +206,15 @@ class MCPManager:
         return ToolOutcome(server, exposed, ok, text, (time.perf_counter() - started) * 1000, structured)
 
     def _reroute(self) -> None:
-        """Expose tool names plainly, prefixing `<server>__` only the names two servers share."""
-        owners: dict[str, list[str]] = {}
+        """Expose tool names plainly; on a clash the earlier server keeps the plain name and the later
+        ones are exposed as `<server>__<tool>`.
+
+        Servers are listed local first, then the registry, then the user's extras, so a third-party
+        server can never rename the tools the prompts refer to (propose_spec_file, …).
+        """
+        routes: dict[str, tuple[str, str]] = {}
         for name, conn in self.connections.items():
             for tool in conn.tools:
-                owners.setdefault(tool.name, []).append(name)
-        routes: dict[str, tuple[str, str]] = {}
-        for tool_name, servers in owners.items():
-            for server in servers:
-                exposed = tool_name if len(servers) == 1 else f"{server}__{tool_name}"
-                routes[exposed] = (server, tool_name)
+                exposed = tool.name if tool.name not in routes else f"{name}__{tool.name}"
+                routes.setdefault(exposed, (name, tool.name))
         self._routes = routes

@@ -27,14 +27,16 @@ def stdio_spec(tmp_path: Path, name: str = "fake", timeout: float = 20.0) -> Ser
     )
 
 
-async def test_tools_are_exposed_plainly_and_prefixed_only_when_two_servers_clash() -> None:
+async def test_on_a_clash_the_first_server_keeps_the_plain_name_and_later_ones_are_prefixed() -> None:
     manager = MCPManager(
         [ServerSpec(name="a", in_process=build("a")), ServerSpec(name="b", in_process=build("b"))]
     )
     await manager.start()
     try:
-        names = {d["function"]["name"] for d in manager.tool_declarations()}
-        assert "a__echo" in names and "b__echo" in names and "echo" not in names
+        names = [d["function"]["name"] for d in manager.tool_declarations()]
+        assert "echo" in names and "b__echo" in names and "a__echo" not in names
+        assert len(names) == len(set(names))
+        assert (await manager.call("echo", {"text": "from a"})).server == "a"
         outcome = await manager.call("b__echo", {"text": "hi"})
         assert (outcome.ok, outcome.text, outcome.server) == (True, "hi", "b")
     finally:
