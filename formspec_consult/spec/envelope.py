@@ -8,7 +8,7 @@ from typing import Any
 from formspec_consult.spec.kinds import (KIND_ALIASES, LEGACY_API_VERSIONS, METADATA_KEYS,
                                          STABLE_API_VERSIONS, TOP_LEVEL_KEYS, canonical_kind, known_kinds)
 from formspec_consult.spec.model import Problem
-from formspec_consult.spec.yamlload import node_position
+from formspec_consult.spec.yamlpos import node_position
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 

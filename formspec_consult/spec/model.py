@@ -35,7 +35,7 @@ class Document:
         The text is re-composed only when a problem needs a position: keeping every YAML node
         of a 1,000-file project alive would cost memory and slow the garbage collector.
         """
-        from formspec_consult.spec.yamlload import compose_first, node_position
+        from formspec_consult.spec.yamlpos import compose_first, node_position
 
         if "_node" not in self.__dict__:
             self.__dict__["_node"] = compose_first(self.text)
