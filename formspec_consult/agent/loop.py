@@ -140,6 +140,13 @@ class AgentLoop:
             self.last_options = options
             yield self.emit(AssistantMessage(completion.text, tuple(_call_dict(c) for c in calls), options))
             yield self._usage_event(completion)
+            if completion.finish_reason == "length":
+                message = (
+                    "The reply stopped at the model's output limit. Ask it to continue, or raise "
+                    "reserved_output in the config."
+                )
+                self.log.append("notice", level="warning", message=message)
+                yield self.emit(Notice("warning", message))
             if not calls:
                 yield TurnFinished("done")
                 return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from contextlib import aclosing, asynccontextmanager
@@ -26,7 +27,7 @@ from formspec_consult.agent.events import (
 from formspec_consult.agent.history import History
 from formspec_consult.agent.loop import AgentLoop
 from formspec_consult.mcp_client import MCPManager, ServerSpec
-from formspec_consult.providers import ScriptedProvider
+from formspec_consult.providers import Completion, ScriptedProvider
 from formspec_consult.sessions.events import EventLog
 from formspec_consult.sessions.transcript import Transcript
 from tests.mcp_client.fake_server import build
@@ -58,8 +59,9 @@ async def rig(
     max_steps: int = 15,
     window: int = 200_000,
     summarise: Any = None,
+    provider_cls: type[ScriptedProvider] = ScriptedProvider,
 ) -> AsyncIterator[Rig]:
-    provider = ScriptedProvider(replies)
+    provider = provider_cls(replies)
     manager = MCPManager([ServerSpec(name="fake", in_process=build())])
     await manager.start(required=["fake"])
     log = EventLog(tmp_path / "events.jsonl")
@@ -227,3 +229,18 @@ async def test_cancelling_mid_reply_keeps_the_text_already_shown_in_the_history(
         assert last["role"] == "assistant" and last["content"].startswith("First part")
         assert last["content"].endswith("[reply interrupted by the user]")
         r.loop.history.check_pairing()
+
+
+class CutOffProvider(ScriptedProvider):
+    """Every reply ends at the output limit."""
+
+    async def stream(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> Any:
+        async for item in super().stream(messages, tools):
+            yield dataclasses.replace(item, finish_reason="length") if isinstance(item, Completion) else item
+
+
+async def test_a_reply_cut_at_the_output_limit_is_flagged(tmp_path: Path) -> None:
+    async with rig(tmp_path, ["A long answer that got cu"], provider_cls=CutOffProvider) as r:
+        events = await r.turn("explain")
+        assert any(isinstance(e, Notice) and "output limit" in e.message for e in events)
+        assert events[-1] == TurnFinished("done")
