@@ -58,8 +58,15 @@ class ConsultApp(App[None]):
 
     side_width: reactive[int] = reactive(45)  # percent of the screen for tools + diffs
 
-    def __init__(self, engine_factory: EngineFactory, *, max_blocks: int = ConversationView.DEFAULT_MAX_BLOCKS) -> None:
+    def __init__(
+        self,
+        engine_factory: EngineFactory,
+        *,
+        max_blocks: int = ConversationView.DEFAULT_MAX_BLOCKS,
+        theme: str | None = None,
+    ) -> None:
         super().__init__()
+        self._initial_theme = theme  # applied on mount: the theme watcher needs a screen
         self.engine_factory = engine_factory
         self.engine: EngineLike | None = None
         self.max_blocks = max_blocks
@@ -87,6 +94,8 @@ class ConsultApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if self._initial_theme:
+            self.theme = self._initial_theme
         self.presenter = Presenter(
             self.query_one(ConversationView),
             self.query_one(ToolCallsPane),

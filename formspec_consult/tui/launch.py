@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+from dataclasses import replace
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -48,17 +49,20 @@ def engine_factory_for(
     async def factory(resume: str | None) -> EngineLike:
         wanted = preload if provider is None else tuple(m for m in preload if m != "litellm")
         await asyncio.to_thread(_preload, wanted)
-        from formspec_consult.agent.engine import Engine, EngineOptions
+        from formspec_consult.agent.engine import Engine
+        from formspec_consult.commands.consult import engine_options
 
+        # The same CLI → EngineOptions mapping as headless mode; a resume picked in the app wins.
+        base = engine_options(options)
         project = options.get("project")
-        engine_options = EngineOptions(
+        opened = replace(
+            base,
             project=Path(project) if project else None,
-            flags=dict(options),
-            resume=resume or options.get("resume"),
-            continue_latest=bool(options.get("continue_") or options.get("continue_latest")) and resume is None,
+            resume=resume or base.resume,
+            continue_latest=base.continue_latest and resume is None,
             provider=provider,
             in_memory_server=in_memory_server,
         )
-        return await Engine.open(engine_options)
+        return await Engine.open(opened)
 
     return factory

@@ -66,7 +66,8 @@ def parse(text: str) -> SlashCall | None:
 
 def help_text() -> str:
     """Markdown listing every command and the keys."""
-    rows = "\n".join(f"| `{spec.usage}` | {spec.help} |" for spec in SLASH_COMMANDS)
+    # A "|" inside a table cell ends the cell in Markdown, even in code: escape it.
+    rows = "\n".join(f"| `{spec.usage.replace('|', chr(92) + '|')}` | {spec.help} |" for spec in SLASH_COMMANDS)
     return (
         "### Commands\n\n| command | what it does |\n|---|---|\n"
         f"{rows}\n\n"

@@ -1,0 +1,55 @@
+"""Scripted scenes shared by the snapshot tests (and handy for looking at the app by hand)."""
+
+from __future__ import annotations
+
+from formspec_consult.agent.events import (
+    AgentEvent,
+    AssistantDelta,
+    AssistantMessage,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageUpdated,
+)
+from tests.tui.fakes import FakeDraft, FakeEngine
+
+OPTIONS = ("A) Walk-ins only", "B) Bookings and walk-ins", "C) Bookings only")
+BOOKING_DIFF = (
+    "--- a/modules/shop/transaction/booking/entity.yaml\n"
+    "+++ b/modules/shop/transaction/booking/entity.yaml\n"
+    "@@ -5,4 +5,6 @@\n"
+    "   characteristic: transaction\n"
+    "   fields:\n"
+    "     - {name: customer, type: ref, ref: customer}\n"
+    "-    - {name: time, type: datetime}\n"
+    "+    - {name: starts_at, type: datetime, required: true}\n"
+    "+    - {name: barber, type: ref, ref: barber}\n"
+)
+
+
+def first_turn() -> list[AgentEvent]:
+    """Discovery: a template lookup, a refused draft, usage, and a question with options."""
+    return [
+        ToolCallStarted("c1", "registry", "list_business_templates", {}),
+        ToolCallFinished("c1", "registry", "list_business_templates", True, '{"templates": [{"id": "barbershop"}]}', 231.0),
+        ToolCallStarted("c2", "formspec", "propose_spec_file",
+                        {"path": "modules/shop/master/customer/entity.yaml", "content": "kind: Entity"}),
+        ToolCallFinished("c2", "formspec", "propose_spec_file", False, '{"error": "fields: required"}', 12.5),
+        UsageUpdated(context_tokens=12500, threshold_tokens=90000, window_tokens=120000, reported=True,
+                     session_cost=0.0123),
+        AssistantDelta("A **barbershop**, then. "),
+        AssistantMessage("A **barbershop**, then. How do customers come in?\n\n" + "\n".join(OPTIONS), options=OPTIONS),
+    ]
+
+
+def review_drafts() -> list[FakeDraft]:
+    return [
+        FakeDraft("modules/shop/transaction/booking/entity.yaml", "modified", True, [], BOOKING_DIFF),
+        FakeDraft("modules/shop/master/barber/entity.yaml", "new", False,
+                  ["spec.fields[1].type: 'phone' is not a field type (use string)"],
+                  "--- /dev/null\n+++ b/modules/shop/master/barber/entity.yaml\n@@ -0,0 +1,3 @@\n+kind: Entity\n"
+                  "+metadata: {name: barber, module: shop}\n+spec: {fields: [{name: phone, type: phone}]}\n"),
+    ]
+
+
+def barbershop_engine() -> FakeEngine:
+    return FakeEngine([first_turn()], drafts=review_drafts(), session_id="20261130-0900-demo", model="openai/gpt-4o")

@@ -1,0 +1,93 @@
+"""Snapshots of the main screens (pytest-textual-snapshot; Textual is pinned exactly).
+
+Update them after an intended visual change with `pytest tests/tui/test_snapshots.py --snapshot-update`
+and look at the SVGs under `__snapshots__/` before committing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from textual.pilot import Pilot
+from textual.widgets import OptionList
+
+from formspec_consult.tui.app import ConsultApp
+from formspec_consult.tui.widgets.diff_pane import DiffPane
+from formspec_consult.tui.widgets.prompt_input import PromptInput
+from formspec_consult.tui.widgets.status_bar import StatusBar
+from tests.tui.conftest import wait_until
+from tests.tui.fakes import factory_for
+from tests.tui.scenes import barbershop_engine
+
+SIZE = (120, 36)
+
+
+async def settle(pilot: Pilot) -> None:
+    """Let pending work finish, then repaint everything once: partial repaints that raced with
+    the last updates split identical cells into different SVG segments."""
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+    pilot.app.screen.refresh(repaint=True, layout=True)
+    await pilot.pause()
+
+
+def after_first_turn() -> Callable[[Pilot], Awaitable[None]]:
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        assert isinstance(app, ConsultApp)
+        prompt = app.query_one(PromptInput)
+        prompt.cursor_blink = False
+        await wait_until(pilot, lambda: app.engine is not None and len(app.query_one(DiffPane).drafts) == 2)
+        app.send("I cut hair in Bandung, three chairs")
+        await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "ready" and app.query("#choice-c"))
+        await settle(pilot)
+
+    return run_before
+
+
+def test_main_screen_after_a_discovery_turn_dark(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    app = ConsultApp(factory_for(barbershop_engine()))
+    assert snap_compare(app, terminal_size=SIZE, run_before=after_first_turn())
+
+
+def test_main_screen_after_a_discovery_turn_light(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    app = ConsultApp(factory_for(barbershop_engine()), theme="textual-light")
+    assert snap_compare(app, terminal_size=SIZE, run_before=after_first_turn())
+
+
+def test_review_of_an_invalid_draft_shows_its_problems(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot: Pilot) -> None:
+        await after_first_turn()(pilot)
+        pane = pilot.app.query_one(DiffPane)
+        pane.query_one(OptionList).focus()
+        pane.select("modules/shop/master/barber/entity.yaml")
+        await settle(pilot)
+
+    app = ConsultApp(factory_for(barbershop_engine()))
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_first_frame_while_connecting(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def never(resume: str | None) -> object:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def run_before(pilot: Pilot) -> None:
+        pilot.app.query_one(PromptInput).cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(ConsultApp(never), terminal_size=SIZE, run_before=run_before)  # type: ignore[arg-type]
+
+
+def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        assert isinstance(app, ConsultApp)
+        app.query_one(PromptInput).cursor_blink = False
+        await wait_until(pilot, lambda: app.engine is not None)
+        app.router.handle("/help")
+        await wait_until(pilot, lambda: app.screen.id != "_default")
+        await pilot.pause()
+
+    assert snap_compare(ConsultApp(factory_for(barbershop_engine())), terminal_size=SIZE, run_before=run_before)
