@@ -55,7 +55,8 @@ async def test_a_tool_call_shows_running_then_ok_with_duration_and_a_collapsed_r
         assert entry.duration_ms == 1234.0 and entry.result == '{"valid": true}'
         assert entry.collapsed
         header = widget_text(entry.query_one("CollapsibleTitle"))
-        assert "✓ validate_spec ok 1.23s formspec-local yaml=kind: Entity⏎name" in header
+        assert "✓ validate_spec ok 1.23s formspec-local yaml=kind:" in header
+        assert "yaml=kind: Entity⏎name: Booki" in entry.header()
         entry.collapsed = False
         await pilot.pause()
         body = widget_text(entry.query_one(".tool-body"))
