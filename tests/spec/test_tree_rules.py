@@ -185,3 +185,23 @@ def test_unresolved_relation_suggests_the_nearest_entity(shop: Project, resource
     result = check(shop, entity("draft", relation(resource), module="booking"))
     problem = next(p for p in result.problems if p.code == "FS-RELATION-RESOURCE")
     assert problem.hint.startswith("Did you mean") and suggestion in problem.hint
+
+
+def test_child_table_entity_must_exist(shop: Project) -> None:
+    body = ("  fields:\n    - name: lines\n      type: child\n"
+            "      child: {{storage: table, entity: {}, fields: [{{name: qty, type: integer}}]}}\n")
+    bad = check(shop, entity("draft", body.format("booking.line"), module="booking"))
+    assert "FS-CHILD-ENTITY" in bad.codes()
+    assert check(shop, entity("draft", body.format("appointment"), module="booking")).ok
+
+
+def test_lock_with_unknown_trust_tier_or_unreadable_lock_warns(shop: Project, shop_dir: Path) -> None:
+    lock = shop_dir / "formspec.lock"
+    original = lock.read_text()
+    lock.write_text(original.replace("trust_tier: community", "trust_tier: blessed"))
+    assert "FS-LOCK-TRUST-TIER" in [w.code for w in shop.validate().warnings]
+    lock.write_text("modules: [unclosed\n")
+    result = shop.validate()
+    assert result.ok and "FS-LOCK-INVALID" in [w.code for w in result.warnings]
+    assert shop.lock() is None
+    assert {m.name: m.trust_tier for m in shop.modules()}["loyalty"] is None
