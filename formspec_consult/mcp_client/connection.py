@@ -53,6 +53,7 @@ class ServerConnection:
         self.tools: list[Tool] = []
         self.last_error: str | None = None
         self.started_at: float | None = None
+        self.generation = 0  # incremented at each start: a stale call must not kill a fresh server
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -62,6 +63,7 @@ class ServerConnection:
         """Start the server and list its tools; raise ServerDied with the reason if it cannot start."""
         await self.stop()
         self.state, self.last_error = "starting", None
+        self.generation += 1
         self._stop, self._ready = asyncio.Event(), asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-{self.spec.name}")
         try:
@@ -79,7 +81,7 @@ class ServerConnection:
         self, name: str, arguments: dict[str, Any] | None, timeout: float | None = None
     ) -> CallToolResult:
         """Call a tool; MCP protocol errors propagate as MCPError, a dead or hung server as ServerDied."""
-        client = self._client
+        client, generation = self._client, self.generation
         if self.state != "running" or client is None:
             raise ServerDied(
                 f"MCP server '{self.spec.name}' is not running ({self.last_error or self.state})"
@@ -89,17 +91,17 @@ class ServerConnection:
             with anyio.fail_after(limit):
                 return await client.call_tool(name, arguments or {})
         except TimeoutError as exc:
-            self._mark_dead(f"no answer to '{name}' within {limit:g}s")
+            self._mark_dead(f"no answer to '{name}' within {limit:g}s", generation)
             raise ServerDied(
                 f"MCP server '{self.spec.name}' did not answer '{name}' within {limit:g}s"
             ) from exc
         except MCPError as exc:
             if exc.code != CONNECTION_CLOSED:
                 raise
-            self._mark_dead("connection closed")
+            self._mark_dead("connection closed", generation)
             raise ServerDied(f"MCP server '{self.spec.name}' closed the connection during '{name}'") from exc
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
-            self._mark_dead(f"{type(exc).__name__}: {exc}")
+            self._mark_dead(f"{type(exc).__name__}: {exc}", generation)
             raise ServerDied(f"MCP server '{self.spec.name}' stopped during '{name}'") from exc
 
     async def stop(self) -> None:
@@ -130,7 +132,10 @@ class ServerConnection:
             "log": str(self.spec.errlog) if self.spec.errlog else None,
         }
 
-    def _mark_dead(self, reason: str) -> None:
+    def _mark_dead(self, reason: str, generation: int | None = None) -> None:
+        """Record the death, unless it concerns an earlier incarnation (a stale call after a restart)."""
+        if generation is not None and generation != self.generation:
+            return
         self.state, self.last_error, self._client = "dead", reason, None
 
     def _log_hint(self) -> str:

@@ -73,6 +73,7 @@ class MCPManager:
         self.max_restarts = max_restarts
         self.restarts: dict[str, int] = dict.fromkeys(self.connections, 0)
         self._routes: dict[str, tuple[str, str]] = {}
+        self._recovering: dict[str, anyio.Lock] = {}
 
     async def start(self, required: Sequence[str] = ()) -> list[str]:
         """Start every server at once; a required one that fails raises, others are returned as problems."""
@@ -182,8 +183,18 @@ class MCPManager:
                 await conn.stop()
 
     async def _recover(self, server: str) -> str:
-        """Restart a dead server with backoff; return the sentence that tells the model."""
+        """Restart a dead server with backoff; return the sentence that tells the model.
+
+        Two calls that find the server dead at once (a turn and the UI) share one restart.
+        """
         conn = self.connections[server]
+        lock = self._recovering.setdefault(server, anyio.Lock())
+        async with lock:
+            if conn.state == "running":  # another caller restarted it meanwhile
+                return f"The server '{server}' was restarted; call the tool again if you still need it."
+            return await self._restart_with_backoff(server, conn)
+
+    async def _restart_with_backoff(self, server: str, conn: ServerConnection) -> str:
         for delay in self.backoff:
             if self.restarts[server] >= self.max_restarts:
                 return (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -128,3 +129,25 @@ async def test_closing_the_manager_reaps_the_server_process(tmp_path: Path) -> N
             if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
                 pytest.fail("the server process was not reaped")
             await anyio.sleep(0.05)
+
+
+@pytest.mark.slow
+async def test_two_calls_failing_at_once_share_one_restart(tmp_path: Path) -> None:
+    manager = MCPManager([stdio_spec(tmp_path, timeout=2.0)], backoff=(0.0,))
+    await manager.start(required=["fake"])
+    try:
+        outcomes: list[Any] = []
+
+        async def hang() -> None:
+            outcomes.append(await manager.call("hang", {}))
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as group:
+                group.start_soon(hang)
+                group.start_soon(hang)
+        assert [o.ok for o in outcomes] == [False, False]
+        assert all("restarted" in o.text for o in outcomes)
+        assert manager.status()[0]["restarts"] == 1
+        assert (await manager.call("echo", {"text": "ok"})).ok
+    finally:
+        await manager.aclose()
