@@ -143,21 +143,23 @@ class ServerConnection:
 
     async def _own(self) -> None:
         """The owner task: open the client, publish it, wait for stop, close it in this same task."""
+        generation, ready, stop = self.generation, self._ready, self._stop  # this incarnation's own
         try:
             async with AsyncExitStack() as stack:
                 client = await stack.enter_async_context(Client(self._transport(stack), mode="legacy"))
                 listing = await client.list_tools()
                 self.tools, self._client = list(listing.tools), client
                 self.state, self.started_at = "running", time.monotonic()
-                self._ready.set()
-                await self._stop.wait()
+                ready.set()
+                await stop.wait()
         except Exception as exc:  # a server that fails to start or dies: recorded, never raised here
             if self.state != "dead" or self.last_error is None:
                 hint = f" (check the URL {self.spec.url} and its headers/token)" if self.spec.url else ""
-                self._mark_dead(describe(exc) + hint)
+                self._mark_dead(describe(exc) + hint, generation)
         finally:
-            self._client = None
-            self._ready.set()
+            if generation == self.generation:
+                self._client = None
+            ready.set()
 
     def _transport(self, stack: AsyncExitStack) -> Any:
         spec = self.spec
