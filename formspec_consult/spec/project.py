@@ -9,7 +9,7 @@ from typing import Any
 from formspec_consult.spec import inventory, skills as skill_store
 from formspec_consult.spec.discovery import find_root, read_spec_setting
 from formspec_consult.spec.errors import SkillNotFound
-from formspec_consult.spec.kinds import canonical_kind, effective_kind
+from formspec_consult.spec.kinds import SHADOWABLE_KINDS, canonical_kind, effective_kind
 from formspec_consult.spec.layout import classify, list_spec_files
 from formspec_consult.spec.lock_checks import check_lock
 from formspec_consult.spec.lockfile import read_lock
@@ -77,6 +77,10 @@ class Project:
         """The effective document with this identity (an override wins over its vendor copy)."""
         wanted = (module.lower(), effective_kind(canonical_kind(kind) or kind).lower(), name.lower())
         hits = [d for d in self.documents() if d.identity == wanted]
+        shadows = any(d.origin == "vendors" for d in hits) and effective_kind(hits[0].kind) in SHADOWABLE_KINDS \
+            if hits else False
+        if not shadows:  # an override that shadows nothing (or may not) is not the effective document
+            hits = [d for d in hits if d.origin != "overrides"] or hits
         hits.sort(key=lambda d: {"overrides": 0, "modules": 1, "spec": 1, "vendors": 2}[d.origin])
         return hits[0] if hits else None
 

@@ -142,6 +142,9 @@ def test_override_of_an_entity_is_refused_pointing_to_entity_extension(shop: Pro
     result = check(shop, text, OVERRIDE.format("card"))
     problem = next(p for p in result.problems if p.code == "FS-OVERRIDE-KIND")
     assert "extend_storage" in problem.hint
+    (shop_dir / OVERRIDE.format("card")).write_text(text)
+    found = shop.find("loyalty", "Entity", "loyalty_card")
+    assert found is not None and found.origin == "vendors", "a refused override is not the effective document"
 
 
 def test_override_must_match_an_existing_vendor_document(shop: Project) -> None:
