@@ -48,6 +48,7 @@ async def run(engine: Engine, text: str) -> list[AgentEvent]:
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # no developer config leaks in
     return make_project(tmp_path / "shop")
 
 
