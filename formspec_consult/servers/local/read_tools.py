@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -11,7 +11,6 @@ from pydantic import Field
 
 from formspec_consult.servers.local.modules_view import module_entry
 from formspec_consult.servers.local.results import (
-    KindSchemas,
     Modules,
     ModuleSpec,
     Naming,
@@ -40,7 +39,9 @@ def register(server: MCPServer, state: LocalState) -> None:
             str | None,
             Field(description="A kind such as 'Entity' (case-insensitive); omit to list all kinds."),
         ] = None,
-    ) -> KindSchemas:
+    ) -> dict[
+        str, Any
+    ]:  # two shapes (see results.KindSchemas); an untyped schema keeps clients' checks cheap
         """List the FormSpec kinds, or return the JSON Schema of one kind and which schema source was used."""
         from formspec_consult.spec import kind_schema, known_kinds
 
