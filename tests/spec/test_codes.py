@@ -32,3 +32,14 @@ def test_catalogue_entries_have_a_known_layer_severity_and_description() -> None
     for code, (layer, severity, description) in PROBLEM_CODES.items():
         assert re.fullmatch(r"FS-[A-Z0-9-]+", code)
         assert layer in {"parse", "schema", "structural"} and severity in {"error", "warning"} and description
+
+
+def test_codes_named_in_bundled_skills_exist() -> None:
+    skills = Path(spec.__file__).parent.parent / "skills"
+    mentioned = {code for path in skills.rglob("SKILL.md") for code in re.findall(r"FS-[A-Z0-9-]+", path.read_text())}
+    assert len(mentioned) >= 20
+    for code in mentioned:
+        if code.endswith("-"):  # a family such as FS-SM-*
+            assert any(c.startswith(code) for c in PROBLEM_CODES), code
+        else:
+            assert code in PROBLEM_CODES, code
