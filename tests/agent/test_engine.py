@@ -312,3 +312,30 @@ async def test_past_events_replay_a_compacted_session_as_the_ui_saw_it(project: 
         assert [e.user_text for e in past if e.kind == "turn_started"] == ["one", "two", "three"]
     finally:
         await resumed.aclose()
+
+
+async def test_tool_rounds_on_the_local_server_cap_big_results_and_return_refusals_as_errors(
+    project: Path,
+) -> None:
+    (project / ".formspec").mkdir(exist_ok=True)
+    (project / ".formspec" / "consult.yaml").write_text(
+        "tool_result_cap: 500\nmax_steps: 4\n", encoding="utf-8"
+    )
+    vendor_write = {"path": "vendors/pay/entity.yaml", "content": CUSTOMER}
+    replies = [
+        {"tool_calls": [{"name": "list_kind_schemas", "arguments": {"kind": "Entity"}}]},
+        {"tool_calls": [{"name": "propose_spec_file", "arguments": vendor_write}]},
+        "The schema is long; vendors are read-only.",
+    ]
+    engine, provider = await open_engine(project, replies)
+    try:
+        events = await run(engine, "what does an entity look like?")
+        schema, refusal = [e for e in events if isinstance(e, ToolCallFinished)]
+        assert schema.ok and len(schema.result) > 500
+        assert not refusal.ok and refusal.result.startswith("ERROR: ") and "vendors" in refusal.result
+        sent = [m["content"] for m in provider.requests[2] if m["role"] == "tool"]
+        assert len(sent[0]) < len(schema.result) and "500 of" in sent[0]
+        assert sent[1] == refusal.result
+        assert events[-1] == TurnFinished("done")
+    finally:
+        await engine.aclose()
