@@ -66,3 +66,16 @@ def test_reading_an_unknown_skill_lists_the_known_names(shop: Project) -> None:
     with pytest.raises(SkillNotFound) as caught:
         shop.read_skill("nope")
     assert "No skill named 'nope'" in str(caught.value) and "entity-authoring" in str(caught.value)
+
+
+def test_complete_yaml_examples_in_bundled_skills_validate(shop: Project) -> None:
+    import re
+
+    examples = []
+    for name in sorted(BUNDLED):
+        text = shop.read_skill(name)
+        examples += [(name, b) for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if b.startswith("apiVersion:")]
+    assert len(examples) >= 3
+    for name, block in examples:
+        result = shop.validate_text(block)
+        assert result.ok, (name, [(p.code, p.message) for p in result.problems])
