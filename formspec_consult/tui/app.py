@@ -21,11 +21,9 @@ from textual.reactive import reactive
 from textual.widgets import Footer
 from textual.worker import Worker
 
-from formspec_consult.providers.base import ProviderError
 from formspec_consult.resources import data_dir
 from formspec_consult.tui.commands import SlashCommandsProvider
 from formspec_consult.tui.engine_port import EngineFactory, EngineLike
-from formspec_consult.tui.presenter import Presenter, history
 from formspec_consult.tui.review import Review
 from formspec_consult.tui.slash_router import SlashRouter
 from formspec_consult.tui.slash import SlashSpec, parse
@@ -96,6 +94,19 @@ class ConsultApp(App[None]):
     def on_mount(self) -> None:
         if self._initial_theme:
             self.theme = self._initial_theme
+        self.query_one(PromptInput).focus()
+        # Open the engine only once the first frame is on screen: its imports (litellm) run in a
+        # thread but still compete for the interpreter.
+        self.call_after_refresh(self.open_engine, None)
+
+    # -- engine lifecycle ---------------------------------------------------------------------
+
+    @work(exclusive=True, group="engine", exit_on_error=False)
+    async def open_engine(self, resume: str | None) -> None:
+        """Open (or resume) the engine, then show the earlier conversation and the drafts."""
+        # Imported here, not at start-up: the presenter pulls in the Markdown machinery.
+        from formspec_consult.tui.presenter import Presenter, history
+
         self.presenter = Presenter(
             self.query_one(ConversationView),
             self.query_one(ToolCallsPane),
@@ -104,14 +115,6 @@ class ConsultApp(App[None]):
             notify=lambda message, severity: self.notify(message, severity=severity),  # type: ignore[arg-type]
             drafts_changed=self.refresh_drafts,
         )
-        self.query_one(PromptInput).focus()
-        self.open_engine(None)
-
-    # -- engine lifecycle ---------------------------------------------------------------------
-
-    @work(exclusive=True, group="engine", exit_on_error=False)
-    async def open_engine(self, resume: str | None) -> None:
-        """Open (or resume) the engine, then show the earlier conversation and the drafts."""
         status = self.query_one(StatusBar)
         status.info = StatusInfo(state="connecting…")
         try:
@@ -119,6 +122,8 @@ class ConsultApp(App[None]):
         except Exception as exc:  # ProviderError/ProjectError carry a hint in str()
             status.info = StatusInfo(state="not connected")
             advice = f"Could not start: {exc}"
+            from formspec_consult.providers.base import ProviderError  # light, but not needed earlier
+
             if isinstance(exc, ProviderError):
                 advice += "\n\nNo model at hand? `formspec-consult demo` runs an offline demo, no key needed."
             await self.query_one(ConversationView).add(Entry("notice-error", advice))

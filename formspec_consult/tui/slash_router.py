@@ -1,5 +1,7 @@
 """Runs the slash commands typed in the input or picked in the palette.
 
+Screens are imported when first opened: they pull in Markdown, which the first frame does not need.
+
 `ui` commands act on the panes or call the local server; `engine` commands (`/summary`,
 `/compact`) are sent as a turn, since the engine owns the history. A mistake (unknown command,
 missing argument) is a notification that says what to type, and the input keeps the text.
@@ -11,9 +13,6 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from formspec_consult.tui.screens.sessions import SessionsScreen
-from formspec_consult.tui.screens.text_screen import TextScreen
-from formspec_consult.tui.session_list import list_sessions
 from formspec_consult.tui.slash import SlashCall, help_text, parse
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
@@ -61,6 +60,8 @@ class SlashRouter:
         return getattr(self, f"_{call.name}")(call)
 
     def _help(self, call: SlashCall) -> bool:
+        from formspec_consult.tui.screens.text_screen import TextScreen
+
         self.app.push_screen(TextScreen("Help", help_text()))
         return True
 
@@ -69,6 +70,9 @@ class SlashRouter:
         return True
 
     def _sessions(self, call: SlashCall) -> bool:
+        from formspec_consult.tui.screens.sessions import SessionsScreen
+        from formspec_consult.tui.session_list import list_sessions
+
         engine = self.app.engine
         root = engine.project_root if engine is not None else Path.cwd()
         current = engine.session_id if engine is not None else None
@@ -122,6 +126,8 @@ class SlashRouter:
 
     def _status(self, call: SlashCall) -> bool:
         assert self.app.engine is not None
+        from formspec_consult.tui.screens.text_screen import TextScreen
+
         figures = self.app.engine.status()
         rows = "\n".join(f"| {key} | `{json.dumps(value, default=str)}` |" for key, value in figures.items())
         self.app.push_screen(TextScreen("Status", f"| field | value |\n|---|---|\n{rows}\n"))
@@ -158,6 +164,8 @@ class SlashRouter:
             if not logs:
                 self.app.notify("No MCP server log found yet.", severity="warning")
                 return True
+            from formspec_consult.tui.screens.text_screen import TextScreen
+
             text = logs[0].read_text(encoding="utf-8", errors="replace")[-LOG_TAIL_CHARS:]
             self.app.push_screen(TextScreen(f"Log — {logs[0]}", text or "(empty)", markdown=False))
             return True

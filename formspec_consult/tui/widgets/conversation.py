@@ -10,12 +10,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.message_block import CompactionBlock, MessageBlock
+
+if TYPE_CHECKING:
+    from formspec_consult.tui.widgets.assistant_block import AssistantBlock
+
+
+def _assistant_block() -> type[AssistantBlock]:
+    # Imported on first use: Markdown (markdown-it) is not needed to paint the first frame.
+    from formspec_consult.tui.widgets.assistant_block import AssistantBlock
+
+    return AssistantBlock
 
 
 @dataclass(frozen=True)
@@ -50,7 +61,7 @@ class ConversationView(VerticalScroll):
 
     def _block_for(self, entry: Entry) -> Widget:
         if entry.role == "assistant":
-            return AssistantBlock(entry.text, finished=True)
+            return _assistant_block()(entry.text, finished=True)
         if entry.role == "compaction":
             return CompactionBlock(entry.text, entry.title or "History compacted")
         return MessageBlock(entry.role, entry.text)
@@ -76,7 +87,7 @@ class ConversationView(VerticalScroll):
 
     async def start_reply(self) -> AssistantBlock:
         """Append an empty reply block to stream into."""
-        block = AssistantBlock()
+        block = _assistant_block()()
         await self.mount(block)
         await self._prune()
         return block
@@ -93,6 +104,6 @@ class ConversationView(VerticalScroll):
         excess = len(blocks) - self.max_blocks
         if excess > 0:
             # Never unmount a reply that is still streaming.
-            old = [b for b in blocks[:excess] if not (isinstance(b, AssistantBlock) and not b.finished)]
+            old = [b for b in blocks[:excess] if getattr(b, "finished", True)]
             self._note_pruned(len(old))
             await self.remove_children(old)

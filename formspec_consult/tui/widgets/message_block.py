@@ -7,7 +7,7 @@ summary, so it stays readable on demand.
 from __future__ import annotations
 
 from rich.markup import escape
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 _LABELS = {"user": "You", "notice-warning": "Warning", "notice-error": "Error"}
 
@@ -34,5 +34,7 @@ class CompactionBlock(Collapsible):
 
     def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
         # Build the Markdown only when first opened: most summaries are never expanded.
+        from textual.widgets import Markdown  # markdown-it loads on first use, not at start-up
+
         if event.collapsible is self and not self.query(Markdown):
             self.query_one(Collapsible.Contents).mount(Markdown(self.text, classes="summary"))
