@@ -58,6 +58,7 @@ class Document:
         return value if isinstance(value, dict) else {}
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly summary (without data and text)."""
         return {"path": self.rel, "kind": self.kind, "module": self.module, "name": self.name,
                 "api_version": self.api_version, "line": self.line, "read_only": self.read_only,
                 "origin": self.origin}
@@ -78,6 +79,7 @@ class ModuleInfo:
     lock: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """All fields, JSON-friendly."""
         return asdict(self)
 
 
@@ -94,6 +96,7 @@ class Problem:
     column: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """{code, source, line, layer, message, hint} plus `column` when known."""
         out = {"code": self.code, "source": self.source, "line": self.line, "layer": self.layer,
                "message": self.message, "hint": self.hint}
         if self.column is not None:
@@ -111,6 +114,7 @@ class ValidationResult:
 
     @classmethod
     def from_findings(cls, problems: list[Problem], warnings: list[Problem]) -> ValidationResult:
+        """ok exactly when there are no problems."""
         return cls(ok=not problems, problems=problems, warnings=warnings)
 
     def codes(self) -> list[str]:
@@ -118,6 +122,7 @@ class ValidationResult:
         return [p.code for p in self.problems]
 
     def to_dict(self) -> dict[str, Any]:
+        """{"ok", "problems": [...], "warnings": [...]}."""
         return {"ok": self.ok, "problems": [p.to_dict() for p in self.problems],
                 "warnings": [w.to_dict() for w in self.warnings]}
 
@@ -135,6 +140,7 @@ class Skill:
     stale: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """Listing form; applies_to_kind and min_core_spec_version only when set."""
         out: dict[str, Any] = {"name": self.name, "description": self.description,
                                "source": self.source, "stale": self.stale}
         if self.applies_to_kind is not None:

@@ -96,6 +96,7 @@ def official_schema_path(kind: str, project: Project | None) -> tuple[Path, str]
 
 @lru_cache(maxsize=256)
 def load_official(path: str, mtime_ns: int) -> dict[str, Any]:
+    """Read and check an official schema (cached per file and mtime); raises when unusable."""
     schema = json.loads(Path(path).read_text(encoding="utf-8"))
     if not isinstance(schema, dict):
         raise ValueError("the schema file does not hold a JSON object")

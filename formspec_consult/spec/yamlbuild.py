@@ -38,6 +38,7 @@ class Builder:
         self.replaying = 0
 
     def build(self, node: yaml.Node) -> Any:
+        """The plain value of `node`; raises YamlLoadError for anything unsafe."""
         if node.__class__ is yaml.ScalarNode:
             # scalars cannot grow through aliases, so they skip the alias bookkeeping
             return node.value if node.tag == STR_TAG else self._scalar(node)

@@ -39,6 +39,7 @@ class SpecLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     """
 
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        """The tag of an untagged node (fast path for scalars no implicit type can match)."""
         if kind is yaml.ScalarNode:
             if implicit[0] and (not value or value[0] in _IMPLICIT_FIRST):
                 return super().resolve(kind, value, implicit)
@@ -46,9 +47,11 @@ class SpecLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         return SEQ_TAG if kind is yaml.SequenceNode else MAP_TAG
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        """No path resolvers are registered: nothing to track."""
         return None
 
     def ascend_resolver(self) -> None:
+        """No path resolvers are registered: nothing to track."""
         return None
 
 

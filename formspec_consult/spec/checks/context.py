@@ -17,9 +17,11 @@ class Findings:
     warnings: list[Problem] = field(default_factory=list)
 
     def error(self, code: str, doc: Document, path: tuple[Any, ...], message: str, hint: str) -> None:
+        """Record a blocking problem at `path` inside `doc`."""
         self.problems.append(self._make(code, doc, path, message, hint))
 
     def warn(self, code: str, doc: Document, path: tuple[Any, ...], message: str, hint: str) -> None:
+        """Record a non-blocking warning at `path` inside `doc`."""
         self.warnings.append(self._make(code, doc, path, message, hint))
 
     @staticmethod
@@ -54,6 +56,7 @@ class Index:
 
     @classmethod
     def build(cls, docs: list[Document], extra_modules: set[str] | frozenset[str] = frozenset()) -> Index:
+        """Index the effective documents; `extra_modules` are module folders without a manifest."""
         index = cls(docs)
         index.module_names = {m.lower() for m in extra_modules} | {CORE_MODULE}
         entity_docs: list[Document] = []
