@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench setup-test-tools lint clean
+.PHONY: test demo bench setup-test-tools lint clean transcripts
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ test: setup-test-tools
 
 demo: $(STAMP)
 	$(BIN)/formspec-consult demo
+
+# Re-record transcripts-example/ by running our engine with the scripted provider.
+transcripts: $(STAMP)
+	$(BIN)/python transcripts-example/generate.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py $(BENCH)
