@@ -21,9 +21,8 @@ _TYPO_HINTS = {"depends_on": "The key is `depends` (a list of {module, version?}
 def schema_problems(doc: Document, validator: CompiledSchema) -> list[Problem]:
     """Schema problems of `doc` (at most MAX_SCHEMA_ERRORS, most specific message per error)."""
     out: list[Problem] = []
-    scope = validator.scope
-    instance = doc.spec if scope else doc.data
-    for error in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))):
+    errors, scope = validator.check(doc.data)
+    for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
         if len(out) >= MAX_SCHEMA_ERRORS:
             out.append(Problem("FS-SCHEMA", doc.rel, doc.line, "schema",
                                f"more schema errors were left out after the first {MAX_SCHEMA_ERRORS}",

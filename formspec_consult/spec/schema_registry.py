@@ -89,26 +89,36 @@ class CompiledSchema:
     fastjsonschema turns our schemas into plain Python (~6x faster than jsonschema) and is
     used only to answer "valid?"; jsonschema then explains any failure in full. Compiling costs
     10-60 ms, so it happens only once a kind has been validated FAST_PATH_AFTER times (large
-    projects); official schemas use jsonschema alone, as they may use keywords fastjsonschema
-    does not know.
+    projects). Official schemas use jsonschema alone (they may use keywords fastjsonschema does
+    not know), with their sibling files registered for `$ref`; if one still fails while
+    validating (say, a `$ref` to a missing file), it is replaced by ours and `note` says why.
     """
 
     FAST_PATH_AFTER = 20
 
-    def __init__(self, schema: dict[str, Any], source: str, note: str | None, builtin: bool) -> None:
-        cls = validators.validator_for(schema, default=Draft202012Validator)
-        self.validator = cls(schema)
+    def __init__(self, kind: str, schema: dict[str, Any], source: str, note: str | None,
+                 file: Path | None = None) -> None:
+        self.kind = kind
         self.schema = schema
         self.scope = schema_scope(schema)
-        #: the unusable official schema file this one stands in for (None when not a fallback)
-        self.broken_file: Path | None = None
         self.source = source
         self.note = note
-        self._uses = 0 if builtin else -1  # -1: never compile
+        #: the official schema file in use, or the unusable one ours stands in for
+        self.file = file
+        cls = validators.validator_for(schema, default=Draft202012Validator)
+        if file is not None and note is None:
+            self.validator = cls({"$id": file.resolve().as_uri(), **schema}, registry=sibling_registry(file, schema))
+        else:
+            self.validator = cls(schema)
+        self._uses = 0 if source == BUILTIN_SOURCE else -1  # -1: never compile
         self._fast: Any = None
+        self._fallback: CompiledSchema | None = None
 
-    def iter_errors(self, instance: Any) -> Any:
-        """jsonschema errors of `instance` (none at all when the fast path says it is valid)."""
+    def check(self, document: dict[str, Any]) -> tuple[list[Any], tuple[str, ...]]:
+        """(jsonschema errors, scope of their paths) for a whole document's data."""
+        if self._fallback is not None:
+            return self._fallback.check(document)
+        instance = document.get("spec") if self.scope else document
         if self._fast is None and self._uses >= 0:
             self._uses += 1
             if self._uses > self.FAST_PATH_AFTER:
@@ -118,10 +128,41 @@ class CompiledSchema:
         if self._fast is not None:
             try:
                 self._fast(instance)
-                return iter(())
+                return [], self.scope
             except Exception:  # noqa: BLE001 - any failure: let jsonschema give the real answer
                 pass
-        return self.validator.iter_errors(instance)
+        try:
+            return list(self.validator.iter_errors(instance)), self.scope
+        except Exception as exc:  # noqa: BLE001 - a broken official schema must not break validation
+            if self.source == BUILTIN_SOURCE:
+                raise
+            self.note = f"{self.source} failed while validating ({exc.__class__.__name__}: {str(exc)[:200]})"
+            self._fallback = CompiledSchema(self.kind, builtin_schema(self.kind), BUILTIN_SOURCE, None)
+            return self._fallback.check(document)
+
+
+def sibling_registry(file: Path, schema: dict[str, Any]) -> Any:
+    """A `referencing` registry of every JSON schema beside `file`, so relative `$ref`s resolve."""
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    base_id = schema.get("$id") if isinstance(schema.get("$id"), str) else None
+    resources = []
+    for sibling in sorted(file.parent.glob("*.json")):
+        try:
+            contents = json.loads(sibling.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(contents, dict):
+            continue
+        resource = Resource.from_contents(contents, default_specification=DRAFT202012)
+        uris = {sibling.resolve().as_uri()}
+        if isinstance(contents.get("$id"), str):
+            uris.add(contents["$id"])
+        if base_id and "/" in base_id:
+            uris.add(base_id.rsplit("/", 1)[0] + "/" + sibling.name)
+        resources += [(uri, resource) for uri in uris]
+    return Registry().with_resources(resources)
 
 
 _VALIDATORS: dict[tuple[str, str, int], CompiledSchema] = {}
@@ -140,8 +181,6 @@ def validator_for(kind: str, project: Project | None) -> CompiledSchema:
     cached = _VALIDATORS.get(key)
     if cached is None:
         schema, source, note = _schema_with_fallback(kind, project)
-        cached = CompiledSchema(schema, source, note, builtin=source == BUILTIN_SOURCE)
-        if note and official is not None:
-            cached.broken_file = official[0]
+        cached = CompiledSchema(kind, schema, source, note, official[0] if official else None)
         _VALIDATORS[key] = cached
     return cached

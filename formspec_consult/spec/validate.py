@@ -6,6 +6,7 @@ warm run only redoes what changed plus the cheap cross-document pass.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,13 +58,6 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
             kind = doc.kind
             if kind not in validators:
                 validators[kind] = validator_for(kind, project)
-                note = validators[kind].note
-                if note:
-                    broken = validators[kind].broken_file
-                    where = _relative(broken, project.root) if broken else doc.rel
-                    warnings.append(Problem("FS-SCHEMA-SOURCE", where, None, "schema",
-                                            f"{note}; using the formspec-consult built-in schema for {kind}",
-                                            "Re-run `formspec init` to refresh the project's schemas/."))
             key = (i, id(validators[kind]))
             cached = parsed.memo.get(key)
             if cached is None:
@@ -74,6 +68,7 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
             docs.append(doc)
             refs[id(doc)] = cached[1]
             view_fields[id(doc)] = cached[2]
+    warnings += _schema_source_notes(validators.values(), project.root)
     tree = Findings()
     effective = apply_overrides(docs, tree)
     index = Index.build(effective, state.extra_modules)
@@ -92,6 +87,14 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
         warnings = [w for w in warnings if w.source == only_source]
     order = lambda p: (p.source, p.line or 0)  # noqa: E731 - tiny sort key
     return ValidationResult.from_findings(sorted(problems, key=order), sorted(warnings, key=order))
+
+
+def _schema_source_notes(used: Iterable[CompiledSchema], root: Path) -> list[Problem]:
+    """One warning per kind whose official schema could not be used (ours stood in)."""
+    return [Problem("FS-SCHEMA-SOURCE", _relative(v.file, root) if v.file else "schemas", None, "schema",
+                    f"{v.note}; using the formspec-consult built-in schema for {v.kind}",
+                    "Re-run `formspec init` to refresh the project's schemas/.")
+            for v in used if v.note]
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -123,3 +123,27 @@ def test_official_schema_describing_only_spec_is_applied_to_spec(shop: Project, 
     result = shop.validate(overlay={"spec/modules/shop/x.yaml": entity("x", "  fields: []\n")})
     [problem] = [p for p in result.problems if p.code == "FS-SCHEMA" and p.source == "spec/modules/shop/x.yaml"]
     assert problem.message == "spec: 'owner_team' is a required property" and problem.line == 4
+
+
+def test_official_schema_refs_to_sibling_files_resolve(shop: Project, shop_dir: Path) -> None:
+    folder = shop_dir / "schemas"
+    folder.mkdir()
+    (folder / "common.json").write_text(json.dumps({"$defs": {"team": {"type": "string", "minLength": 3}}}))
+    (folder / "entity.schema.json").write_text(json.dumps({
+        "type": "object",
+        "properties": {"metadata": {"type": "object", "properties": {
+            "annotations": {"type": "object", "properties": {"team": {"$ref": "common.json#/$defs/team"}}}}}},
+    }))
+    text = entity("x", "  fields: []\n").replace("metadata: {name: x, module: shop}",
+                                                 "metadata: {name: x, module: shop, annotations: {team: ab}}")
+    result = shop.validate(overlay={"spec/modules/shop/x.yaml": text})
+    assert any("'ab' is too short" in p.message for p in result.problems)
+
+
+def test_official_schema_with_a_dangling_ref_falls_back_without_crashing(shop: Project, shop_dir: Path) -> None:
+    (shop_dir / "schemas").mkdir()
+    (shop_dir / "schemas" / "form.schema.json").write_text(json.dumps({"$ref": "missing.json#/x"}))
+    result = shop.validate()
+    assert result.ok
+    [warning] = [w for w in result.warnings if w.code == "FS-SCHEMA-SOURCE"]
+    assert warning.source == "schemas/form.schema.json" and "failed while validating" in warning.message
