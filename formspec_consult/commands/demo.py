@@ -1,0 +1,53 @@
+"""`formspec-consult demo`: the offline demo — no key, no network.
+
+Copies the bundled barbershop project to a working folder and plays the example session in the
+app with the replay provider: the consultant's words come from the recording, while every tool
+call, the validation gate, apply and undo run for real against the local server on that copy.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Working folder for the demo project (default: a new temporary folder).")
+@click.option("--speed", type=float, default=1.0, show_default=True, help="Playback speed.")
+@click.option("--paused", is_flag=True, help="Start paused (space plays, n steps).")
+def demo(folder: Path | None, speed: float, paused: bool) -> None:
+    """Watch a consultation on an example barbershop project, offline."""
+    from formspec_consult.resources import package_path
+    from formspec_consult.tui.replay.recording import RecordingError, load
+    from formspec_consult.tui.replay.sources import EXAMPLE_SESSION, bundled_sessions, isolated_registry
+
+    work = folder or Path(tempfile.mkdtemp(prefix="formspec-consult-demo-"))
+    project = work / "barbershop"
+    if project.exists():
+        raise click.ClickException(f"{project} already exists; pass another --dir or remove it.")
+    try:
+        recording = load(bundled_sessions() / EXAMPLE_SESSION)
+    except (RecordingError, FileNotFoundError) as exc:
+        raise click.ClickException(f"The bundled example session is missing: {exc}") from exc
+    work.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(package_path("examples", "barbershop"), project)
+    isolated_registry(work)
+    click.echo(f"Demo project: {project}  (space play/pause · n step · +/- speed · ctrl+q quit)")
+    run_demo(project, recording, speed=speed, autoplay=not paused)
+    click.echo(f"The demo project and its session stay in {project}.")
+
+
+def run_demo(project: Path, recording: object, *, speed: float = 1.0, autoplay: bool = True,
+             in_memory_server: bool = False) -> None:
+    """Play `recording` on `project` in the app with the replay provider and real tools."""
+    from formspec_consult.providers import ReplayProvider
+    from formspec_consult.tui.launch import engine_factory_for
+    from formspec_consult.tui.replay.player import PlayerApp
+
+    provider = ReplayProvider.from_events(recording.raw, source="the example session")  # type: ignore[attr-defined]
+    factory = engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=in_memory_server)
+    PlayerApp(factory, recording.steps, autoplay=autoplay, speed=speed).run()  # type: ignore[attr-defined]

@@ -1,0 +1,62 @@
+"""`formspec-consult replay <session>`: play a recorded session through the app, read-only.
+
+Keys: space play/pause, n step, +/- speed. `--check` replays it headless through the real engine
+and local server on a fresh copy of the project and reports the first divergence (exit 1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("session")
+@click.option("--check", is_flag=True, help="Replay headless and report any divergence from the recording.")
+@click.option("--speed", type=float, default=1.0, show_default=True, help="Playback speed (0 = no pauses).")
+@click.option("--paused", is_flag=True, help="Start paused (press space to play, n to step).")
+@click.option("--project", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Project to check against (default: the session's own project, or the bundled example).")
+def replay(session: str, check: bool, speed: float, paused: bool, project: Path | None) -> None:
+    """Replay a recorded SESSION (a folder, a session id, or 'barbershop-queue')."""
+    from formspec_consult.tui.replay.recording import RecordingError, load
+    from formspec_consult.tui.replay.sources import find_session, project_of
+
+    try:
+        folder = find_session(session, project)
+        recording = load(folder)
+    except RecordingError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if check:
+        _check(recording, project or project_of(folder))
+        return
+    from formspec_consult.tui.replay.player import PlayerApp
+    from formspec_consult.tui.replay.recorded_engine import RecordedEngine
+
+    engine = RecordedEngine(recording, speed=speed)
+
+    async def factory(resume: str | None) -> RecordedEngine:
+        return engine
+
+    PlayerApp(factory, recording.steps, autoplay=not paused, speed=speed).run()
+
+
+def _check(recording: object, project: Path) -> None:
+    import tempfile
+
+    import anyio
+
+    from formspec_consult.tui.replay.check import check
+    from formspec_consult.tui.replay.sources import isolated_registry
+
+    if not project.is_dir():
+        raise click.ClickException(f"Project folder not found: {project}; pass --project DIR.")
+    with tempfile.TemporaryDirectory(prefix="formspec-check-") as tmp:
+        isolated_registry(Path(tmp))
+        divergence, steps = anyio.run(check, recording, project)
+    if divergence is None:
+        click.echo(f"ok: {steps} steps replayed, no divergence from the recording")
+        return
+    click.echo(f"DIVERGED at {divergence.describe()}", err=True)
+    raise SystemExit(1)

@@ -1,0 +1,1 @@
+"""Replaying recorded sessions through the app (`replay`, `demo`) and checking them (`--check`)."""

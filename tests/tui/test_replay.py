@@ -1,0 +1,153 @@
+"""Replay (read-only playback, --check) and the offline demo, over the bundled example session."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from formspec_consult.cli import cli
+from formspec_consult.resources import package_path
+from formspec_consult.tui.replay.check import check
+from formspec_consult.tui.replay.player import PlayerApp
+from formspec_consult.tui.replay.recorded_engine import RecordedEngine
+from formspec_consult.tui.replay.recording import RecordingError, load
+from formspec_consult.tui.replay.sources import EXAMPLE_SESSION, bundled_sessions
+from formspec_consult.tui.widgets.assistant_block import AssistantBlock
+from formspec_consult.tui.widgets.conversation import ConversationView
+from formspec_consult.tui.widgets.diff_pane import DiffPane
+from formspec_consult.tui.widgets.prompt_input import PromptInput
+from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
+from tests.tui.conftest import SIZE, notices, wait_until
+
+DRAFT = "modules/booking/transaction/queue_ticket/entity.yaml"
+
+
+@pytest.fixture
+def example() -> Path:
+    return bundled_sessions() / EXAMPLE_SESSION
+
+
+@pytest.fixture
+def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+
+
+def test_the_example_recording_reads_as_the_owners_steps(example: Path) -> None:
+    steps = load(example).steps
+    assert [s.kind for s in steps] == ["say", "say", "say", "apply", "undo"]
+    assert [s.text for s in steps[1:3]] == ["B", "A"]  # picked options, as typed
+    assert steps[3].text == f"/apply {DRAFT}"
+
+
+def test_a_folder_without_a_log_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(RecordingError, match="give a session folder that holds events.jsonl"):
+        load(tmp_path)
+
+
+@pytest.mark.anyio
+async def test_replay_plays_the_recording_read_only_with_its_tool_calls_and_drafts(example: Path) -> None:
+    recording = load(example)
+    engine = RecordedEngine(recording, speed=0)
+
+    async def factory(resume: str | None) -> RecordedEngine:
+        return engine
+
+    app = PlayerApp(factory, recording.steps, autoplay=False, speed=0)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.query_one(PromptInput).disabled
+        await wait_until(pilot, lambda: app.engine is not None)
+        for played in (1, 2, 3):  # the three conversation turns, stepped with `n`
+            await pilot.press("n")
+            await wait_until(pilot, lambda played=played: engine.position == played and not app._turn_running())
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: [d.path for d in pane.drafts] == [DRAFT])
+        assert pane.drafts[0].valid and "+    - {name: status, type: enum" in pane.drafts[0].diff
+        await pilot.press("space")
+        await wait_until(pilot, lambda: app.done, timeout=30)
+        await wait_until(pilot, lambda: not pane.drafts)
+        replies = [b.text for b in app.query_one(ConversationView).blocks if isinstance(b, AssistantBlock)]
+        assert len(replies) == 3 and "Numbered tickets it is." in replies[1]
+        calls = app.query_one(ToolCallsPane).query("ToolCallEntry")
+        assert [c.tool_name for c in calls] == ["list_business_templates", "propose_spec_file", "propose_spec_file"]
+        assert f"Applied {DRAFT} (recorded)." in [getattr(b, "text", "") for b in app.query_one(ConversationView).blocks]
+        await pilot.press("a")  # a review key in a replay is refused, and nothing is written
+        app.query_one(DiffPane).post_message(DiffPane.ActionRequested("undo", None))
+        await wait_until(pilot, lambda: any("read-only replay" in n for n in notices(app)))
+
+
+@pytest.mark.anyio
+async def test_replay_steps_one_at_a_time_when_paused(example: Path) -> None:
+    recording = load(example)
+    engine = RecordedEngine(recording, speed=0)
+
+    async def factory(resume: str | None) -> RecordedEngine:
+        return engine
+
+    app = PlayerApp(factory, recording.steps, autoplay=False, speed=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: engine.position == 1 and not app._turn_running())
+        assert app.next_step == 1 and "paused" in app.sub_title
+        await pilot.press("plus")
+        assert app.speed == 0.5 and engine.speed == 0.5  # from 0, the step after the slowest
+        await pilot.press("minus", "minus")
+        assert app.speed == 0.25 and "×0.25" in app.sub_title
+
+
+@pytest.mark.anyio
+async def test_replay_check_passes_on_the_example_and_reports_a_changed_result(
+    example: Path, tmp_path: Path, registry: None
+) -> None:
+    project = package_path("examples", "barbershop")
+    divergence, steps = await check(load(example), project)
+    assert divergence is None and steps == 5
+
+    tampered = tmp_path / "tampered"
+    shutil.copytree(example, tampered)
+    log = tampered / "events.jsonl"
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    for event in lines:
+        if event.get("type") == "tool_result" and event.get("name") == "list_business_templates":
+            event["result"] = '{"count": 0, "templates": []}'
+    log.write_text("".join(json.dumps(e) + "\n" for e in lines), encoding="utf-8")
+    divergence, _ = await check(load(tampered), project)
+    assert divergence is not None and "list_business_templates" in divergence.recorded
+
+
+def test_replay_check_command_says_ok_and_names_a_missing_session(registry: None) -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["replay", EXAMPLE_SESSION, "--check"])
+    assert result.exit_code == 0, result.output
+    assert "no divergence" in result.output
+    missing = runner.invoke(cli, ["replay", "no-such-session", "--check"])
+    assert missing.exit_code == 1 and "No session 'no-such-session'" in missing.output
+
+
+@pytest.mark.anyio
+async def test_the_demo_applies_and_undoes_for_real_on_a_copy_of_the_example(
+    example: Path, tmp_path: Path, registry: None
+) -> None:
+    from formspec_consult.providers import ReplayProvider
+    from formspec_consult.tui.launch import engine_factory_for
+
+    project = tmp_path / "barbershop"
+    shutil.copytree(package_path("examples", "barbershop"), project)
+    recording = load(example)
+    provider = ReplayProvider.from_events(recording.raw)
+    factory = engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=True, preload=())
+    app = PlayerApp(factory, recording.steps, speed=0)
+    target = project / "spec" / DRAFT
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.done, timeout=60)
+        assert app.engine is not None and app.engine.provider_name == "replay"
+        log = [json.loads(line) for line in (app.engine.session_dir / "events.jsonl").read_text().splitlines()]
+        done = [(e["type"], e.get("path")) for e in log if e["type"] in {"apply", "undo"}]
+        assert done == [("apply", DRAFT), ("undo", DRAFT)]  # the local server really applied and undid
+        assert not target.exists()  # the exact state before the apply: no such file
+        results = [c for c in app.query_one(ToolCallsPane).query("ToolCallEntry") if c.tool_name == "propose_spec_file"]
+        assert ['"ok": false' in c.result for c in results] == [True, False]  # refused, then passed the gate
