@@ -113,3 +113,30 @@ def test_kill_9_mid_turn_then_continue_resumes_with_no_event_lost(
     assert any(m.get("tool_calls") for m in resumed_request)
     assert resumed_request[-1] == {"role": "user", "content": "where were we?"}
     assert [e["turn"] for e in after if e["type"] == "turn_started"] == [1, 2]
+
+
+def test_ctrl_c_mid_reply_exits_130_and_logs_a_cancelled_turn_with_what_was_shown(
+    tmp_path: Path, fake: FakeOpenAIServer
+) -> None:
+    project = make_project(tmp_path / "shop")
+    env = cli_env(tmp_path, FORMSPEC_LLM_API_KEY=KEY)
+    fake.queue(FakeReply(text="A partial answer that never ends", stall_after_chunks=2))
+    command = [sys.executable, "-m", "formspec_consult", *model_args(fake), "-p", "hello"]
+    with subprocess.Popen(
+        command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    ) as process:
+        try:
+            fake.wait_for_requests(1, timeout=90)
+            assert process.stdout is not None
+            # Blocks until the first streamed chunk is out (then the reply stalls); pytest-timeout bounds it.
+            assert process.stdout.read(6) == "A part"
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 130
+    events = list(EventLog.read(session_folder(project) / "events.jsonl"))
+    assert events[-1]["type"] == "turn_finished" and events[-1]["reason"] == "cancelled"
+    kept = [e["message"] for e in events if e["type"] == "message" and e["message"]["role"] == "assistant"]
+    assert kept and kept[-1]["content"].startswith("A part")
