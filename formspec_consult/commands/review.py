@@ -101,8 +101,13 @@ def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
     from formspec_consult.agent.slash_format import format_diffs
 
     async def work(call: Call, sid: str) -> int:
-        result = await call("diff_drafts", {"path": path} if path else {})
-        click.echo(format_diffs(result.get("drafts", [])))
+        drafts = (await call("diff_drafts", {"path": path} if path else {})).get("drafts", [])
+        click.echo(format_diffs(drafts))
+        if drafts:  # what to do next, on stderr so the diff itself stays pipeable
+            click.echo(
+                "\nApply: formspec-consult apply PATH (or --all) · discard: formspec-consult reject PATH",
+                err=True,
+            )
         return 0
 
     with_local_server(ctx, session_id, work)
