@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -117,9 +118,14 @@ async def open_session(options: Any) -> Session:
 
         existing = ensure_session(consult_dir(project_root), None)
     session_id, session_dir = existing
+    warm = getattr(provider, "warm", None)
+    if callable(warm):  # the first litellm import takes seconds: keep the event loop (and a UI) free
+        await asyncio.to_thread(warm)
     window, usable = usable_window(settings, provider)
     manager = MCPManager(server_specs(settings, project_root, session_id, in_memory=options.in_memory_server))
     log = EventLog(session_dir / "events.jsonl")
+    for secret in session_secrets(provider, settings):
+        log.add_secret(secret)  # masked wherever it would be written
     try:
         problems = await manager.start(required=[LOCAL])
         session = _assemble(
@@ -167,6 +173,8 @@ def _assemble(
         summarise=make_summariser(provider),
     )
     transcript = _open_transcript(session_dir)
+    for secret in session_secrets(provider, settings):
+        transcript.add_secret(secret)
 
     def record(event: AgentEvent) -> None:
         transcript.write(event)
@@ -272,3 +280,10 @@ def _resume(session: Session, events: list[dict[str, Any]]) -> None:
         session.transcript.write_note(
             f"Turn {loop.turn} was interrupted (the program stopped); it was closed on resume."
         )
+
+
+def session_secrets(provider: Any, settings: Any) -> tuple[str, ...]:
+    """Values no file of the session may contain: the provider's key, the registry token."""
+    secret_values = getattr(provider, "secret_values", None)
+    found = tuple(secret_values()) if callable(secret_values) else ()
+    return tuple(s for s in (*found, getattr(settings, "registry_token", None)) if s)

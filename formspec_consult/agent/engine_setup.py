@@ -55,7 +55,12 @@ def registry_server_spec(
     """The registry: the configured URL (with the bearer token), else the bundled one over stdio
     (in-process when `in_memory`, for tests)."""
     if settings.registry_url:
-        headers = {"Authorization": f"Bearer {settings.registry_token}"} if settings.registry_token else {}
+        token = settings.registry_token
+        if not token:  # not in config or env: the OS keyring (`formspec-consult registry token set URL`)
+            from formspec_consult.registry.credentials import registry_token
+
+            token, _where = registry_token(settings.registry_url)
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
         return ServerSpec(name=REGISTRY, url=settings.registry_url, headers=headers, timeout=timeout)
     try:
         from formspec_consult.servers.registry import bundled_registry_command, create_registry_server

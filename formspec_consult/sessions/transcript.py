@@ -49,8 +49,16 @@ class Transcript:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.touch(exist_ok=True)
+        self._secrets: list[str] = []
+
+    def add_secret(self, value: str) -> None:
+        """Register a secret value (the API key) to mask wherever it would be written."""
+        if value and len(value) >= 6 and value not in self._secrets:
+            self._secrets.append(value)
 
     def _append(self, text: str) -> None:
+        for secret in self._secrets:
+            text = text.replace(secret, "[redacted]")
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write(text if text.endswith("\n") else text + "\n")
             handle.flush()
