@@ -1,0 +1,56 @@
+"""An installed wheel must work, not only the source checkout: styles/ and prompts/ ship inside it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (built,) = out.glob("formspec_consult-*.whl")
+    return built
+
+
+def test_wheel_ships_styles_and_prompts_inside_the_package(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    top_styles = sorted(p.name for p in (ROOT / "styles").glob("*.tcss"))
+    top_prompts = sorted(p.name for p in (ROOT / "prompts").rglob("*") if p.is_file())
+    assert top_styles, "styles/ has no .tcss files"
+    for name in top_styles:
+        assert f"formspec_consult/styles/{name}" in names
+    for name in top_prompts:
+        assert any(n.startswith("formspec_consult/prompts/") and n.endswith("/" + name) for n in names), name
+
+
+def test_unpacked_wheel_finds_its_own_data(wheel: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = (
+        "import formspec_consult, formspec_consult.resources as r\n"
+        "print(formspec_consult.__file__)\n"
+        "print(r.data_dir('styles'))\n"
+        "print(r.data_dir('prompts'))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    package_file, styles, prompts = proc.stdout.split()
+    assert package_file.startswith(str(site))
+    assert styles == str(site / "formspec_consult" / "styles")
+    assert prompts == str(site / "formspec_consult" / "prompts")
