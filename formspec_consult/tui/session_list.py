@@ -22,12 +22,16 @@ class SessionSummary:
 
 
 def _title(folder: Path) -> str:
+    """The first line the user wrote: the text after the transcript's first `## You` heading."""
     transcript = folder / "transcript.md"
     try:
         with transcript.open(encoding="utf-8", errors="replace") as handle:
-            for _, line in zip(range(200), handle, strict=False):
-                text = line.strip().lstrip("#>*- ").strip()
-                if text and not text.lower().startswith(("session", "transcript", "model", "project")):
+            after_you = False
+            for _, line in zip(range(400), handle, strict=False):
+                text = line.strip()
+                if text.startswith("## You"):
+                    after_you = True
+                elif after_you and text:
                     return text[:80]
     except OSError:
         pass

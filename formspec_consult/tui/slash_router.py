@@ -26,7 +26,7 @@ def find_logs(status: dict[str, Any], session_dir: Path | None, project_root: Pa
     """Candidate MCP/server logs, newest first: paths named in the status, then *.log files."""
     found: list[Path] = []
     mcp = status.get("mcp")
-    servers = mcp.values() if isinstance(mcp, dict) else []
+    servers = list(mcp.values()) if isinstance(mcp, dict) else mcp if isinstance(mcp, list) else []
     for value in [status.get("mcp_log"), *[(s or {}).get("log") for s in servers if isinstance(s, dict)]]:
         if value:
             found.append(Path(value))

@@ -100,7 +100,7 @@ async def test_new_messages_past_the_limit_unmount_the_oldest_blocks() -> None:
 
 
 async def test_sessions_screen_lists_project_sessions_and_resumes_the_chosen_one(tmp_path: Path) -> None:
-    for sid, first in [("s-old", "# Session s-old\n\nI sell flowers\n"), ("s-test", "hello\n")]:
+    for sid, first in [("s-old", "# Consultation s-old\n\n## You (turn 1)\n\nI sell flowers\n"), ("s-test", "hello\n")]:
         folder = tmp_path / ".formspec" / "consult" / sid
         folder.mkdir(parents=True)
         (folder / "transcript.md").write_text(first, encoding="utf-8")

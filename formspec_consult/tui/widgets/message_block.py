@@ -6,10 +6,13 @@ summary, so it stays readable on demand.
 
 from __future__ import annotations
 
+import re
+
 from rich.markup import escape
 from textual.widgets import Collapsible, Static
 
 _LABELS = {"user": "You", "notice-warning": "Warning", "notice-error": "Error"}
+_CHOSEN = re.compile(r"^\[chosen: (.*)\]$", re.S)  # how the engine records a picked option
 
 
 class MessageBlock(Static):
@@ -18,7 +21,12 @@ class MessageBlock(Static):
 
     def __init__(self, role: str, text: str) -> None:
         label = _LABELS.get(role)
-        markup = f"[b]{label}[/b]\n{escape(text)}" if label else escape(text)
+        chosen = _CHOSEN.match(text) if role == "user" else None
+        if chosen:
+            label, shown = "You picked", chosen.group(1)
+        else:
+            shown = text
+        markup = f"[b]{label}[/b]\n{escape(shown)}" if label else escape(shown)
         super().__init__(markup, classes=f"block {role}")
         self.role = role
         self.text = text

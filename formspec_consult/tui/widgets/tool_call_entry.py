@@ -16,7 +16,19 @@ from textual.widgets import Collapsible, Static
 
 # Results can be huge (a whole schema); the pane shows a capped copy, the log keeps all of it.
 RESULT_PREVIEW_CHARS = 4000
-_ICONS = {"running": "…", "ok": "✓", "error": "✗"}
+_ICONS = {"running": "…", "ok": "✓", "error": "✗", "refused": "!"}
+
+
+def gate_refused(result: str) -> bool:
+    """True when a tool succeeded but reports a validation that failed (a draft the gate refused)."""
+    if not result.startswith("{") or len(result) > 200_000:
+        return False
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return False
+    validation = data.get("validation") if isinstance(data, dict) else None
+    return isinstance(validation, dict) and validation.get("ok") is False
 
 
 def format_arguments(arguments: dict[str, Any], limit: int = 60) -> str:
@@ -30,7 +42,7 @@ def format_arguments(arguments: dict[str, Any], limit: int = 60) -> str:
 
 
 class ToolCallEntry(Collapsible):
-    """A call that is running (`status="running"`) or finished (`ok` / `error`)."""
+    """A call that is running (`status="running"`) or finished (`ok` / `refused` / `error`)."""
 
     status: reactive[str] = reactive("running")
 
@@ -71,6 +83,7 @@ class ToolCallEntry(Collapsible):
         """Mark the call finished and keep its result, collapsed."""
         self.result = result
         self.duration_ms = duration_ms
-        self.status = "ok" if ok else "error"
+        # A draft the validation gate refused is a success of the tool but worth seeing at a glance.
+        self.status = ("refused" if gate_refused(result) else "ok") if ok else "error"
         self._body.update(self._body_text(self.arguments, result))
         self.title = self.header()

@@ -1,0 +1,105 @@
+"""The app's pure helpers: draft views, status line, options, slash parsing, sessions, logs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from formspec_consult.tui.drafts import parse_drafts
+from formspec_consult.tui.replay.check import signature
+from formspec_consult.tui.session_list import list_sessions
+from formspec_consult.tui.slash import SLASH_COMMANDS, help_text, parse
+from formspec_consult.tui.slash_router import find_logs
+from formspec_consult.tui.widgets.assistant_block import display_markdown
+from formspec_consult.tui.widgets.choice_bar import option_letter
+from formspec_consult.tui.widgets.status_bar import StatusInfo, render_status
+from formspec_consult.tui.widgets.tool_call_entry import format_arguments, gate_refused
+from formspec_consult.tui.widgets.tool_calls import describe_mcp
+
+
+def test_drafts_merge_listing_and_diffs_and_read_problems_in_every_shape() -> None:
+    listing = {"drafts": [{"path": "b.yaml", "status": "modified", "valid": False, "problems": 2},
+                          {"path": "a.yaml", "status": "new", "valid": True, "problems": 0}]}
+    diffs = {"drafts": [{"path": "b.yaml", "diff": "-x\n+y\n",
+                         "problems": [{"path": "spec.fields[0]", "message": "unknown type"}, "plain text"]}]}
+    a, b = parse_drafts(listing, diffs)
+    assert (a.path, a.badges, a.diff) == ("a.yaml", ("new",), "")
+    assert b.badges == ("modified", "invalid") and b.diff == "-x\n+y\n"
+    assert b.problems == ("spec.fields[0]: unknown type", "plain text")
+    nested = parse_drafts([{"file": "c.yaml", "validation": {"ok": False, "valid": False, "errors": ["bad"]}}])
+    assert nested[0].path == "c.yaml" and not nested[0].valid and nested[0].problems == ("bad",)
+    assert parse_drafts({"unexpected": True}) == [] and parse_drafts(None) == []
+
+
+def test_the_status_line_marks_estimated_figures_and_a_missing_cost() -> None:
+    line = render_status(StatusInfo(state="ready", model="m", session="s", context_tokens=45_000,
+                                    threshold_tokens=90_000, window_tokens=120_000, reported=False))
+    assert "ctx 45.0k/90.0k/120.0k 50% estimated" in line and "cost n/a" in line and "0 compactions" in line
+    assert "1 compaction" in render_status(StatusInfo(compactions=1, cost=0.5)) and "$0.5000" in render_status(StatusInfo(cost=0.5))
+
+
+@pytest.mark.parametrize(("option", "index", "letter"), [("B) Monthly", 0, "B"), ("(c) x", 0, "C"), ("free text", 3, "D")])
+def test_option_letters_come_from_the_label_or_the_position(option: str, index: int, letter: str) -> None:
+    assert option_letter(option, index) == letter
+
+
+def test_option_lines_keep_their_own_lines_in_markdown() -> None:
+    assert display_markdown("Pick:\nA) one\nB) two") == "Pick:\nA) one  \nB) two"
+    assert display_markdown("plain\ntext") == "plain\ntext"
+
+
+def test_slash_parsing_names_unknown_commands_and_lets_double_slash_through() -> None:
+    call = parse("/Apply  modules/a.yaml ")
+    assert call is not None and call.spec is not None and (call.name, call.args) == ("apply", "modules/a.yaml")
+    unknown = parse("/nope")
+    assert unknown is not None and unknown.spec is None
+    assert parse("//not a command") is None and parse("hello") is None and parse("/") is None
+    assert all(f"/{spec.name}" in help_text() for spec in SLASH_COMMANDS)
+
+
+def test_sessions_are_listed_newest_first_with_their_first_message(tmp_path: Path) -> None:
+    base = tmp_path / ".formspec" / "consult"
+    for name, mtime, text in [("old", 1_000_000, "# Consultation old\n\n- **model:** x\n\n## You (turn 1)\n\nI sell bread\n"),
+                              ("new", 2_000_000, "")]:
+        (base / name).mkdir(parents=True)
+        (base / name / "transcript.md").write_text(text, encoding="utf-8")
+        os.utime(base / name / "transcript.md", (mtime, mtime))
+    (base / "not-a-session").mkdir()
+    found = list_sessions(tmp_path)
+    assert [s.session_id for s in found] == ["new", "old"]
+    assert found[1].title == "I sell bread" and found[0].title == "(no messages yet)"
+    assert list_sessions(tmp_path / "elsewhere") == []
+
+
+def test_logs_are_found_from_the_status_and_the_consult_folder(tmp_path: Path) -> None:
+    consult = tmp_path / ".formspec" / "consult"
+    consult.mkdir(parents=True)
+    (consult / "mcp-server.log").write_text("x", encoding="utf-8")
+    named = tmp_path / "custom.log"
+    named.write_text("y", encoding="utf-8")
+    logs = find_logs({"mcp": [{"name": "formspec", "log": str(named)}]}, None, tmp_path)
+    assert set(logs) == {named, consult / "mcp-server.log"}
+    assert find_logs({}, None, None) == []
+
+
+def test_server_state_and_tool_arguments_read_as_one_line() -> None:
+    state = describe_mcp([{"name": "formspec", "state": "dead", "tools": 0, "error": "exit 1", "restarts": 2}])
+    assert state == "MCP  formspec: dead, 2 restart(s) — exit 1"
+    assert describe_mcp(None) == "MCP: not connected"
+    assert format_arguments({"path": "a.yaml", "content": "x" * 100}, 10) == "path=a.yaml, content=xxxxxxxxxx…"
+
+
+def test_a_refused_draft_is_told_apart_from_a_failed_call() -> None:
+    assert gate_refused('{"written": true, "validation": {"ok": false, "problems": [1]}}')
+    assert not gate_refused('{"validation": {"ok": true}}') and not gate_refused("not json")
+
+
+def test_divergence_signatures_ignore_ids_times_and_durations() -> None:
+    a = [{"type": "tool_result", "seq": 1, "ts": "t1", "call_id": "c1", "duration_ms": 3, "name": "n",
+          "result": "draft in .formspec/consult/20261130-221754-2032/draft"}]
+    b = [{"type": "tool_result", "seq": 9, "ts": "t2", "call_id": "c9", "duration_ms": 7, "name": "n",
+          "result": "draft in .formspec/consult/20261201-090000-abcd/draft"}]
+    assert signature(a) == signature(b)
+    assert signature([{"type": "usage", "context_tokens": 1}]) == []
