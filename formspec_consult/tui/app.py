@@ -17,13 +17,13 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
-from textual.reactive import reactive
 from textual.widgets import Footer
 from textual.worker import Worker
 
 from formspec_consult.resources import data_dir
 from formspec_consult.tui.commands import SlashCommandsProvider
 from formspec_consult.tui.engine_port import EngineFactory, EngineLike
+from formspec_consult.tui.layout import LayoutActions
 from formspec_consult.tui.review import Review
 from formspec_consult.tui.slash_router import SlashRouter
 from formspec_consult.tui.slash import SlashSpec, parse
@@ -37,7 +37,7 @@ from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 _LETTERS = "abcdef"
 
 
-class ConsultApp(App[None]):
+class ConsultApp(LayoutActions, App[None]):
     """`ConsultApp(engine_factory)`: the factory opens (or resumes) the engine off the UI path."""
 
     CSS_PATH = [data_dir("styles") / "app.tcss"]
@@ -53,8 +53,6 @@ class ConsultApp(App[None]):
         Binding("f8", "toggle_theme", "Theme"),
         *[Binding(f"alt+{c}", f"pick('{c}')", f"Option {c.upper()}", show=False, priority=True) for c in _LETTERS],
     ]
-
-    side_width: reactive[int] = reactive(45)  # percent of the screen for tools + diffs
 
     def __init__(
         self,
@@ -105,7 +103,7 @@ class ConsultApp(App[None]):
     async def open_engine(self, resume: str | None) -> None:
         """Open (or resume) the engine, then show the earlier conversation and the drafts."""
         # Imported here, not at start-up: the presenter pulls in the Markdown machinery.
-        from formspec_consult.tui.presenter import Presenter, history
+        from formspec_consult.tui.presenter import Presenter
 
         self.presenter = Presenter(
             self.query_one(ConversationView),
@@ -131,13 +129,8 @@ class ConsultApp(App[None]):
             return
         self.engine = engine
         self.review = Review(engine, self.query_one(DiffPane), lambda m, s: self.notify(m, severity=s))  # type: ignore[arg-type]
-        past = history(engine.past_events())
-        await self.query_one(ConversationView).load(past.entries)
-        await self.query_one(ToolCallsPane).load(past.calls)
-        self.query_one(ChoiceBar).options = past.options
         self.refresh_status()
-        if past.usage is not None:
-            self.presenter.usage(past.usage)
+        await self.presenter.load(engine.past_events())
         self.sub_title = f"{engine.model} · session {engine.session_id}"
         await self.review.refresh()
 
@@ -258,28 +251,6 @@ class ConsultApp(App[None]):
 
     def on_tool_calls_pane_restart_requested(self) -> None:
         self.router.handle("/mcp restart")
-
-    # -- layout -------------------------------------------------------------------------------
-
-    def action_toggle_pane(self, pane_id: str) -> None:
-        pane = self.query_one(f"#{pane_id}")
-        pane.display = not pane.display
-        side = self.query_one("#side")
-        side.display = self.query_one("#tools-pane").display or self.query_one("#diff-pane").display
-
-    def action_resize_side(self, delta: int) -> None:
-        self.side_width = max(20, min(75, self.side_width + delta))
-
-    def watch_side_width(self, width: int) -> None:
-        if self.is_mounted:
-            self.query_one("#side").styles.width = f"{width}%"
-
-    def action_toggle_theme(self) -> None:
-        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
-
-    def watch_theme(self, theme: str) -> None:
-        if self.is_mounted:
-            self.query_one(DiffPane).syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"
 
 
 def run_app(options: Mapping[str, Any]) -> None:

@@ -100,6 +100,15 @@ class Presenter:
         self._drafts_changed = drafts_changed
         self.reply: AssistantBlock | None = None
 
+    async def load(self, events: Iterable[AgentEvent]) -> None:
+        """Show a resumed session's earlier conversation, tool calls, options and usage at once."""
+        past = history(events)
+        await self.conversation.load(past.entries)
+        await self.tools.load(past.calls)
+        self.choices.options = past.options
+        if past.usage is not None:
+            self.usage(past.usage)
+
     def usage(self, event: UsageUpdated) -> None:
         """Show the latest context and cost figures."""
         self.status.info = self.status.info.with_(

@@ -75,8 +75,13 @@ class Review:
             reason = result.get("reason") or result.get("message") or "the server refused it"
             self.notify(f"Not applied: {path} — {reason}{_problems_of(result)}. Fix the draft, then accept again.", "warning")
             return False
-        backup = result.get("backup")
-        self.notify(f"Applied {path}" + (f" (previous file backed up; /undo restores it)" if backup else "") + ".", "information")
+        if result.get("previous") == "did not exist":
+            how = " (a new file; /undo removes it)"
+        elif result.get("backup"):
+            how = " (the previous version is backed up; /undo restores it)"
+        else:
+            how = ""
+        self.notify(f"Applied {path}{how}.", "information")
         return True
 
     async def reject(self, path: str) -> bool:

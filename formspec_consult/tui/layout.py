@@ -1,0 +1,44 @@
+"""Layout actions of the app: show/hide panes, resize the side column, switch the theme.
+
+A mixin for ConsultApp, kept apart so the app module stays about the conversation itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from formspec_consult.tui.widgets.diff_pane import DiffPane
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    _Base = App[None]
+else:
+    _Base = object
+
+SIDE_MIN, SIDE_MAX = 20, 75  # percent of the screen width for the tools + diffs column
+
+
+class LayoutActions(_Base):
+    """F2/F3/F4 toggle panes, F6/F7 resize the side column, F8 switches light/dark."""
+
+    side_width: int = 45
+
+    def action_toggle_pane(self, pane_id: str) -> None:
+        pane = self.query_one(f"#{pane_id}")
+        pane.display = not pane.display
+        # An empty side column would still take its width: hide it with its last pane.
+        side = self.query_one("#side")
+        side.display = bool(self.query_one("#tools-pane").display or self.query_one("#diff-pane").display)
+
+    def action_resize_side(self, delta: int) -> None:
+        self.side_width = max(SIDE_MIN, min(SIDE_MAX, self.side_width + delta))
+        self.query_one("#side").styles.width = f"{self.side_width}%"
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    def watch_theme(self, theme: str) -> None:
+        # Rich's diff highlighting has its own palette: follow the app's light/dark.
+        if self.is_mounted:
+            self.query_one(DiffPane).syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"
