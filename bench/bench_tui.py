@@ -7,7 +7,8 @@ Each figure is the median of N fresh subprocesses (headless Textual, 120×36), m
 * input focused — the message input has focus and can take keys;
 * the same for a bare Textual app with one Input (the floor, measured in the same run);
 * the app while litellm is imported in a background thread (the real start-up path);
-* opening a resumed 2,000-message session until the status bar says ready.
+* opening a resumed 2,000-message session until the status bar says ready, then the median
+  time of one page-up in it (until processed and repainted), against a bare app scrolling as many blocks.
 
 Goal: first frame and input focused ≤ 0.35 s. litellm must not be imported at the first frame.
 
@@ -36,6 +37,12 @@ def _child(kind: str) -> None:
 
     def say(what: str) -> None:
         print(f"{what} {time.time() - started:.4f} litellm={'litellm' in sys.modules}", flush=True)
+
+    if kind in {"scroll", "bare-scroll"}:
+        import asyncio
+
+        asyncio.run(_scroll(kind, say))
+        return
 
     if kind == "bare":
         from textual.app import App, ComposeResult
@@ -73,7 +80,47 @@ def _child(kind: str) -> None:
             if kind == "long" and self.engine is not None and state == "ready":
                 self.call_after_refresh(lambda: (say("ready"), self.exit()))
 
+
     Measured(engine_factory).run(headless=True, size=SIZE)
+
+
+async def _scroll(kind: str, say) -> None:  # type: ignore[no-untyped-def]
+    """Page up 30 times, each time until the app has processed it (Pilot.pause).
+
+    `scroll`: the app with a resumed 2,000-message session. `bare-scroll`: a bare app scrolling
+    the same number of plain one-widget blocks (the floor)."""
+    from textual.app import App, ComposeResult
+    from textual.containers import VerticalScroll
+    from textual.widgets import Static
+
+    if kind == "scroll":
+        from formspec_consult.tui.app import ConsultApp
+
+        app: App[None] = ConsultApp(_factory("long"))
+    else:
+
+        class BareScroll(App[None]):
+            def compose(self) -> ComposeResult:
+                with VerticalScroll(id="conversation"):
+                    for i in range(240):
+                        yield Static(f"Answer {i}: walk-ins queue, bookings hold a chair.\n- one\n- two")
+
+        app = BareScroll()
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one("#conversation")
+        while kind == "scroll" and getattr(app, "engine", None) is None or not view.children:
+            await pilot.pause()
+        await pilot.pause()
+        view.focus()
+        view.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        steps = []
+        for _ in range(30):
+            began = time.perf_counter()
+            view.scroll_page_up(animate=False)
+            await pilot.pause()  # until the app has processed the scroll and repainted
+            steps.append(time.perf_counter() - began)
+        print(f"scroll {statistics.median(steps):.4f} litellm=False", flush=True)
 
 
 def _factory(kind: str):  # type: ignore[no-untyped-def]
@@ -127,8 +174,8 @@ def _measure(kind: str) -> dict[str, float]:
 def main() -> int:
     print(f"median of {RUNS} subprocess runs, headless {SIZE[0]}x{SIZE[1]}")
     results: dict[str, dict[str, float]] = {}
-    for kind in ("bare", "consult", "litellm", "long"):
-        samples = [_measure(kind) for _ in range(RUNS if kind != "long" else max(3, RUNS // 2))]
+    for kind in ("bare", "consult", "litellm", "long", "scroll", "bare-scroll"):
+        samples = [_measure(kind) for _ in range(RUNS if kind in {"bare", "consult", "litellm"} else max(3, RUNS // 2))]
         results[kind] = {k: statistics.median(s.get(k, 0.0) for s in samples) for k in samples[0]}
         results[kind]["litellm_seen"] = max(s.get("litellm_at_frame", 0.0) for s in samples)
     floor = results["bare"]["frame"]
@@ -148,6 +195,9 @@ def main() -> int:
         print(f"note: the bare floor itself is above {GOAL_S} s here (a loaded machine); judge the ratio")
     ready = results["long"]["ready"]
     print(f"{'resume a 2,000-message session':42} ready    {ready:6.3f} s  ×{ready / floor:4.2f} of bare first frame")
+    scroll, bare_scroll = results["scroll"]["scroll"], results["bare-scroll"]["scroll"]
+    print(f"{'page up in that session (median of 30)':42} step     {scroll * 1000:6.1f} ms  "
+          f"×{scroll / bare_scroll:4.2f} of a bare app scrolling as many blocks ({bare_scroll * 1000:.1f} ms)")
     return status
 
 

@@ -16,7 +16,8 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from formspec_consult.tui.widgets.message_block import CompactionBlock, MessageBlock
+from formspec_consult.tui.widgets.compaction_block import CompactionBlock
+from formspec_consult.tui.widgets.message_block import MessageBlock
 
 if TYPE_CHECKING:
     from formspec_consult.tui.widgets.assistant_block import AssistantBlock
