@@ -82,8 +82,10 @@ def test_the_real_app_answers_a_typed_message_in_a_terminal(tmp_path: Path, fake
         wait_for(lambda: "ready" in screen() and "session" in screen(), 120, "the app to connect (status 'ready')")
         subprocess.run(["tmux", "send-keys", "-t", session, "I run a barbershop", "Enter"], check=True)
         wait_for(lambda: "Hello from the fake model!" in screen(), 60, "the streamed reply on screen")
+        # the provider-reported usage replaces the local estimate once the turn ends
+        wait_for(lambda: "reported" in screen(), 30, "the status bar to show reported usage")
         shown = screen()
-        assert "I run a barbershop" in shown and "openai/fake" in shown and "reported" in shown
+        assert "I run a barbershop" in shown and "openai/fake" in shown
         subprocess.run(["tmux", "send-keys", "-t", session, "C-q"], check=True)
         wait_for(lambda: subprocess.run(["tmux", "has-session", "-t", session], capture_output=True).returncode != 0,
                  30, "the app to quit on ctrl+q")
@@ -91,3 +93,29 @@ def test_the_real_app_answers_a_typed_message_in_a_terminal(tmp_path: Path, fake
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     sessions = list((project / ".formspec" / "consult").glob("*/transcript.md"))
     assert sessions and REPLY in sessions[0].read_text(encoding="utf-8")
+
+
+def test_the_demo_plays_the_example_session_to_the_end_in_a_terminal(tmp_path: Path) -> None:
+    session = f"fsc-demo-{uuid.uuid4().hex[:8]}"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "config"), TERM="xterm-256color",
+               FORMSPEC_REGISTRY_DB=f"sqlite:///{tmp_path / 'registry.db'}", PYTHONPATH=str(ROOT))
+    binary = shutil.which("formspec-consult", path=str(Path(sys.executable).parent)) or "formspec-consult"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "130", "-y", "40",
+                    f"{binary} demo --dir {tmp_path / 'demo'} --speed 8"], check=True, env=env)
+
+    def screen() -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
+
+    try:
+        wait_for(lambda: "■ finished" in screen(), 120, "the demo to play every step")
+        shown = screen()
+        assert "Undid the apply of" in shown and "propose_spec_file" in shown
+        subprocess.run(["tmux", "send-keys", "-t", session, "C-q"], check=True)
+        wait_for(lambda: subprocess.run(["tmux", "has-session", "-t", session], capture_output=True).returncode != 0,
+                 30, "the demo to quit on ctrl+q")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    project = tmp_path / "demo" / "barbershop"
+    assert not (project / "spec" / "modules/booking/transaction/queue_ticket/entity.yaml").exists()  # undone
+    assert list((project / ".formspec" / "consult").glob("*/events.jsonl"))  # a real session was recorded

@@ -42,9 +42,7 @@ class PlayerApp(ConsultApp):
 
     def on_mount(self) -> None:
         super().on_mount()
-        prompt = self.query_one(PromptInput)
-        prompt.placeholder = "Playback — space play/pause · n step · +/- speed · ctrl+q quit"
-        prompt.disabled = True
+        self.query_one(PromptInput).disabled = True
         self.set_interval(0.1, self._tick)
         self._show_state()
 
@@ -61,6 +59,8 @@ class PlayerApp(ConsultApp):
         if self.next_step >= len(self.steps):
             state = "■ finished"
         self.sub_title = f"{state} · step {min(self.next_step, len(self.steps))}/{len(self.steps)} · ×{self.speed:g}"
+        # The input is disabled during playback: its placeholder is where the state shows.
+        self.query_one(PromptInput).placeholder = f"{self.sub_title} — space play/pause · n step · +/- speed · ctrl+q quit"
 
     def _tick(self) -> None:
         if self._turn_running() or self.engine is None:
