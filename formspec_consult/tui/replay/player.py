@@ -39,6 +39,7 @@ class PlayerApp(ConsultApp):
         self.playing = autoplay
         self.speed = speed
         self._idle_since = time.monotonic()
+        self._finished_shown = False
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -56,7 +57,7 @@ class PlayerApp(ConsultApp):
 
     def _show_state(self) -> None:
         state = "▶ playing" if self.playing else "⏸ paused"
-        if self.next_step >= len(self.steps):
+        if self.done:
             state = "■ finished"
         self.sub_title = f"{state} · step {min(self.next_step, len(self.steps))}/{len(self.steps)} · ×{self.speed:g}"
         # The input is disabled during playback: its placeholder is where the state shows.
@@ -65,6 +66,11 @@ class PlayerApp(ConsultApp):
     def _tick(self) -> None:
         if self._turn_running() or self.engine is None:
             self._idle_since = time.monotonic()
+            return
+        if self.next_step >= len(self.steps):
+            if not self._finished_shown:
+                self._finished_shown = True
+                self._show_state()  # the last turn has ended: say so once
             return
         gap = GAP_S / self.speed if self.speed > 0 else 0
         if self.playing and time.monotonic() - self._idle_since >= gap:
