@@ -48,6 +48,7 @@ class ConsultApp(LayoutActions, App[None]):
         Binding("f2", "toggle_pane('conversation-pane')", "Chat"),
         Binding("f3", "toggle_pane('tools-pane')", "Tools"),
         Binding("f4", "toggle_pane('diff-pane')", "Diffs"),
+        Binding("f5", "cycle_split", "Split", show=False),
         Binding("f6", "resize_side(-5)", "Narrower", show=False),
         Binding("f7", "resize_side(5)", "Wider", show=False),
         Binding("f8", "toggle_theme", "Theme"),

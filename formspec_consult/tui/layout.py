@@ -20,9 +20,12 @@ SIDE_MIN, SIDE_MAX = 20, 75  # percent of the screen width for the tools + diffs
 
 
 class LayoutActions(_Base):
-    """F2/F3/F4 toggle panes, F6/F7 resize the side column, F8 switches light/dark."""
+    """F2/F3/F4 toggle panes, F5 shifts the tools/diffs split, F6/F7 resize the side column,
+    F8 switches light/dark."""
 
     side_width: int = 45
+    SPLITS = ((2, 3), (1, 4), (1, 1), (3, 2), (4, 1))  # tools : diffs heights, F5 cycles
+    split_index: int = 0
 
     def action_toggle_pane(self, pane_id: str) -> None:
         pane = self.query_one(f"#{pane_id}")
@@ -34,6 +37,12 @@ class LayoutActions(_Base):
     def action_resize_side(self, delta: int) -> None:
         self.side_width = max(SIDE_MIN, min(SIDE_MAX, self.side_width + delta))
         self.query_one("#side").styles.width = f"{self.side_width}%"
+
+    def action_cycle_split(self) -> None:
+        self.split_index = (self.split_index + 1) % len(self.SPLITS)
+        tools, diffs = self.SPLITS[self.split_index]
+        self.query_one("#tools-pane").styles.height = f"{tools}fr"
+        self.query_one("#diff-pane").styles.height = f"{diffs}fr"
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"

@@ -77,6 +77,7 @@ def help_text() -> str:
         "| `alt+a` … `alt+f` | pick option A … F |\n"
         "| `Esc` | cancel the running turn |\n"
         "| `F2` / `F3` / `F4` | show or hide conversation / tool calls / diffs |\n"
+        "| `F5` | shift the split between tool calls and diffs |\n"
         "| `F6` / `F7` | narrower / wider side column |\n"
         "| `F8` | light / dark theme |\n"
         "| `ctrl+p` | command palette |\n"

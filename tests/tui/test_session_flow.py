@@ -135,6 +135,10 @@ async def test_pane_keys_toggle_and_resize_and_the_theme_switches() -> None:
         await pilot.press("f7")
         await pilot.pause()
         assert app.query_one("#side").outer_size.width > width
+        tools_height = app.query_one("#tools-pane").outer_size.height
+        await pilot.press("f5")
+        await pilot.pause()
+        assert app.query_one("#tools-pane").outer_size.height < tools_height  # 2:3 → 1:4
         dark = app.current_theme.dark
         await pilot.press("f8")
         assert app.current_theme.dark is not dark
