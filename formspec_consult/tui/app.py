@@ -158,8 +158,9 @@ class ConsultApp(LayoutActions, App[None]):
                 await engine.aclose()
             except Exception as exc:
                 self.notify(f"Closing the previous session failed: {exc}", severity="warning")
-        await self.query_one(ConversationView).remove_children()
-        await self.query_one("#tool-list").remove_children()
+        await self.query_one(ConversationView).clear()
+        await self.query_one(ToolCallsPane).clear()
+        self.query_one(ChoiceBar).options = ()
         self.query_one(DiffPane).drafts = ()
         self.open_engine(session_id)
 

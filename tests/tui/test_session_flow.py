@@ -104,11 +104,12 @@ async def test_sessions_screen_lists_project_sessions_and_resumes_the_chosen_one
         folder = tmp_path / ".formspec" / "consult" / sid
         folder.mkdir(parents=True)
         (folder / "transcript.md").write_text(first, encoding="utf-8")
-    engine = FakeEngine(root=tmp_path)
+    engine = FakeEngine([[ToolCallStarted("c1", "formspec", "list_skills", {}), AssistantMessage("hi")]], root=tmp_path)
     factory = factory_for(engine)
     app = ConsultApp(factory)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.engine is not None)
+        await send(pilot, "hello")
+        await wait_until(pilot, lambda: app.query_one(ToolCallsPane).entry("c1") is not None and app.query_one(StatusBar).info.state == "ready")
         await send(pilot, "/sessions")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen))
         listing = app.screen.query_one(OptionList)
@@ -120,6 +121,8 @@ async def test_sessions_screen_lists_project_sessions_and_resumes_the_chosen_one
         await pilot.press("enter")
         await wait_until(pilot, lambda: factory.requested == [None, "s-old"])
         assert engine.closed
+        await wait_until(pilot, lambda: app.engine is not None)
+        assert app.query_one(ConversationView).blocks == [] and app.query_one(ToolCallsPane).entry("c1") is None
 
 
 async def test_pane_keys_toggle_and_resize_and_the_theme_switches() -> None:

@@ -79,6 +79,12 @@ class ConversationView(VerticalScroll):
             await self._prune()
         self.scroll_end(animate=False, immediate=True)
 
+    async def clear(self) -> None:
+        """Remove every block (another session is being opened)."""
+        await self.remove_children(self.blocks)
+        self.pruned = 0
+        self._marker.display = False
+
     async def add(self, entry: Entry) -> Widget:
         """Append one finished entry."""
         block = self._block_for(entry)

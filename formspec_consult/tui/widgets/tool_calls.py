@@ -91,6 +91,11 @@ class ToolCallsPane(Vertical):
         entry = self._calls.get(call_id) or await self.start_call(call_id, server, name, {})
         entry.finish(ok, result, duration_ms)
 
+    async def clear(self) -> None:
+        """Forget every call (another session is being opened)."""
+        self._calls.clear()
+        await self.query_one("#tool-list", VerticalScroll).remove_children()
+
     async def load(self, calls: list[tuple[Any, Any]]) -> None:
         """Show finished calls from a resumed session with one mount (newest `max_entries`)."""
         entries: list[ToolCallEntry] = []
