@@ -36,8 +36,8 @@ def replay(session: str, check: bool, speed: float, paused: bool, project: Path 
 
     engine = RecordedEngine(recording, speed=speed)
 
-    async def factory(resume: str | None) -> RecordedEngine:
-        return engine
+    async def factory(resume: str | None, *, model: str | None = None) -> RecordedEngine:
+        return engine  # a replay has one engine: the recording
 
     PlayerApp(factory, recording.steps, autoplay=not paused, speed=speed).run()
 

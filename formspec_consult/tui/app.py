@@ -101,7 +101,7 @@ class ConsultApp(LayoutActions, App[None]):
     # -- engine lifecycle ---------------------------------------------------------------------
 
     @work(exclusive=True, group="engine", exit_on_error=False)
-    async def open_engine(self, resume: str | None) -> None:
+    async def open_engine(self, resume: str | None, model: str | None = None) -> None:
         """Open (or resume) the engine, then show the earlier conversation and the drafts."""
         # Imported here, not at start-up: the presenter pulls in the Markdown machinery.
         from formspec_consult.tui.presenter import Presenter
@@ -117,7 +117,7 @@ class ConsultApp(LayoutActions, App[None]):
         status = self.query_one(StatusBar)
         status.info = StatusInfo(state="connecting…")
         try:
-            engine = await self.engine_factory(resume)
+            engine = await (self.engine_factory(resume, model=model) if model else self.engine_factory(resume))
         except Exception as exc:  # ProviderError/ProjectError carry a hint in str()
             status.info = StatusInfo(state="not connected")
             advice = f"Could not start: {exc}"
@@ -147,8 +147,9 @@ class ConsultApp(LayoutActions, App[None]):
         self.query_one(StatusBar).info = StatusInfo.from_engine(figures, state)
         self.query_one(ToolCallsPane).mcp_state = figures.get("mcp")
 
-    async def switch_session(self, session_id: str) -> None:
-        """Close the current engine and resume another session in a fresh set of panes."""
+    async def switch_session(self, session_id: str, *, model: str | None = None) -> None:
+        """Close the current engine and resume a session (another one, or this one with another
+        `model`) in a fresh set of panes."""
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.notify("Cancel the running turn (Esc) before switching sessions.", severity="warning")
             return
@@ -162,7 +163,7 @@ class ConsultApp(LayoutActions, App[None]):
         await self.query_one(ToolCallsPane).clear()
         self.query_one(ChoiceBar).options = ()
         self.query_one(DiffPane).drafts = ()
-        self.open_engine(session_id)
+        self.open_engine(session_id, model)
 
     async def on_unmount(self) -> None:
         if self.engine is not None:

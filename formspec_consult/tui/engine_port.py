@@ -7,7 +7,7 @@ protocol. Tests pass a scripted fake that implements the same surface.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -53,5 +53,8 @@ class EngineLike(Protocol):
         ...
 
 
-# Called with a session id to resume (None: whatever the command line asked for).
-EngineFactory = Callable[[str | None], Awaitable[EngineLike]]
+class EngineFactory(Protocol):
+    """Opens the engine: `resume` is a session id (None: what the command line asked for);
+    `model`, when given, replaces the configured model (`/model NAME` reopens the session)."""
+
+    def __call__(self, resume: str | None, *, model: str | None = None) -> Awaitable[EngineLike]: ...

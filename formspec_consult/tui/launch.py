@@ -46,14 +46,14 @@ def engine_factory_for(
     `in_memory_server` runs the local MCP server in-process (tests).
     """
 
-    async def factory(resume: str | None) -> EngineLike:
+    async def factory(resume: str | None, *, model: str | None = None) -> EngineLike:
         wanted = preload if provider is None else tuple(m for m in preload if m != "litellm")
         await asyncio.to_thread(_preload, wanted)
         from formspec_consult.agent.engine import Engine
         from formspec_consult.commands.consult import engine_options
 
         # The same CLI → EngineOptions mapping as headless mode; a resume picked in the app wins.
-        base = engine_options(options)
+        base = engine_options({**options, "model": model} if model else options)
         project = options.get("project")
         opened = replace(
             base,

@@ -35,7 +35,7 @@ SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("summary", "/summary", "Write or show the discovery summary.", "engine"),
     SlashSpec("compact", "/compact [focus]", "Compact the history now (optionally say what to keep).", "engine"),
     SlashSpec("status", "/status", "Model, session, context and cost figures."),
-    SlashSpec("model", "/model", "Show the model and provider in use."),
+    SlashSpec("model", "/model [name]", "Show the model, or switch to another one and keep the session."),
     SlashSpec("mcp", "/mcp restart|log", "Restart the MCP servers, or show the server log.", palette="/mcp restart"),
     SlashSpec("sessions", "/sessions", "Browse this project's sessions and resume one."),
     SlashSpec("help", "/help", "List commands and keys."),

@@ -136,11 +136,18 @@ class SlashRouter:
     def _model(self, call: SlashCall) -> bool:
         engine = self.app.engine
         assert engine is not None
-        self.app.notify(
-            f"Model {engine.model} via {engine.provider_name}. Change it with --model or FORMSPEC_MODEL "
-            "and restart (`formspec-consult --continue` keeps this session).",
-            title="Model",
-        )
+        if not call.args:
+            self.app.notify(
+                f"Model {engine.model} via {engine.provider_name}. `/model NAME` switches and keeps this session.",
+                title="Model",
+            )
+            return True
+        if self.app.turn_worker is not None and self.app.turn_worker.is_running:
+            self.app.notify("Cancel the running turn (Esc) before switching the model.", severity="warning")
+            return False
+        # Same session, new model: the engine is reopened on the session's full history.
+        self.app.notify(f"Switching to {call.args}; the conversation continues in this session.")
+        self.app.run_worker(self.app.switch_session(engine.session_id, model=call.args), exit_on_error=False)
         return True
 
     def _mcp(self, call: SlashCall) -> bool:

@@ -155,8 +155,10 @@ def factory_for(engine: FakeEngine, *, fail: Exception | None = None):  # type: 
     """An engine factory that returns `engine` (or raises `fail`), recording resume requests."""
     requested: list[str | None] = []
 
-    async def factory(resume: str | None) -> FakeEngine:
+    async def factory(resume: str | None, *, model: str | None = None) -> FakeEngine:
         requested.append(resume)
+        if model:
+            engine.model = model
         if fail is not None:
             raise fail
         return engine

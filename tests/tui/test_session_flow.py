@@ -195,3 +195,15 @@ async def test_quit_leaves_the_app_and_closes_the_engine() -> None:
         await send(pilot, "/quit")
         await wait_until(pilot, lambda: not app.is_running)
     assert engine.closed
+
+
+async def test_model_switch_reopens_the_same_session_with_the_new_model() -> None:
+    engine = FakeEngine([[AssistantMessage("first")]])
+    factory = factory_for(engine)
+    app = ConsultApp(factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/model")
+        assert any(n.startswith("Model fake/model via scripted.") for n in notices(app))
+        await send(pilot, "/model openai/gpt-4o-mini")
+        await wait_until(pilot, lambda: factory.requested == [None, "s-test"] and app.engine is not None)
+        await wait_until(pilot, lambda: app.query_one(StatusBar).info.model == "openai/gpt-4o-mini")
