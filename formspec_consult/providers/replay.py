@@ -7,7 +7,6 @@ its text and tool calls (ids kept, so recorded tool results still pair with them
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from formspec_consult.providers.base import ProviderError, StreamItem
 from formspec_consult.providers.canned import DEFAULT_WINDOW, CannedProvider, CannedTurn, tool_call_from
 from formspec_consult.providers.tokens import content_text
+from formspec_consult.sessions.events import EventLogError, load_events
 
 EVENT_LOG = "events.jsonl"
 
@@ -70,21 +70,13 @@ class ReplayProvider(CannedProvider):
         folder = Path(folder)
         log = folder / EVENT_LOG if folder.is_dir() else folder
         try:
-            lines = log.read_text(encoding="utf-8").splitlines()
+            events = load_events(log)
         except FileNotFoundError:
             raise ProviderError(
                 f"no recorded session at {folder}", hint="give a session folder that holds events.jsonl"
             ) from None
-        events: list[dict[str, Any]] = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                events.append(json.loads(line))
-            except json.JSONDecodeError:
-                if number == len(lines):
-                    break  # the process died mid-write: the rest of the log is still good
-                raise ProviderError(f"{log}: line {number} is not valid JSON", hint="the event log is damaged") from None
+        except EventLogError as exc:
+            raise ProviderError(str(exc), hint="the event log is damaged") from None
         provider = cls.from_events(
             events, model=f"replay:{folder}", context_window=context_window or DEFAULT_WINDOW, source=str(log)
         )
