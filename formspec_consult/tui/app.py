@@ -15,8 +15,8 @@ from typing import Any
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.notifications import SeverityLevel
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.widgets import Footer
 from textual.worker import Worker
 
@@ -25,8 +25,8 @@ from formspec_consult.tui.commands import SlashCommandsProvider
 from formspec_consult.tui.engine_port import EngineFactory, EngineLike
 from formspec_consult.tui.layout import LayoutActions
 from formspec_consult.tui.review import Review
-from formspec_consult.tui.slash_router import SlashRouter
 from formspec_consult.tui.slash import SlashSpec, parse
+from formspec_consult.tui.slash_router import SlashRouter
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView, Entry
 from formspec_consult.tui.widgets.diff_pane import DiffPane
@@ -69,12 +69,15 @@ class ConsultApp(LayoutActions, App[None]):
         self.max_blocks = max_blocks
         self.turn_worker: Worker[None] | None = None
         self.router = SlashRouter(self)
-        # Toasts vanish after a few seconds; keep the recent ones (shown by /status, read by tests).
+        # Toasts vanish after a few seconds; keep the recent ones (listed by /status).
         self.recent_notices: deque[str] = deque(maxlen=200)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = True) -> None:
-        """Show a toast, and remember it in `recent_notices`."""
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Show a toast, and remember it in `recent_notices`.
+
+        Markup is off by default: messages quote server errors and paths such as
+        `spec.fields[1].type`, which Textual would otherwise read as markup tags."""
         self.recent_notices.append(message)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 

@@ -130,7 +130,9 @@ class SlashRouter:
 
         figures = self.app.engine.status()
         rows = "\n".join(f"| {key} | `{json.dumps(value, default=str)}` |" for key, value in figures.items())
-        self.app.push_screen(TextScreen("Status", f"| field | value |\n|---|---|\n{rows}\n"))
+        recent = "\n".join(f"- {line}" for line in list(self.app.recent_notices)[-10:]) or "- (none)"
+        text = f"| field | value |\n|---|---|\n{rows}\n\n### Recent notifications\n\n{recent}\n"
+        self.app.push_screen(TextScreen("Status", text))
         return True
 
     def _model(self, call: SlashCall) -> bool:

@@ -6,6 +6,8 @@ import asyncio
 
 import pytest
 
+from textual.widgets import Button
+
 from formspec_consult.agent.events import AssistantDelta, AssistantMessage, Notice, TurnFinished
 from formspec_consult.providers.base import ProviderError
 from formspec_consult.tui.app import ConsultApp
@@ -19,7 +21,7 @@ from tests.tui.fakes import FakeEngine, Hold, factory_for
 
 pytestmark = pytest.mark.anyio
 
-OPTIONS = ("A) Walk-ins only", "B) Bookings and walk-ins", "C) Bookings only")
+OPTIONS = ("A) Walk-ins only", "B) Bookings and walk-ins", "C) Bookings only [deposit required]")
 
 
 def reply_texts(app: ConsultApp) -> list[str]:
@@ -80,6 +82,7 @@ async def test_picking_an_option_sends_the_engine_resolved_choice(how: str) -> N
         await send(pilot, "hi")
         choices = app.query_one(ChoiceBar)
         await wait_until(pilot, lambda: choices.options == OPTIONS and choices.query("#choice-b"))
+        assert "[deposit required]" in str(choices.query_one("#choice-c", Button).label)  # not read as markup
         if how == "alt-key":
             await pilot.press("alt+b")
         elif how == "typed-letter":

@@ -30,7 +30,7 @@ DIFF = "--- a/modules/shop/entities/booking.yaml\n+++ b/modules/shop/entities/bo
 def drafts() -> list[FakeDraft]:
     return [
         FakeDraft("modules/shop/entities/booking.yaml", "modified", True, [], DIFF),
-        FakeDraft("modules/shop/entities/customer.yaml", "new", False, ["fields.phone: unknown type 'phone'"], "+kind: Entity\n"),
+        FakeDraft("modules/shop/entities/customer.yaml", "new", False, ["fields[1].phone: unknown type 'phone'"], "+kind: Entity\n"),
         FakeDraft("modules/shop/app.yaml", "new", True, [], "+kind: App\n"),
     ]
 
@@ -102,7 +102,7 @@ async def test_drafts_appear_with_badges_and_problems_and_the_diff_is_highlighte
         pane.select("modules/shop/entities/customer.yaml")
         await pilot.pause()
         shown = widget_text(pane.query_one("#diff-view"))
-        assert "Validation problems:" in shown and "fields.phone: unknown type 'phone'" in shown
+        assert "Validation problems:" in shown and "fields[1].phone: unknown type 'phone'" in shown
         pane.select("modules/shop/entities/booking.yaml")
         await pilot.pause()
         assert "+name: Booking" in widget_text(pane.query_one("#diff-view"))
@@ -137,7 +137,7 @@ async def test_accepting_an_invalid_draft_is_refused_and_says_why() -> None:
         await pilot.press("a")
         await wait_until(pilot, lambda: any(n.startswith("Not applied") for n in notices(app)))
         message = next(n for n in notices(app) if n.startswith("Not applied"))
-        assert "unknown type 'phone'" in message and "Fix the draft" in message
+        assert "fields[1].phone: unknown type 'phone'" in message and "Fix the draft" in message
         assert engine.applied == [] and len(pane.drafts) == 3
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rich.text import Text
 from textual.containers import HorizontalGroup
 from textual.message import Message
 from textual.reactive import reactive
@@ -36,7 +37,8 @@ class ChoiceBar(HorizontalGroup):
             letter = option_letter(option, index)
             text = _LABEL.match(option)
             label = text.group(2) if text else option
-            yield Button(f"{letter}) {label}", id=f"choice-{letter.lower()}", classes="choice", compact=True)
+            # A Text label: option wording such as "[optional]" must not be read as markup.
+            yield Button(Text(f"{letter}) {label}"), id=f"choice-{letter.lower()}", classes="choice", compact=True)
 
     def watch_options(self, options: tuple[str, ...]) -> None:
         self.display = bool(options)
