@@ -174,10 +174,16 @@ def _measure(kind: str) -> dict[str, float]:
 def main() -> int:
     print(f"median of {RUNS} subprocess runs, headless {SIZE[0]}x{SIZE[1]}")
     results: dict[str, dict[str, float]] = {}
-    for kind in ("bare", "consult", "litellm", "long", "scroll", "bare-scroll"):
-        samples = [_measure(kind) for _ in range(RUNS if kind in {"bare", "consult", "litellm"} else max(3, RUNS // 2))]
-        results[kind] = {k: statistics.median(s.get(k, 0.0) for s in samples) for k in samples[0]}
-        results[kind]["litellm_seen"] = max(s.get("litellm_at_frame", 0.0) for s in samples)
+    kinds = ("bare", "consult", "litellm", "long", "scroll", "bare-scroll")
+    samples: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
+    # Interleaved, so a change in the machine's load hits every kind alike.
+    for round_no in range(RUNS):
+        for kind in kinds:
+            if kind in {"bare", "consult", "litellm"} or round_no < max(3, RUNS // 2):
+                samples[kind].append(_measure(kind))
+    for kind, runs in samples.items():
+        results[kind] = {k: statistics.median(s.get(k, 0.0) for s in runs) for k in runs[0]}
+        results[kind]["litellm_seen"] = max(s.get("litellm_at_frame", 0.0) for s in runs)
     floor = results["bare"]["frame"]
     status = 0
     for kind, label in (("consult", "app"), ("litellm", "app, litellm importing in the background")):

@@ -21,7 +21,6 @@ from textual.widgets import Footer
 from textual.worker import Worker
 
 from formspec_consult.resources import data_dir
-from formspec_consult.tui.commands import SlashCommandsProvider
 from formspec_consult.tui.engine_port import EngineFactory, EngineLike
 from formspec_consult.tui.layout import LayoutActions
 from formspec_consult.tui.review import Review
@@ -37,12 +36,19 @@ from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 _LETTERS = "abcdef"
 
 
+def _slash_commands_provider() -> type:
+    """The palette's slash-command provider, imported when the palette first opens."""
+    from formspec_consult.tui.commands import SlashCommandsProvider
+
+    return SlashCommandsProvider
+
+
 class ConsultApp(LayoutActions, App[None]):
     """`ConsultApp(engine_factory)`: the factory opens (or resumes) the engine off the UI path."""
 
     CSS_PATH = [data_dir("styles") / "app.tcss"]
     TITLE = "formspec-consult"
-    COMMANDS = App.COMMANDS | {SlashCommandsProvider}
+    COMMANDS = App.COMMANDS | {_slash_commands_provider}
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn", show=False),
         Binding("f2", "toggle_pane('conversation-pane')", "Chat"),

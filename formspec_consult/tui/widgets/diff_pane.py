@@ -8,7 +8,6 @@ local server and hands back the refreshed drafts (attributes down).
 from __future__ import annotations
 
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -42,6 +41,8 @@ def draft_details(draft: DraftView, theme: str = "ansi_dark") -> RenderableType:
             problems.append(f"  • {problem}\n", style="red")
         parts.append(problems)
     if draft.diff:
+        from rich.syntax import Syntax  # pygments loads with the first diff, not at start-up
+
         parts.append(Syntax(draft.diff, "diff", theme=theme, word_wrap=True, background_color="default"))
     else:
         parts.append(Text("(no diff for this draft yet)", style="dim"))
