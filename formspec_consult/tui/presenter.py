@@ -47,6 +47,7 @@ class History:
     calls: list[tuple[ToolCallStarted | None, ToolCallFinished | None]] = field(default_factory=list)
     options: tuple[str, ...] = ()
     usage: UsageUpdated | None = None
+    compactions: int = 0
 
 
 def history(events: Iterable[AgentEvent]) -> History:
@@ -72,6 +73,7 @@ def history(events: Iterable[AgentEvent]) -> History:
                 out.calls[index] = (out.calls[index][0], event)
         elif isinstance(event, CompactionDone):
             out.entries.append(compaction_entry(event))
+            out.compactions += 1
         elif isinstance(event, Notice):
             out.entries.append(Entry(f"notice-{event.level}", event.message))
         elif isinstance(event, UsageUpdated):
@@ -108,6 +110,9 @@ class Presenter:
         self.choices.options = past.options
         if past.usage is not None:
             self.usage(past.usage)
+        info = self.status.info
+        # The log is the authority on how often this session was compacted, whatever the engine counted.
+        self.status.info = info.with_(compactions=max(info.compactions, past.compactions))
 
     def usage(self, event: UsageUpdated) -> None:
         """Show the latest context and cost figures."""

@@ -65,6 +65,7 @@ async def test_resume_shows_the_earlier_conversation_tool_calls_options_and_usag
         await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "ready")
         roles = [getattr(b, "role", "assistant") for b in app.query_one(ConversationView).blocks]
         assert roles == ["user", "assistant", "compaction"]
+        assert app.query_one(StatusBar).info.compactions == 1
         entry = app.query_one(ToolCallsPane).entry("c1")
         assert entry is not None and entry.status == "ok" and entry.tool_name == "list_business_templates"
         assert app.query_one(ChoiceBar).options == ("A) Walk-ins", "B) Bookings")

@@ -91,3 +91,35 @@ def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
         await pilot.pause()
 
     assert snap_compare(ConsultApp(factory_for(barbershop_engine())), terminal_size=SIZE, run_before=run_before)
+
+
+def test_resumed_session_with_an_expanded_compaction_summary(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    from formspec_consult.agent.events import AssistantMessage, CompactionDone, TurnStarted
+
+    from tests.tui.fakes import FakeEngine
+    from formspec_consult.tui.widgets.compaction_block import CompactionBlock
+
+    summary = (
+        "## Goal\nA queue for Saturday walk-ins at a barbershop.\n\n## Decisions\n"
+        "- B) Numbered tickets, called by number when a chair is free\n\n## Open questions\n- Deposits?"
+    )
+    past = [
+        TurnStarted(turn=1, user_text="I run a barbershop in Bandung"),
+        AssistantMessage("How do walk-ins get served?"),
+        CompactionDone(summary=summary, replaced_messages=24, tokens_before=81000, tokens_after=6200),
+        TurnStarted(turn=13, user_text="What about deposits?"),
+        AssistantMessage("Deposits can be kept on late cancellations."),
+    ]
+
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        assert isinstance(app, ConsultApp)
+        app.query_one(PromptInput).cursor_blink = False
+        await wait_until(pilot, lambda: app.query(CompactionBlock))
+        block = app.query_one(CompactionBlock)
+        block.collapsed = False
+        await wait_until(pilot, lambda: block.query("Markdown"))
+        await settle(pilot)
+
+    engine = FakeEngine(past=past, session_id="20261130-0900-demo", model="openai/gpt-4o")
+    assert snap_compare(ConsultApp(factory_for(engine)), terminal_size=SIZE, run_before=run_before)
