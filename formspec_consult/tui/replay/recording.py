@@ -7,7 +7,6 @@ already converted to AgentEvents, so the read-only replay can play them back as 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from formspec_consult.agent.engine_replay import events_from_log
 from formspec_consult.agent.events import AgentEvent, DraftsChanged, Notice, UsageUpdated
+from formspec_consult.sessions.events import EventLogError, load_events
 
 EVENT_LOG = "events.jsonl"
 
@@ -50,20 +50,12 @@ class Recording:
 def read_events(path: Path) -> list[dict[str, Any]]:
     """Event dicts of a session folder (or an events.jsonl file); a torn last line is skipped."""
     log = path / EVENT_LOG if path.is_dir() else path
-    if not log.is_file():
-        raise RecordingError(f"No recorded session at {path}: give a session folder that holds {EVENT_LOG}.")
-    lines = log.read_text(encoding="utf-8").splitlines()
-    events: list[dict[str, Any]] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:
-            if number == len(lines):
-                break  # the process died mid-write; everything before is intact
-            raise RecordingError(f"{log}: line {number} is not valid JSON; the event log is damaged.") from None
-    return events
+    try:
+        return load_events(log)
+    except FileNotFoundError:
+        raise RecordingError(f"No recorded session at {path}: give a session folder that holds {EVENT_LOG}.") from None
+    except EventLogError as exc:
+        raise RecordingError(f"{exc}.") from None
 
 
 def _usage(event: Mapping[str, Any], header: Mapping[str, Any], compactions: int) -> UsageUpdated:
