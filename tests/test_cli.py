@@ -49,3 +49,12 @@ def test_version_is_printed() -> None:
     )
     assert out.returncode == 0
     assert __version__ in out.stdout
+
+
+@pytest.mark.parametrize("name", sorted(__import__("formspec_consult.cli", fromlist=["LAZY_COMMANDS"]).LAZY_COMMANDS))
+def test_every_listed_subcommand_exists_and_has_help(name: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "formspec_consult", name, "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Usage:" in out.stdout
