@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -16,6 +17,10 @@ STR_TAG, SEQ_TAG, MAP_TAG, NULL_TAG = _T + "str", _T + "seq", _T + "map", _T + "
 _SCALAR = yaml.constructor.SafeConstructor()
 _PLAIN_SCALAR_TAGS = {_T + "str", _T + "int", _T + "float", _T + "bool", _T + "null"}
 _STRING_LIKE_TAGS = {_T + "timestamp", _T + "binary", _T + "value", "!"}
+# FormSpec's Go loader reads YAML 1.2: only true/false are booleans (`name: no`, `on: yes` stay
+# text) and there are no base-60 numbers (`at: 1:30` stays text). PyYAML resolves by YAML 1.1.
+_YAML12_BOOLS = frozenset({"true", "True", "TRUE", "false", "False", "FALSE"})
+_SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")
 
 
 class YamlLoadError(Exception):
@@ -73,6 +78,10 @@ class Builder:
             self.replaying -= replay
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
+        if node.tag == _T + "bool" and node.value not in _YAML12_BOOLS:
+            return node.value
+        if node.tag in (_T + "int", _T + "float") and _SEXAGESIMAL.fullmatch(node.value):
+            return node.value
         if node.tag in _PLAIN_SCALAR_TAGS:
             return _SCALAR.yaml_constructors[node.tag](_SCALAR, node)
         if node.tag in _STRING_LIKE_TAGS:
