@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import keyring
 import pytest
@@ -64,3 +65,18 @@ def test_a_broken_keyring_is_a_note_not_a_crash() -> None:
 def test_a_url_that_is_not_http_is_refused_clearly(memory: MemoryKeyring) -> None:
     result = CliRunner().invoke(cli, ["registry", "token", "set", "registry.example", "--token", "x"])
     assert result.exit_code == 1 and "not a registry URL" in result.output
+
+
+def test_the_engine_sends_the_keyring_token_to_a_configured_registry(
+    memory: MemoryKeyring, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from formspec_consult.agent.engine_setup import registry_server_spec
+    from formspec_consult.config import load_settings
+
+    monkeypatch.delenv("FORMSPEC_REGISTRY_TOKEN", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    CliRunner().invoke(cli, ["registry", "token", "set", URL], input="tok-kr\n")
+    settings = load_settings(tmp_path, {"registry_url": URL})
+    spec = registry_server_spec(settings, tmp_path, timeout=5.0)
+    assert spec is not None and spec.url == URL
+    assert dict(spec.headers) == {"Authorization": "Bearer tok-kr"}
