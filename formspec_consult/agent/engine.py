@@ -106,6 +106,16 @@ class Engine:
             async for event in events:
                 yield event
 
+    def record_command(self, text: str) -> None:
+        """Log a slash command the UI ran itself (the app shows `/diff` in its diff pane instead of
+        sending it as a turn), so the session log — and a replay of it — holds it at this point.
+        Text that is not a slash command is ignored; a malformed one raises SlashError."""
+        from formspec_consult.agent.slash_run import log_command
+
+        command = parse_slash(text)
+        if command is not None:
+            log_command(self._s, command)
+
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         """Call a local MCP tool (diff, apply, …) as the client; raises ToolError on failure."""
         from formspec_consult.agent.engine_setup import LOCAL

@@ -12,8 +12,21 @@ from formspec_consult.agent.slash_format import format_apply, format_diffs, form
 from formspec_consult.mcp_client.manager import ToolError
 
 
+# Commands whose effect the log records anyway: the review tools log apply/reject/undo themselves.
+_SELF_LOGGED = frozenset({"apply", "reject", "undo"})
+
+
+def log_command(session: Any, command: SlashCommand) -> None:
+    """Log a slash command as a `command` event, so a replay can play it again at the same point.
+
+    Review commands are skipped: their tool calls already log `apply`/`reject`/`undo`."""
+    if command.name not in _SELF_LOGGED:
+        session.log.append("command", turn=session.loop.turn, name=command.name, args=list(command.args))
+
+
 async def run_slash(engine: Any, session: Any, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
-    """Run `command`; a failing tool becomes an error Notice and TurnFinished('error')."""
+    """Run `command` (logged first); a failing tool becomes an error Notice and TurnFinished('error')."""
+    log_command(session, command)
     try:
         steps = _summary(engine, session) if command.name == "summary" else _simple(engine, session, command)
         async for event in steps:

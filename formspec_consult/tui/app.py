@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
+from contextlib import aclosing
 from typing import Any
 
 from textual import work
@@ -197,10 +198,15 @@ class ConsultApp(LayoutActions, App[None]):
     async def _turn(self, text: str) -> None:
         assert self.engine is not None
         finished = False
+        if hasattr(self, "review"):
+            self.review.expect(text)  # /apply, /reject, /undo sent as a turn: name what they settle
         try:
-            async for event in self.engine.run_turn(text):
-                await self.presenter.show(event)
-                finished = finished or event.kind == "turn_finished"
+            # aclosing: a cancel (Esc) between two events closes the engine's generator at once,
+            # so its cleanup repairs the history now, not whenever the generator is collected.
+            async with aclosing(self.engine.run_turn(text)) as events:  # type: ignore[type-var]
+                async for event in events:
+                    await self.presenter.show(event)
+                    finished = finished or event.kind == "turn_finished"
         except Exception as exc:
             await self.presenter.end_turn("error", f"The turn failed: {exc}")
             finished = True
@@ -247,10 +253,10 @@ class ConsultApp(LayoutActions, App[None]):
 
     # -- review -------------------------------------------------------------------------------
 
-    def refresh_drafts(self) -> None:
-        """Reload the drafts in the background (after DraftsChanged or a review action)."""
+    def refresh_drafts(self, changed: tuple[str, ...] = ()) -> None:
+        """Reload the drafts in the background (after DraftsChanged, naming the `changed` paths)."""
         if self.engine is not None:
-            self.run_worker(self.review.refresh(), group="drafts", exclusive=True, exit_on_error=False)
+            self.run_worker(self.review.refresh(changed), group="drafts", exclusive=True, exit_on_error=False)
 
     def on_diff_pane_action_requested(self, event: DiffPane.ActionRequested) -> None:
         if self.engine is None:

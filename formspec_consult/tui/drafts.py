@@ -23,9 +23,19 @@ class DraftView:
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
+    def settled(self) -> bool:
+        """True once the draft has left the server's list (applied, rejected, undone): the pane
+        keeps showing it, and its diff, so the review stays readable after the decision."""
+        return self.status in SETTLED
+
+    @property
     def badges(self) -> tuple[str, ...]:
         """Short labels: the status, plus "invalid" when the gate reported problems."""
-        return (self.status,) if self.valid else (self.status, "invalid")
+        return (self.status,) if self.valid or self.settled else (self.status, "invalid")
+
+
+# Statuses of drafts the server no longer lists; "closed" when the app did not see why it left.
+SETTLED = frozenset({"applied", "rejected", "undone", "closed"})
 
 
 def _items(result: Any, keys: Sequence[str]) -> list[Mapping[str, Any]]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from rich.markup import escape
+
 from formspec_consult.agent.events import (
     AgentEvent,
     AssistantDelta,
@@ -32,8 +34,9 @@ from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 
 def compaction_entry(event: CompactionDone) -> Entry:
     """The conversation entry that shows a compaction and keeps its summary readable."""
+    # A Collapsible title is read as markup: the method comes from the log, so escape it.
     title = (
-        f"History compacted ({event.method}): {event.replaced_messages} messages, "
+        f"History compacted ({escape(str(event.method))}): {event.replaced_messages} messages, "
         f"{event.tokens_before} → {event.tokens_after} tokens — expand to read the summary"
     )
     return Entry("compaction", event.summary, title=title)
@@ -92,7 +95,7 @@ class Presenter:
         status: StatusBar,
         *,
         notify: Callable[[str, str], None],
-        drafts_changed: Callable[[], None],
+        drafts_changed: Callable[[tuple[str, ...]], None],
     ) -> None:
         self.conversation = conversation
         self.tools = tools
@@ -158,7 +161,7 @@ class Presenter:
             await self.conversation.add(compaction_entry(event))
             self._notify(f"History compacted ({event.method}); the summary is in the conversation.", "information")
         elif isinstance(event, DraftsChanged):
-            self._drafts_changed()
+            self._drafts_changed(tuple(event.paths))
         elif isinstance(event, Notice):
             await self.conversation.add(Entry(f"notice-{event.level}", event.message))
             if event.level != "info":

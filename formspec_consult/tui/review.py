@@ -7,7 +7,8 @@ raises into the app.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from formspec_consult.tui.drafts import DraftView, parse_drafts
@@ -15,6 +16,9 @@ from formspec_consult.tui.engine_port import EngineLike
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
 Notify = Callable[[str, str], None]
+
+# What a review command does to the drafts it names (the status the pane then shows).
+_OUTCOME = {"apply": "applied", "reject": "rejected", "undo": "undone"}
 
 
 def tool_error(result: Any) -> str | None:
@@ -43,6 +47,19 @@ class Review:
         self.engine = engine
         self.pane = pane
         self.notify = notify
+        # Drafts the server no longer lists, kept (newest last) so their diff stays reviewable.
+        self.settled: dict[str, DraftView] = {}
+        self._expected: str | None = None  # the outcome of a review command sent as a turn
+
+    def expect(self, text: str) -> None:
+        """Note a command about to run as an engine turn (`/apply`, `/reject`, `/undo`), so the
+        drafts it makes disappear are shown as applied/rejected/undone rather than "closed"."""
+        words = text.strip().split()
+        self._expected = _OUTCOME.get(words[0].lstrip("/").lower()) if words and words[0].startswith("/") else None
+
+    def _settle(self, path: str, status: str) -> None:
+        known = self.settled.pop(path, None) or next((d for d in self.pane.drafts if d.path == path), None)
+        self.settled[path] = replace(known or DraftView(path), status=status)
 
     async def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
         try:
@@ -56,14 +73,28 @@ class Review:
             return None
         return result
 
-    async def refresh(self) -> list[DraftView]:
-        """Reload the drafts and their diffs into the pane."""
+    async def refresh(self, changed: Iterable[str] = ()) -> list[DraftView]:
+        """Reload the drafts and their diffs into the pane; return the live ones.
+
+        Drafts that left the server's list stay in the pane below the live ones, marked with
+        what happened to them; `changed` (from DraftsChanged) names the paths an undo restored."""
         listing = await self._call("list_drafts", {})
         if listing is None:
-            return list(self.pane.drafts)
+            return [d for d in self.pane.drafts if not d.settled]
         diffs = await self._call("diff_drafts", {})
         drafts = parse_drafts(listing, diffs)
-        self.pane.drafts = tuple(drafts)
+        live = {d.path for d in drafts}
+        expected, self._expected = self._expected, None
+        for old in self.pane.drafts:
+            if not old.settled and old.path not in live and old.path not in self.settled:
+                self._settle(old.path, expected if expected in {"applied", "rejected"} else "closed")
+        if expected == "undone":
+            for path in changed:
+                if path in self.settled:
+                    self._settle(path, "undone")
+        for path in live:
+            self.settled.pop(path, None)  # proposed again: live, not settled
+        self.pane.drafts = (*drafts, *reversed(self.settled.values()))
         return drafts
 
     async def accept(self, path: str) -> bool:
@@ -81,6 +112,7 @@ class Review:
             how = " (the previous version is backed up; /undo restores it)"
         else:
             how = ""
+        self._settle(path, "applied")
         self.notify(f"Applied {path}{how}.", "information")
         return True
 
@@ -88,6 +120,7 @@ class Review:
         """Discard one draft."""
         ok = await self._call("reject_draft", {"path": path}) is not None
         if ok:
+            self._settle(path, "rejected")
             self.notify(f"Rejected {path}.", "information")
         return ok
 
@@ -97,6 +130,8 @@ class Review:
         if result is None:
             return False
         restored = result.get("undone") or result.get("restored") or result.get("path") or result.get("file") or "the last apply"
+        if restored in self.settled:
+            self._settle(str(restored), "undone")
         self.notify(f"Undone: {restored}.", "information")
         return True
 

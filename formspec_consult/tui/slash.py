@@ -36,7 +36,7 @@ SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("compact", "/compact [focus]", "Compact the history now (optionally say what to keep).", "engine"),
     SlashSpec("status", "/status", "Model, session, context and cost figures."),
     SlashSpec("model", "/model [name]", "Show the model, or switch to another one and keep the session."),
-    SlashSpec("mcp", "/mcp restart|log", "Restart the MCP servers, or show the server log.", palette="/mcp restart"),
+    SlashSpec("mcp", "/mcp restart|log [server]", "Restart the MCP servers, or show a server's log.", palette="/mcp restart"),
     SlashSpec("sessions", "/sessions", "Browse this project's sessions and resume one."),
     SlashSpec("help", "/help", "List commands and keys."),
     SlashSpec("quit", "/quit", "Leave the app (the session stays on disk)."),

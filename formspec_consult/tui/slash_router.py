@@ -22,19 +22,32 @@ if TYPE_CHECKING:
 LOG_TAIL_CHARS = 60_000
 
 
-def find_logs(status: dict[str, Any], session_dir: Path | None, project_root: Path | None) -> list[Path]:
-    """Candidate MCP/server logs, newest first: paths named in the status, then *.log files."""
-    found: list[Path] = []
+def server_logs(status: dict[str, Any]) -> list[tuple[str, Path | None, bool]]:
+    """(server name, its log file or None, whether it is in trouble) for each MCP server, from
+    `Engine.status()["mcp"]` (a list of server dicts with `name`, `state`, `log`; or a mapping)."""
     mcp = status.get("mcp")
-    servers = list(mcp.values()) if isinstance(mcp, dict) else mcp if isinstance(mcp, list) else []
-    for value in [status.get("mcp_log"), *[(s or {}).get("log") for s in servers if isinstance(s, dict)]]:
-        if value:
-            found.append(Path(value))
-    for folder in (session_dir, project_root / ".formspec" / "consult" if project_root else None):
-        if folder is not None and folder.is_dir():
-            found.extend(folder.glob("*.log"))
-    existing = {p.resolve(): p for p in found if p.is_file()}
-    return sorted(existing.values(), key=lambda p: p.stat().st_mtime, reverse=True)
+    if isinstance(mcp, dict):
+        servers = [{"name": name, **value} for name, value in mcp.items() if isinstance(value, dict)]
+    elif isinstance(mcp, list):
+        servers = [s for s in mcp if isinstance(s, dict)]
+    else:
+        servers = []
+    out = []
+    for server in servers:
+        log = server.get("log")
+        trouble = server.get("state") in {"dead", "stopped"} or bool(server.get("error"))
+        out.append((str(server.get("name") or "?"), Path(log) if log else None, trouble))
+    return out
+
+
+def pick_log(status: dict[str, Any], name: str | None = None) -> tuple[str, Path | None] | None:
+    """The log to open: the named server's; else the first server in trouble; else the first one
+    (the local server). None when there is no such server."""
+    servers = server_logs(status)
+    if name is not None:
+        return next(((n, log) for n, log, _ in servers if n == name), None)
+    chosen = next((s for s in servers if s[2]), servers[0] if servers else None)
+    return (chosen[0], chosen[1]) if chosen else None
 
 
 class SlashRouter:
@@ -91,6 +104,14 @@ class SlashRouter:
         pane = self.app.query_one(DiffPane)
         pane.display = True
         self.app.query_one("#side").display = True
+
+        engine = self.app.engine
+        record = getattr(engine, "record_command", None)
+        if record is not None:  # the session log keeps the command, so a replay shows it again
+            try:
+                record(f"/diff {call.args}".strip())
+            except Exception as exc:
+                self.app.notify(f"/diff was not logged: {exc}", severity="warning")
 
         async def show() -> None:
             await self.app.review.refresh()
@@ -168,15 +189,31 @@ class SlashRouter:
 
             self.app.run_worker(restart(), group="mcp", exclusive=True, exit_on_error=False)
             return True
-        if call.args == "log":
-            logs = find_logs(engine.status(), engine.session_dir, engine.project_root)
-            if not logs:
-                self.app.notify("No MCP server log found yet.", severity="warning")
-                return True
-            from formspec_consult.tui.screens.text_screen import TextScreen
-
-            text = logs[0].read_text(encoding="utf-8", errors="replace")[-LOG_TAIL_CHARS:]
-            self.app.push_screen(TextScreen(f"Log — {logs[0]}", text or "(empty)", markdown=False))
-            return True
-        self.app.notify("Usage: /mcp restart  or  /mcp log", severity="error")
+        words = call.args.split()
+        if words and words[0] == "log":
+            return self._log(engine.status(), words[1] if len(words) > 1 else None)
+        self.app.notify("Usage: /mcp restart  or  /mcp log [server]", severity="error")
         return False
+
+    def _log(self, status: dict[str, Any], name: str | None) -> bool:
+        """Show the log of one MCP server (the one in trouble, unless `name` picks another)."""
+        servers = server_logs(status)
+        picked = pick_log(status, name)
+        others = ", ".join(n for n, _, _ in servers if picked is None or n != picked[0])
+        if picked is None:
+            known = f" Servers: {others}." if others else ""
+            self.app.notify(f"No MCP server named {name}.{known}" if name else "No MCP servers.", severity="warning")
+            return name is None
+        server, log = picked
+        if log is None:
+            self.app.notify(f"The {server} server keeps no log file (it runs inside the app).", severity="warning")
+            return True
+        if not log.is_file():
+            self.app.notify(f"The {server} server has not written its log yet ({log}).", severity="warning")
+            return True
+        from formspec_consult.tui.screens.text_screen import TextScreen
+
+        text = log.read_text(encoding="utf-8", errors="replace")[-LOG_TAIL_CHARS:]
+        hint = f" — other servers: /mcp log {others.split(', ')[0]}" if others else ""
+        self.app.push_screen(TextScreen(f"{server} server log — {log}{hint}", text or "(empty)", markdown=False))
+        return True

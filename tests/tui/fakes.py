@@ -63,6 +63,13 @@ class FakeEngine:
         self.restarts = 0
         self._release = asyncio.Event()
         self.holding = False
+        # The shape of Engine.status()["mcp"]: one dict per server, with the file its stderr goes to.
+        self.mcp: list[dict[str, Any]] = [
+            {"name": "formspec-local", "state": "ready", "tools": 18, "error": None,
+             "log": str(self.session_dir / "mcp-local.log")},
+            {"name": "registry", "state": "ready", "tools": 3, "error": None,
+             "log": str(self.session_dir / "mcp-registry.log")},
+        ]
         self.usage = UsageUpdated(context_tokens=1200, threshold_tokens=90000, window_tokens=120000, reported=False, session_cost=0.0)
 
     def release(self) -> None:
@@ -144,7 +151,7 @@ class FakeEngine:
             "cost": self.usage.session_cost,
             "compactions": self.usage.compactions,
             "turn": len(self.sent),
-            "mcp": {"formspec-local": {"state": "ready"}},
+            "mcp": self.mcp,
         }
 
     async def aclose(self) -> None:

@@ -11,7 +11,7 @@ from formspec_consult.tui.drafts import parse_drafts
 from formspec_consult.tui.replay.check import signature
 from formspec_consult.tui.session_list import list_sessions
 from formspec_consult.tui.slash import SLASH_COMMANDS, help_text, parse
-from formspec_consult.tui.slash_router import find_logs
+from formspec_consult.tui.slash_router import pick_log, server_logs
 from formspec_consult.tui.widgets.assistant_block import display_markdown
 from formspec_consult.tui.widgets.choice_bar import option_letter
 from formspec_consult.tui.widgets.status_bar import StatusInfo, render_status
@@ -73,15 +73,19 @@ def test_sessions_are_listed_newest_first_with_their_first_message(tmp_path: Pat
     assert list_sessions(tmp_path / "elsewhere") == []
 
 
-def test_logs_are_found_from_the_status_and_the_consult_folder(tmp_path: Path) -> None:
-    consult = tmp_path / ".formspec" / "consult"
-    consult.mkdir(parents=True)
-    (consult / "mcp-server.log").write_text("x", encoding="utf-8")
-    named = tmp_path / "custom.log"
-    named.write_text("y", encoding="utf-8")
-    logs = find_logs({"mcp": [{"name": "formspec", "log": str(named)}]}, None, tmp_path)
-    assert set(logs) == {named, consult / "mcp-server.log"}
-    assert find_logs({}, None, None) == []
+def test_the_log_opened_is_the_server_in_trouble_else_the_first_and_never_a_guess(tmp_path: Path) -> None:
+    local, registry = tmp_path / "mcp-server.log", tmp_path / "mcp-registry.log"
+    servers = [
+        {"name": "formspec", "state": "running", "log": str(local)},
+        {"name": "registry", "state": "running", "log": str(registry)},
+    ]
+    assert pick_log({"mcp": servers}) == ("formspec", local)
+    servers[1]["state"] = "dead"
+    assert pick_log({"mcp": servers}) == ("registry", registry)
+    assert pick_log({"mcp": servers}, "formspec") == ("formspec", local)
+    assert pick_log({"mcp": servers}, "nope") is None
+    assert pick_log({"mcp": [{"name": "formspec", "state": "running", "log": None}]}) == ("formspec", None)
+    assert pick_log({}) is None and server_logs({"mcp": "replay (no servers)"}) == []
 
 
 def test_server_state_and_tool_arguments_read_as_one_line() -> None:

@@ -116,13 +116,20 @@ async def test_accept_then_undo_through_the_diff_pane_keys() -> None:
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
         pane.query_one(OptionList).focus()
         await pilot.press("down")  # to the booking draft
-        assert pane.selected is not None and pane.selected.path == "modules/shop/entities/booking.yaml"
+        booking = "modules/shop/entities/booking.yaml"
+        assert pane.selected is not None and pane.selected.path == booking
         await pilot.press("a")
-        await wait_until(pilot, lambda: len(pane.drafts) == 2)
-        assert engine.applied == ["modules/shop/entities/booking.yaml"]
+        await wait_until(pilot, lambda: [d.path for d in pane.drafts if not d.settled] == [
+            "modules/shop/app.yaml", "modules/shop/entities/customer.yaml"])
+        # The applied draft stays listed, below the live ones, selected, with its diff still readable.
+        assert pane.selected is not None and (pane.selected.path, pane.selected.badges) == (booking, ("applied",))
+        assert "Applied to the project" in widget_text(pane.query_one("#diff-view"))
+        assert engine.applied == [booking]
         assert any(n.startswith("Applied modules/shop/entities/booking.yaml") for n in notices(app))
+        await pilot.press("a")  # accepting it again is refused by the pane, not sent
+        assert any("is applied already" in n for n in notices(app)) and engine.applied == [booking]
         await pilot.press("u")
-        await wait_until(pilot, lambda: len(pane.drafts) == 3)
+        await wait_until(pilot, lambda: len([d for d in pane.drafts if not d.settled]) == 3)
         assert engine.applied == [] and ("undo_apply", {}) in engine.tool_calls
 
 
@@ -149,7 +156,9 @@ async def test_accept_all_applies_the_valid_drafts_and_leaves_the_invalid_one() 
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
         pane.query_one(OptionList).focus()
         await pilot.press("A")
-        await wait_until(pilot, lambda: len(pane.drafts) == 1)
+        await wait_until(pilot, lambda: len([d for d in pane.drafts if not d.settled]) == 1)
+        assert sorted((d.path, d.status) for d in pane.drafts if d.settled) == [
+            ("modules/shop/app.yaml", "applied"), ("modules/shop/entities/booking.yaml", "applied")]
         assert sorted(engine.applied) == ["modules/shop/app.yaml", "modules/shop/entities/booking.yaml"]
         assert "Accepted 2 draft(s); 1 invalid draft(s) left for review." in notices(app)
 
@@ -161,7 +170,8 @@ async def test_slash_commands_reject_apply_and_undo_drafts() -> None:
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
         await send(pilot, "/reject modules/shop/app.yaml")
-        await wait_until(pilot, lambda: len(pane.drafts) == 2)
+        await wait_until(pilot, lambda: [(d.path, d.badges) for d in pane.drafts if d.settled] == [
+            ("modules/shop/app.yaml", ("rejected",))])
         await send(pilot, "/apply modules/shop/entities/booking.yaml")
         await wait_until(pilot, lambda: engine.applied == ["modules/shop/entities/booking.yaml"])
         await send(pilot, "/undo")

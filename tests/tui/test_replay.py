@@ -21,7 +21,7 @@ from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
-from tests.tui.conftest import SIZE, notices, wait_until
+from tests.tui.conftest import SIZE, notices, wait_until, widget_text
 
 DRAFT = "modules/booking/transaction/queue_ticket/entity.yaml"
 
@@ -38,9 +38,10 @@ def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_example_recording_reads_as_the_owners_steps(example: Path) -> None:
     steps = load(example).steps
-    assert [s.kind for s in steps] == ["say", "say", "say", "apply", "undo"]
+    assert [s.kind for s in steps] == ["say", "say", "say", "command", "apply", "undo"]
     assert [s.text for s in steps[1:3]] == ["B", "A"]  # picked options, as typed
-    assert steps[3].text == f"/apply {DRAFT}"
+    assert steps[3].text == "/diff"  # logged by the engine as a `command` event
+    assert steps[4].text == f"/apply {DRAFT}"
 
 
 def test_a_folder_without_a_log_is_a_clear_error(tmp_path: Path) -> None:
@@ -68,7 +69,8 @@ async def test_replay_plays_the_recording_read_only_with_its_tool_calls_and_draf
         assert pane.drafts[0].valid and "+    - {name: status, type: enum" in pane.drafts[0].diff
         await pilot.press("space")
         await wait_until(pilot, lambda: app.done, timeout=30)
-        await wait_until(pilot, lambda: not pane.drafts)
+        # Applied, then undone: the draft stays listed with what became of it, and its diff.
+        await wait_until(pilot, lambda: [(d.path, d.status) for d in pane.drafts] == [(DRAFT, "undone")])
         replies = [b.text for b in app.query_one(ConversationView).blocks if isinstance(b, AssistantBlock)]
         assert len(replies) == 3 and "Numbered tickets it is." in replies[1]
         calls = app.query_one(ToolCallsPane).query("ToolCallEntry")
@@ -105,7 +107,7 @@ async def test_replay_check_passes_on_the_example_and_reports_a_changed_result(
 ) -> None:
     project = package_path("examples", "barbershop")
     divergence, steps = await check(load(example), project)
-    assert divergence is None and steps == 5
+    assert divergence is None and steps == 6
 
     tampered = tmp_path / "tampered"
     shutil.copytree(example, tampered)
@@ -151,3 +153,43 @@ async def test_the_demo_applies_and_undoes_for_real_on_a_copy_of_the_example(
         assert not target.exists()  # the exact state before the apply: no such file
         results = [c for c in app.query_one(ToolCallsPane).query("ToolCallEntry") if c.tool_name == "propose_spec_file"]
         assert [c.status for c in results] == ["refused", "ok"]  # the gate refused the first draft, passed the second
+
+
+@pytest.mark.anyio
+async def test_the_demo_holds_at_the_review_step_showing_the_passed_draft_and_lets_the_viewer_accept_it(
+    example: Path, tmp_path: Path, registry: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from formspec_consult.providers import ReplayProvider
+    from formspec_consult.tui.launch import engine_factory_for
+    from formspec_consult.tui.replay import player
+
+    # No reading pauses, and a review hold long enough that only the viewer ends it.
+    monkeypatch.setattr(player, "reading_seconds", lambda step: 0.0)
+    monkeypatch.setattr(player, "INTRO_S", 0.0)
+    monkeypatch.setattr(player, "REVIEW_HOLD_S", 600.0)
+    project = tmp_path / "barbershop"
+    shutil.copytree(package_path("examples", "barbershop"), project)
+    recording = load(example)
+    factory = engine_factory_for({"project": str(project)}, provider=ReplayProvider.from_events(recording.raw),
+                                 in_memory_server=True, preload=())
+    app = PlayerApp(factory, recording.steps, speed=1.0)
+    target = project / "spec" / DRAFT
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.holding, timeout=60)
+        pane = app.query_one(DiffPane)
+        # The draft that passed the gate is listed with its badge, selected, its diff highlighted.
+        await wait_until(pilot, lambda: [(d.path, d.badges) for d in pane.drafts] == [(DRAFT, ("new",))])
+        assert "[new]" in widget_text(pane.query_one("#draft-list"))
+        view = pane.query_one("#diff-view")
+        added = [s for s in view.render_lines(view.size.region) if s.text.lstrip().startswith("+apiVersion")]
+        assert added and any(seg.style and seg.style.color for seg in added[0])  # coloured by the diff lexer
+        assert app.focused is pane.query_one("#draft-list")
+        assert "press a to accept this draft, or space to continue" in app.query_one(PromptInput).placeholder
+        await pilot.press("a")  # the viewer accepts it: applied for real, the recorded apply is skipped
+        await wait_until(pilot, lambda: app.done, timeout=60)
+        assert any(n.startswith(f"You applied {DRAFT} yourself") for n in notices(app))
+        assert not target.exists()  # the recorded /undo undid the viewer's apply
+        await wait_until(pilot, lambda: [(d.path, d.status) for d in pane.drafts] == [(DRAFT, "undone")])
+        log = [json.loads(line) for line in (app.engine.session_dir / "events.jsonl").read_text().splitlines()]  # type: ignore[union-attr]
+        assert [(e["type"], e.get("path")) for e in log if e["type"] in {"apply", "undo"}] == [("apply", DRAFT), ("undo", DRAFT)]
+        assert [e["name"] for e in log if e["type"] == "command"] == ["diff"]  # /diff, shown in the pane, is logged

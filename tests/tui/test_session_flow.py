@@ -177,16 +177,24 @@ async def test_help_lists_commands_and_status_shows_engine_figures() -> None:
         assert "threshold_tokens" in app.screen.text
 
 
-async def test_the_mcp_log_opens_from_the_tool_pane(tmp_path: Path) -> None:
+async def test_the_mcp_log_button_opens_the_log_the_status_names_for_the_server_in_trouble(tmp_path: Path) -> None:
     engine = FakeEngine(root=tmp_path)
     engine.session_dir.mkdir(parents=True)
     (engine.session_dir / "mcp-local.log").write_text("server started\nlisting tools\n", encoding="utf-8")
+    (engine.session_dir / "mcp-registry.log").write_text("registry: [Errno 111] refused\n", encoding="utf-8")
+    (engine.session_dir / "zzz-newest.log").write_text("not a server log", encoding="utf-8")  # never globbed
     app = ConsultApp(factory_for(engine))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.engine is not None)
         await pilot.click("#mcp-log")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
-        assert "listing tools" in app.screen.text
+        assert "listing tools" in app.screen.text and app.screen.title_text.startswith("formspec-local server log")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TextScreen))
+        engine.mcp[1] |= {"state": "dead", "error": "exit 1"}
+        await pilot.click("#mcp-log")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
+        assert app.screen.text == "registry: [Errno 111] refused\n"
 
 
 async def test_quit_leaves_the_app_and_closes_the_engine() -> None:

@@ -18,7 +18,9 @@ from typing import Any
 
 from formspec_consult.tui.replay.recording import Recording, read_events
 
-_COMPARED = {"turn_started", "response", "tool_call", "tool_result", "apply", "undo", "reject", "compaction"}
+_COMPARED = {
+    "turn_started", "response", "tool_call", "tool_result", "apply", "undo", "reject", "compaction", "command",
+}
 _SESSION_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
 
 

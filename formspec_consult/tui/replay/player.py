@@ -3,6 +3,10 @@
 Used by `replay` (over a read-only RecordedEngine) and by `demo` (over the real Engine with the
 replay provider, so tool calls, apply and undo run for real). The input is disabled: the steps
 come from the recording, and typing would put the conversation out of step with it.
+
+Pacing is by reading time (see `pacing`), and playback holds at the review step — just before a
+recorded apply — with the draft selected in the diff pane: in the demo the viewer can press `a`
+to accept it themselves (the recorded apply is then skipped), or space to go on at once.
 """
 
 from __future__ import annotations
@@ -13,12 +17,13 @@ from textual.binding import Binding
 
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.engine_port import EngineFactory
+from formspec_consult.tui.replay.pacing import INTRO_S, REVIEW_HOLD_S, reading_seconds, scaled
 from formspec_consult.tui.replay.recording import Step
+from formspec_consult.tui.slash import parse
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
-GAP_S = 1.5  # pause between steps at speed 1, so a viewer can read the reply
 
 
 class PlayerApp(ConsultApp):
@@ -39,6 +44,9 @@ class PlayerApp(ConsultApp):
         self.playing = autoplay
         self.speed = speed
         self._idle_since = time.monotonic()
+        self._wait_s = INTRO_S  # reading time (speed 1) owed to the step just played
+        self._hold_until: float | None = None  # set while holding at the review step
+        self._held_at: int | None = None  # the step index the review hold was for
         self._finished_shown = False
 
     def on_mount(self) -> None:
@@ -52,6 +60,15 @@ class PlayerApp(ConsultApp):
         """Every step has been played and the last turn has ended."""
         return self.next_step >= len(self.steps) and not self._turn_running()
 
+    @property
+    def holding(self) -> bool:
+        """True while playback waits at the review step."""
+        return self._hold_until is not None
+
+    @property
+    def read_only(self) -> bool:
+        return bool(getattr(self.engine, "read_only", False))
+
     def _turn_running(self) -> bool:
         return self.turn_worker is not None and self.turn_worker.is_running
 
@@ -61,7 +78,14 @@ class PlayerApp(ConsultApp):
             state = "■ finished"
         self.sub_title = f"{state} · step {min(self.next_step, len(self.steps))}/{len(self.steps)} · ×{self.speed:g}"
         # The input is disabled during playback: its placeholder is where the state shows.
-        self.query_one(PromptInput).placeholder = f"{self.sub_title} — space play/pause · n step · +/- speed · ctrl+q quit"
+        if self._hold_until is not None:
+            left = max(0, round(self._hold_until - time.monotonic()))
+            action = "space continues" if self.read_only else "press a to accept this draft, or space to continue"
+            text = f"Review the draft in the diff pane — {action} (goes on in {left} s)"
+        else:
+            coming = f" · next: {self.steps[self.next_step].text[:40]}" if self.next_step < len(self.steps) else ""
+            text = f"{self.sub_title}{coming} — space play/pause · n step · +/- speed · ctrl+q quit"
+        self.query_one(PromptInput).placeholder = text
 
     def _tick(self) -> None:
         if self._turn_running() or self.engine is None:
@@ -72,24 +96,86 @@ class PlayerApp(ConsultApp):
                 self._finished_shown = True
                 self._show_state()  # the last turn has ended: say so once
             return
-        gap = GAP_S / self.speed if self.speed > 0 else 0
-        if self.playing and time.monotonic() - self._idle_since >= gap:
-            self.play_next()
+        if not self.playing:
+            return
+        now = time.monotonic()
+        if self._hold_until is not None:
+            if now >= self._hold_until or self._already_applied(self.steps[self.next_step]):
+                self.play_next()
+            else:
+                self._show_state()  # the countdown
+            return
+        if now - self._idle_since < scaled(self._wait_s, self.speed):
+            return
+        if self._is_review_step() and self._held_at != self.next_step and self.speed > 0:
+            self._hold()
+            return
+        self.play_next()
+
+    def _is_review_step(self) -> bool:
+        step = self.steps[self.next_step]
+        return step.kind == "apply" and bool(step.path)
+
+    def _hold(self) -> None:
+        """Wait at the review step with the draft selected and focused, and say what to do."""
+        step = self.steps[self.next_step]
+        self._held_at = self.next_step
+        self._hold_until = time.monotonic() + scaled(REVIEW_HOLD_S, self.speed)
+        pane = self.query_one(DiffPane)
+        pane.display = True
+        self.query_one("#side").display = True
+        if step.path:
+            pane.select(step.path)
+        pane.query_one("#draft-list").focus()
+        action = "Space continues." if self.read_only else "Press a to accept this draft yourself, or space to continue."
+        self.notify(f"Review the draft in the diff pane. {action}", title="Diff review",
+                    timeout=scaled(REVIEW_HOLD_S, self.speed))
+        self._show_state()
 
     def play_next(self) -> bool:
         """Play the next step now; False when there is none or a turn is still running."""
+        self._hold_until = None
         if self.engine is None or self._turn_running() or self.next_step >= len(self.steps):
             self._show_state()
             return False
         step = self.steps[self.next_step]
-        if step.path and step.kind in {"apply", "reject"}:
-            self.query_one(DiffPane).select(step.path)  # show what is about to be applied
-        if self.send(step.text):
+        if self._already_applied(step):
+            self.notify(f"You applied {step.path} yourself: the recorded apply is skipped.")
+            started = True
+        elif step.kind == "command":
+            started = self._command(step)
+        else:
+            if step.path and step.kind in {"apply", "reject"}:
+                self.query_one(DiffPane).select(step.path)  # show what is about to be applied
+            started = self.send(step.text)
+        if started:
             self.next_step += 1
+            self._wait_s = reading_seconds(step)
+            self._idle_since = time.monotonic()
         self._show_state()
+        return started
+
+    def _already_applied(self, step: Step) -> bool:
+        """The viewer accepted the draft during the review hold (so the recorded apply would fail)."""
+        if step.kind != "apply" or not step.path:
+            return False
+        return any(d.path == step.path and d.status == "applied" for d in self.query_one(DiffPane).drafts)
+
+    def _command(self, step: Step) -> bool:
+        """A recorded slash command other than a review action: run it as a person typing it would."""
+        call = parse(step.text)
+        if call is not None and call.spec is not None and (call.spec.handler == "engine" or call.name == "diff"):
+            return self.router.handle(step.text)
+        record = getattr(self.engine, "record_command", None)  # nothing to show: move past it
+        if record is not None and self.read_only:
+            record(step.text)
+        self.notify(f"Recorded {step.text} (not replayed).")
         return True
 
     def action_toggle_play(self) -> None:
+        if self._hold_until is not None and self.playing:
+            self.play_next()  # space at the review step: go on now
+            return
         self.playing = not self.playing
         self._show_state()
 

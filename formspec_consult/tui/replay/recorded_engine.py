@@ -38,6 +38,7 @@ class RecordedEngine:
     """Plays `recording` step by step; `speed` scales the pauses (0 = as fast as possible)."""
 
     provider_name = "replay"
+    read_only = True  # the player says "space to continue" at the review step, not "press a"
 
     def __init__(self, recording: Recording, *, speed: float = 1.0) -> None:
         self.recording = recording
@@ -62,6 +63,11 @@ class RecordedEngine:
 
     def resolve_choice(self, text: str) -> str:
         return text
+
+    def record_command(self, text: str) -> None:
+        """The app ran a recorded command itself (`/diff` opens the diff pane): move past it."""
+        if not self.finished and self.recording.steps[self.position].text == text.strip():
+            self.position += 1
 
     async def _pause(self, seconds: float) -> None:
         await anyio.sleep(seconds / self.speed if self.speed > 0 else 0)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from formspec_consult.agent.engine_replay import events_from_log
-from formspec_consult.agent.events import AgentEvent, DraftsChanged, Notice, UsageUpdated
+from formspec_consult.agent.events import AgentEvent, AssistantMessage, DraftsChanged, Notice, UsageUpdated
 from formspec_consult.sessions.events import EventLogError, load_events
 
 EVENT_LOG = "events.jsonl"
@@ -28,7 +28,7 @@ class Step:
     """One thing the user did. `text` is what to send ("B", "/apply path", "/undo")."""
 
     text: str
-    kind: str  # "say" | "apply" | "undo" | "reject"
+    kind: str  # "say" | "apply" | "undo" | "reject" | "command" (another slash command: /diff, /summary…)
     events: list[AgentEvent] = field(default_factory=list)
     path: str | None = None
 
@@ -90,8 +90,13 @@ def load(path: Path) -> Recording:
             verb = {"apply": "Applied", "undo": "Undid the apply of", "reject": "Rejected"}[kind]
             step = Step(text, kind, [Notice("info", f"{verb} {target} (recorded)."), DraftsChanged((target,))], target)
             steps.append(step)
-        elif steps and steps[-1].kind == "say":
-            if kind == "usage":
+        elif kind == "command":
+            words = [str(event.get("name") or ""), *(str(a) for a in event.get("args") or [])]
+            steps.append(Step("/" + " ".join(words), "command", path=words[1] if len(words) > 1 else None))
+        elif steps and steps[-1].kind in {"say", "command"}:
+            if kind == "summary_written":  # /summary: the reply is logged here, not as a response
+                steps[-1].events.append(AssistantMessage(str(event.get("text") or "")))
+            elif kind == "usage":
                 steps[-1].events.append(_usage(event, header, compactions))
             else:
                 compactions += kind == "compaction"

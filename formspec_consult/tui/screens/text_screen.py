@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -22,7 +23,7 @@ class TextScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(f"[b]{self.title_text}[/b]  [dim]Esc closes[/dim]")
+            yield Static(f"[b]{escape(self.title_text)}[/b]  [dim]Esc closes[/dim]")  # titles hold paths
             with VerticalScroll():
                 yield Markdown(self.text) if self.markdown else Static(self.text, markup=False)
 

@@ -19,7 +19,21 @@ from textual.widgets.option_list import Option
 
 from formspec_consult.tui.drafts import DraftView
 
-_BADGE_STYLE = {"new": "bold green", "modified": "bold yellow", "invalid": "bold red"}
+_BADGE_STYLE = {
+    "new": "bold green",
+    "modified": "bold yellow",
+    "invalid": "bold red",
+    "applied": "bold cyan",
+    "undone": "bold magenta",
+    "rejected": "dim",
+    "closed": "dim",
+}
+_SETTLED_HINT = {
+    "applied": "Applied to the project — u undoes the last apply.",
+    "undone": "Applied, then undone: the project file is back as it was.",
+    "rejected": "Rejected: the draft was discarded, the project is untouched.",
+    "closed": "No longer a draft of this session.",
+}
 
 
 def draft_prompt(draft: DraftView) -> Text:
@@ -28,14 +42,16 @@ def draft_prompt(draft: DraftView) -> Text:
     for badge in draft.badges:
         text.append(f"[{badge}]", style=_BADGE_STYLE.get(badge, "bold"))
         text.append(" ")
-    text.append(draft.path)
+    text.append(draft.path, style="dim" if draft.settled else "")
     return text
 
 
 def draft_details(draft: DraftView, theme: str = "ansi_dark") -> RenderableType:
     """Problems (if any) above the unified diff, highlighted with rich's `diff` lexer."""
     parts: list[RenderableType] = []
-    if draft.problems:
+    if draft.settled:
+        parts.append(Text(_SETTLED_HINT.get(draft.status, "") + "\n", style=_BADGE_STYLE.get(draft.status, "bold")))
+    elif draft.problems:
         problems = Text("Validation problems:\n", style="bold red")
         for problem in draft.problems:
             problems.append(f"  • {problem}\n", style="red")
@@ -84,7 +100,8 @@ class DiffPane(Vertical, can_focus=False):
 
     def watch_drafts(self, old: tuple[DraftView, ...], drafts: tuple[DraftView, ...]) -> None:
         listing = self.query_one("#draft-list", OptionList)
-        keep = self.selected.path if old and self.selected else None
+        index = listing.highlighted  # still an index into `old`: keep that draft selected
+        keep = old[index].path if index is not None and index < len(old) else None
         listing.clear_options()
         listing.add_options([Option(draft_prompt(d), id=d.path) for d in drafts])
         if drafts:
@@ -118,6 +135,9 @@ class DiffPane(Vertical, can_focus=False):
         draft = self.selected
         if action in {"accept", "reject"} and draft is None:
             self.notify("No draft selected.", severity="warning")
+            return
+        if action in {"accept", "reject"} and draft is not None and draft.settled:
+            self.notify(f"{draft.path} is {draft.status} already: {_SETTLED_HINT[draft.status]}", severity="warning")
             return
         path = draft.path if draft and action in {"accept", "reject"} else None
         self.post_message(self.ActionRequested(action, path))
