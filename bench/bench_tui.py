@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = int(os.environ.get("BENCH_TUI_RUNS", "7"))
@@ -65,8 +66,10 @@ def _child(kind: str) -> None:
 
     class Measured(ConsultApp):
         def on_mount(self) -> None:
-            super().on_mount()
+            # Registered first, so it runs at the first refresh, before the app's own after-refresh
+            # work (mounting the side panes, opening the engine) that follows the first frame.
             self.call_after_refresh(self._first_frame)
+            super().on_mount()
 
         def _first_frame(self) -> None:
             say("frame")
@@ -126,7 +129,8 @@ async def _scroll(kind: str, say) -> None:  # type: ignore[no-untyped-def]
 def _factory(kind: str):  # type: ignore[no-untyped-def]
     import asyncio
 
-    from tests.tui.fakes import FakeEngine
+    if TYPE_CHECKING:
+        from tests.tui.fakes import FakeEngine
 
     async def idle(resume: str | None) -> FakeEngine:
         if kind == "litellm":
@@ -140,6 +144,7 @@ def _factory(kind: str):  # type: ignore[no-untyped-def]
         from formspec_consult.agent.events import (
             AssistantMessage, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted,
         )
+        from tests.tui.fakes import FakeEngine  # here, not at start-up: the real app has no fakes
 
         past = []
         for i in range(1000):  # 1,000 turns = 2,000 messages, each with a tool call

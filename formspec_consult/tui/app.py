@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping
 from contextlib import aclosing
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -24,15 +25,17 @@ from textual.worker import Worker
 from formspec_consult.resources import data_dir
 from formspec_consult.tui.engine_port import EngineFactory, EngineLike
 from formspec_consult.tui.layout import LayoutActions
-from formspec_consult.tui.review import Review
 from formspec_consult.tui.slash import SlashSpec, parse
-from formspec_consult.tui.slash_router import SlashRouter
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView, Entry
-from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo
-from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
+
+if TYPE_CHECKING:
+    from formspec_consult.tui.review import Review
+    from formspec_consult.tui.slash_router import SlashRouter
+    from formspec_consult.tui.widgets.diff_pane import DiffPane
+    from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 
 _LETTERS = "abcdef"
 
@@ -75,9 +78,25 @@ class ConsultApp(LayoutActions, App[None]):
         self.engine: EngineLike | None = None
         self.max_blocks = max_blocks
         self.turn_worker: Worker[None] | None = None
-        self.router = SlashRouter(self)
         # Toasts vanish after a few seconds; keep the recent ones (listed by /status).
         self.recent_notices: deque[str] = deque(maxlen=200)
+
+    @cached_property
+    def router(self) -> SlashRouter:
+        """The slash-command router, built when the first command is typed (not at start-up)."""
+        from formspec_consult.tui.slash_router import SlashRouter
+
+        return SlashRouter(self)
+
+    @property
+    def diff_pane(self) -> DiffPane:
+        """The spec-diffs pane (mounted just after the first frame)."""
+        return self.query_one("#diff-pane")  # type: ignore[return-value]
+
+    @property
+    def tool_pane(self) -> ToolCallsPane:
+        """The tool-calls pane (mounted just after the first frame)."""
+        return self.query_one("#tools-pane")  # type: ignore[return-value]
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -94,19 +113,33 @@ class ConsultApp(LayoutActions, App[None]):
                 yield ConversationView(max_blocks=self.max_blocks, id="conversation")
                 yield ChoiceBar(id="choices")
                 yield PromptInput(id="prompt")
-            with Vertical(id="side"):
-                yield ToolCallsPane(id="tools-pane")
-                yield DiffPane(id="diff-pane")
+            # Filled right after the first frame (see `_after_first_frame`): the two side panes
+            # cost about as much to build as the rest of the screen, and nothing needs them sooner.
+            yield Vertical(id="side")
         yield StatusBar(id="status")
-        yield Footer()
+        # The Footer (key hints) is mounted right after the first frame, with the side panes.
 
     def on_mount(self) -> None:
         if self._initial_theme:
             self.theme = self._initial_theme
         self.query_one(PromptInput).focus()
-        # Open the engine only once the first frame is on screen: its imports (litellm) run in a
-        # thread but still compete for the interpreter.
-        self.call_after_refresh(self.open_engine, None)
+        self.call_after_refresh(self._after_first_frame)
+
+    async def _after_first_frame(self) -> None:
+        """Mount the side panes, then open the engine. The engine opens only once the first
+        frame is on screen: its imports (litellm) run in a thread but still compete for the
+        interpreter."""
+        if self.query("#diff-pane"):  # on_mount runs once per class that defines it (subclasses)
+            return
+        # Imported here too: the side panes' modules are not needed for the first frame.
+        from formspec_consult.tui.widgets.diff_pane import DiffPane
+        from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
+
+        diffs = DiffPane(id="diff-pane")
+        diffs.syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"
+        await self.query_one("#side").mount(ToolCallsPane(id="tools-pane"), diffs)
+        await self.mount(Footer())
+        self.open_engine(None)
 
     # -- engine lifecycle ---------------------------------------------------------------------
 
@@ -118,7 +151,7 @@ class ConsultApp(LayoutActions, App[None]):
 
         self.presenter = Presenter(
             self.query_one(ConversationView),
-            self.query_one(ToolCallsPane),
+            self.tool_pane,
             self.query_one(ChoiceBar),
             self.query_one(StatusBar),
             notify=lambda message, severity: self.notify(message, severity=severity),  # type: ignore[arg-type]
@@ -139,7 +172,9 @@ class ConsultApp(LayoutActions, App[None]):
             self.notify(str(exc), title="Could not start the consultation", severity="error", timeout=15)
             return
         self.engine = engine
-        self.review = Review(engine, self.query_one(DiffPane), lambda m, s: self.notify(m, severity=s))  # type: ignore[arg-type]
+        from formspec_consult.tui.review import Review
+
+        self.review = Review(engine, self.diff_pane, lambda m, s: self.notify(m, severity=s))  # type: ignore[arg-type]
         self.refresh_status()
         await self.presenter.load(engine.past_events())
         self.sub_title = f"{engine.model} · session {engine.session_id}"
@@ -155,7 +190,7 @@ class ConsultApp(LayoutActions, App[None]):
             self.notify(f"Status unavailable: {exc}", severity="warning")
             return
         self.query_one(StatusBar).info = StatusInfo.from_engine(figures, state)
-        self.query_one(ToolCallsPane).mcp_state = figures.get("mcp")
+        self.tool_pane.mcp_state = figures.get("mcp")
 
     async def switch_session(self, session_id: str, *, model: str | None = None) -> None:
         """Close the current engine and resume a session (another one, or this one with another
@@ -170,9 +205,9 @@ class ConsultApp(LayoutActions, App[None]):
             except Exception as exc:
                 self.notify(f"Closing the previous session failed: {exc}", severity="warning")
         await self.query_one(ConversationView).clear()
-        await self.query_one(ToolCallsPane).clear()
+        await self.tool_pane.clear()
         self.query_one(ChoiceBar).options = ()
-        self.query_one(DiffPane).drafts = ()
+        self.diff_pane.drafts = ()
         self.open_engine(session_id, model)
 
     async def on_unmount(self) -> None:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from formspec_consult.agent.events import AgentEvent
+if TYPE_CHECKING:  # the events module is not needed to paint the first frame
+    from formspec_consult.agent.events import AgentEvent
 
 
 class EngineLike(Protocol):

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from formspec_consult.tui.widgets.diff_pane import DiffPane
-
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -27,7 +25,13 @@ class LayoutActions(_Base):
     SPLITS = ((2, 3), (1, 4), (1, 1), (3, 2), (4, 1))  # tools : diffs heights, F5 cycles
     split_index: int = 0
 
+    def _side_panes_ready(self) -> bool:
+        # The side panes are mounted just after the first frame: a key pressed sooner waits.
+        return bool(self.query("#diff-pane"))
+
     def action_toggle_pane(self, pane_id: str) -> None:
+        if not self._side_panes_ready():
+            return
         pane = self.query_one(f"#{pane_id}")
         pane.display = not pane.display
         # An empty side column would still take its width: hide it with its last pane.
@@ -39,6 +43,8 @@ class LayoutActions(_Base):
         self.query_one("#side").styles.width = f"{self.side_width}%"
 
     def action_cycle_split(self) -> None:
+        if not self._side_panes_ready():
+            return
         self.split_index = (self.split_index + 1) % len(self.SPLITS)
         tools, diffs = self.SPLITS[self.split_index]
         self.query_one("#tools-pane").styles.height = f"{tools}fr"
@@ -49,5 +55,5 @@ class LayoutActions(_Base):
 
     def watch_theme(self, theme: str) -> None:
         # Rich's diff highlighting has its own palette: follow the app's light/dark.
-        if self.is_mounted:
-            self.query_one(DiffPane).syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"
+        for pane in self.query("#diff-pane") if self.is_mounted else ():
+            pane.syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"  # type: ignore[attr-defined]

@@ -45,6 +45,7 @@ async def test_a_tool_call_shows_running_then_ok_with_duration_and_a_collapsed_r
     app = ConsultApp(factory_for(engine))
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "check it")
+        await wait_until(pilot, lambda: app.query(ToolCallsPane))  # mounted after the first frame
         pane = app.query_one(ToolCallsPane)
         await wait_until(pilot, lambda: pane.entry("c1") is not None and engine.holding)
         entry = pane.entry("c1")
@@ -94,6 +95,7 @@ async def test_drafts_appear_with_badges_and_problems_and_the_diff_is_highlighte
     engine = FakeEngine(drafts=drafts())
     app = ConsultApp(factory_for(engine))
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.query(DiffPane))  # mounted after the first frame
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
         assert [d.badges for d in pane.drafts] == [("new",), ("modified",), ("new", "invalid")]
@@ -112,6 +114,7 @@ async def test_accept_then_undo_through_the_diff_pane_keys() -> None:
     engine = FakeEngine(drafts=drafts())
     app = ConsultApp(factory_for(engine))
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.query(DiffPane))  # mounted after the first frame
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
         pane.query_one(OptionList).focus()
@@ -137,6 +140,7 @@ async def test_accepting_an_invalid_draft_is_refused_and_says_why() -> None:
     engine = FakeEngine(drafts=drafts())
     app = ConsultApp(factory_for(engine))
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.query(DiffPane))  # mounted after the first frame
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
         pane.query_one(OptionList).focus()
@@ -152,6 +156,7 @@ async def test_accept_all_applies_the_valid_drafts_and_leaves_the_invalid_one() 
     engine = FakeEngine(drafts=drafts())
     app = ConsultApp(factory_for(engine))
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.query(DiffPane))  # mounted after the first frame
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
         pane.query_one(OptionList).focus()
@@ -167,6 +172,7 @@ async def test_slash_commands_reject_apply_and_undo_drafts() -> None:
     engine = FakeEngine(drafts=drafts())
     app = ConsultApp(factory_for(engine))
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.query(DiffPane))  # mounted after the first frame
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
         await send(pilot, "/reject modules/shop/app.yaml")
@@ -198,6 +204,7 @@ async def test_drafts_changed_events_refresh_the_pane() -> None:
         await wait_until(pilot, lambda: app.engine is not None)
         engine.drafts["modules/shop/app.yaml"] = FakeDraft("modules/shop/app.yaml", diff="+kind: App\n")
         await send(pilot, "draft the app")
+        await wait_until(pilot, lambda: app.query(DiffPane))  # mounted after the first frame
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: [d.path for d in pane.drafts] == ["modules/shop/app.yaml"])
 
