@@ -59,6 +59,7 @@ class FakeEngine:
         self.applied: list[str] = []
         self.undo_stack: list[FakeDraft] = []
         self.cancelled = False
+        self.closed_between_events = False
         self.closed = False
         self.restarts = 0
         self._release = asyncio.Event()
@@ -96,6 +97,9 @@ class FakeEngine:
                 yield event
         except asyncio.CancelledError:
             self.cancelled = True
+            raise
+        except GeneratorExit:  # closed by the consumer while suspended between two events
+            self.closed_between_events = True
             raise
         yield TurnFinished(reason="done")
 

@@ -164,3 +164,32 @@ async def test_engine_notices_and_failed_turns_are_shown() -> None:
         assert "registry unreachable, using cached templates" in notices(app)
         roles = [getattr(b, "role", "") for b in app.query_one(ConversationView).blocks]
         assert roles == ["user", "notice-warning"]
+
+
+async def test_a_cancel_while_the_app_is_between_two_events_closes_the_engine_turn_before_the_turn_ends() -> None:
+    engine = FakeEngine([[AssistantDelta("one"), AssistantDelta("two")]])
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None)
+        busy = asyncio.Event()
+        closed_when_ended: list[bool] = []
+        show, end_turn = app.presenter.show, app.presenter.end_turn
+
+        async def slow_show(event: object) -> None:
+            if isinstance(event, AssistantDelta):
+                busy.set()
+                await asyncio.Event().wait()  # the app is busy with one event; the engine waits at a yield
+            await show(event)  # type: ignore[arg-type]
+
+        async def noting_end_turn(reason: str, error: str | None = None) -> None:
+            closed_when_ended.append(engine.closed_between_events)
+            await end_turn(reason, error)
+
+        app.presenter.show = slow_show  # type: ignore[method-assign]
+        app.presenter.end_turn = noting_end_turn  # type: ignore[method-assign]
+        await send(pilot, "hello")
+        await wait_until(pilot, busy.is_set)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: bool(closed_when_ended))
+        # aclosing: the engine's generator was closed (its cleanup ran) before the app settled the turn.
+        assert closed_when_ended == [True]

@@ -9,6 +9,7 @@ from formspec_consult.agent.events import (
     AssistantMessage,
     CompactionDone,
     DraftsChanged,
+    Notice,
     ToolCallFinished,
     ToolCallStarted,
     UsageUpdated,
@@ -57,7 +58,7 @@ async def test_a_tool_call_shows_running_then_ok_with_duration_and_a_collapsed_r
         assert entry.collapsed
         header = widget_text(entry.query_one("CollapsibleTitle"))
         assert "✓ validate_spec ok 1.23s formspec-local yaml=kind:" in header
-        assert "yaml=kind: Entity⏎name: Booki" in entry.header()
+        assert "yaml=kind: Entity⏎name: Booki" in entry.header().plain
         entry.collapsed = False
         await pilot.pause()
         body = widget_text(entry.query_one(".tool-body"))
@@ -216,3 +217,35 @@ async def test_a_failing_local_server_is_a_notification_not_a_crash() -> None:
         await send(pilot, "/undo")
         await wait_until(pilot, lambda: sum("undo_apply failed" in n for n in notices(app)) == 1)
         assert app.is_running
+
+
+async def test_brackets_from_servers_and_models_are_shown_as_text_in_every_pane() -> None:
+    odd = "[bold]x[/bold] [/] [link=y]"
+    engine = FakeEngine(
+        [[
+            ToolCallStarted("c1", "srv[1]", "validate_spec", {"path": f"spec.fields[1].{odd}"}),
+            ToolCallFinished("c1", "srv[1]", "validate_spec", False, f"ERROR: {odd}", 3.0),
+            Notice("warning", f"server said {odd}"),
+            CompactionDone(f"summary {odd}", 4, 900, 300, f"summarised{odd}"),
+        ]],
+        drafts=[FakeDraft(f"modules/{odd}.yaml", "new", False, [f"fields[0].type: {odd}"], f"+name: {odd}\n")],
+        model=f"model{odd}",
+    )
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_until(pilot, lambda: app.query(DiffPane) and app.query_one(DiffPane).drafts)
+        await send(pilot, "go")
+        tools = app.query_one(ToolCallsPane)
+        await wait_until(pilot, lambda: tools.entry("c1") is not None and tools.entry("c1").status == "error")
+        await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "ready")
+        title = widget_text(tools.entry("c1").query_one("CollapsibleTitle"))
+        assert "srv[1]" in title and "path=spec.fields[1].[bold]x[/…" in title  # cut mid-tag, still text
+        assert not any("failed" in n for n in notices(app))
+        pane = app.query_one(DiffPane)
+        assert "fields[0].type: [bold]x[/bold] [/] [link=y]" in widget_text(pane.query_one("#diff-view"))
+        assert "[/]" in widget_text(pane.query_one("#draft-list"))
+        assert f"model{odd}" in widget_text(app.query_one(StatusBar))
+        blocks = app.query_one(ConversationView).blocks
+        assert f"server said {odd}" in "\n".join(widget_text(b) for b in blocks)
+        compaction = next(b for b in blocks if getattr(b, "role", "") == "compaction")
+        assert f"History compacted (summarised{odd})" in widget_text(compaction.query_one("CollapsibleTitle"))

@@ -75,3 +75,21 @@ async def test_a_real_session_drafts_reviews_applies_and_undoes_a_spec_file(proj
         assert replies_of(resumed)[0] == QUESTION and "Drafted the customer entity." in replies_of(resumed)
         assert resumed.query_one(ToolCallsPane).query("ToolCallEntry.ok")
         assert resumed.engine.session_id == session  # type: ignore[union-attr]
+
+
+async def test_diff_and_summary_leave_command_events_that_a_replay_reads_back_as_steps(project: Path) -> None:
+    from formspec_consult.tui.replay.recording import load
+
+    app = real_app(project, ["Walk-ins or bookings?", "You run a barbershop; walk-ins queue on Saturdays."])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "I run a barbershop")
+        await wait_until(pilot, lambda: replies_of(app) == ["Walk-ins or bookings?"], timeout=30)
+        await send(pilot, "/diff")  # shown in the diff pane by the app itself, and logged
+        await send(pilot, "/summary")  # run by the engine as a turn
+        await wait_until(pilot, lambda: len(replies_of(app)) == 2 and app.turn_worker is not None
+                         and not app.turn_worker.is_running, timeout=30)
+        folder = app.engine.session_dir  # type: ignore[union-attr]
+    steps = load(folder).steps
+    assert [(s.kind, s.text) for s in steps] == [("say", "I run a barbershop"), ("command", "/diff"), ("command", "/summary")]
+    assert [e.text for e in steps[2].events if e.kind == "assistant_message"] == [
+        "You run a barbershop; walk-ins queue on Saturdays."]

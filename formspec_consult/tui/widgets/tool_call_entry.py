@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.markup import escape
+from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
 
@@ -65,14 +65,21 @@ class ToolCallEntry(Collapsible):
         shown = result if len(result) <= RESULT_PREVIEW_CHARS else result[:RESULT_PREVIEW_CHARS] + "\n… (truncated)"
         return f"arguments:\n{args}\n\nresult ({len(result)} chars):\n{shown}"
 
-    def header(self) -> str:
-        """The title line (markup): icon, tool, status and duration, server, then an arguments
-        preview last, since that is what a narrow pane cuts off."""
+    def header(self) -> Content:
+        """The title line: icon, tool, status and duration, server, then an arguments preview
+        last, since that is what a narrow pane cuts off. Built from parts, never parsed as
+        markup: tool names, servers and arguments come from servers and the model (a cut
+        `[/…` once read as a closing tag and failed the turn)."""
         duration = f" {self.duration_ms / 1000:.2f}s" if self.duration_ms is not None else ""
-        args = format_arguments(self.arguments, 24)
-        return (
-            f"{_ICONS.get(self.status, '?')} [b]{escape(self.tool_name)}[/b] [i]{self.status}{duration}[/i]"
-            f" [dim]{escape(self.server)}[/dim] {escape(args)}"
+        return Content.assemble(
+            f"{_ICONS.get(self.status, '?')} ",
+            (self.tool_name, "bold"),
+            " ",
+            (f"{self.status}{duration}", "italic"),
+            " ",
+            (self.server, "dim"),
+            " ",
+            format_arguments(self.arguments, 24),
         )
 
     def watch_status(self, old: str, new: str) -> None:
