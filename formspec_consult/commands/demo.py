@@ -36,7 +36,8 @@ def demo(folder: Path | None, speed: float, paused: bool) -> None:
     work.mkdir(parents=True, exist_ok=True)
     shutil.copytree(package_path("examples", "barbershop"), project)
     isolated_registry(work)
-    click.echo(f"Demo project: {project}  (space play/pause · n step · +/- speed · ctrl+q quit)")
+    click.echo(f"Demo project: {project}  (space play/pause · n step · +/- speed · ctrl+q quit; "
+               "at the review step, a accepts the draft)")
     run_demo(project, recording, speed=speed, autoplay=not paused)
     click.echo(f"The demo project and its session stay in {project}.")
 

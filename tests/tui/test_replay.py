@@ -193,3 +193,14 @@ async def test_the_demo_holds_at_the_review_step_showing_the_passed_draft_and_le
         log = [json.loads(line) for line in (app.engine.session_dir / "events.jsonl").read_text().splitlines()]  # type: ignore[union-attr]
         assert [(e["type"], e.get("path")) for e in log if e["type"] in {"apply", "undo"}] == [("apply", DRAFT), ("undo", DRAFT)]
         assert [e["name"] for e in log if e["type"] == "command"] == ["diff"]  # /diff, shown in the pane, is logged
+
+
+def test_playback_waits_longer_after_longer_replies_and_the_demo_lasts_about_two_minutes(example: Path) -> None:
+    from formspec_consult.agent.events import AssistantMessage
+    from formspec_consult.tui.replay.pacing import MIN_READ_S, reading_seconds, scaled, total_seconds
+    from formspec_consult.tui.replay.recording import Step
+
+    short, long = Step("hi", "say", [AssistantMessage("Yes.")]), Step("hi", "say", [AssistantMessage("word " * 90)])
+    assert reading_seconds(short) == MIN_READ_S and reading_seconds(long) > 3 * MIN_READ_S
+    assert scaled(20.0, 4.0) == 5.0 and scaled(20.0, 0) == 0.0
+    assert 90 <= total_seconds(load(example).steps) <= 150
