@@ -3,6 +3,9 @@
 The app never imports the engine module at start-up (it imports the provider, hence litellm):
 it is handed an :data:`EngineFactory` and only ever talks to the object it returns through this
 protocol. Tests pass a scripted fake that implements the same surface.
+
+Optional extras, looked up with `getattr`: `record_command(text)` (log a slash command the app
+ran itself, e.g. `/diff` shown in the diff pane) and `read_only` (a replay that refuses writes).
 """
 
 from __future__ import annotations
