@@ -184,11 +184,8 @@ class EventLog:
             for number, raw in enumerate(handle, start=1):
                 if not raw.strip():
                     continue
-                try:
-                    event = json.loads(raw)
-                except ValueError:
-                    event = None
-                if not isinstance(event, dict) or "type" not in event:
+                event = _parse_event(raw)
+                if event is None:
                     _log.warning("%s line %d is torn or not an event; skipped", path, number)
                     continue
                 yield event
@@ -206,16 +203,22 @@ def load_events(path: Path) -> list[dict[str, Any]]:
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        try:
-            event = json.loads(raw)
-        except ValueError:
-            event = None
-        if not isinstance(event, dict) or "type" not in event:
+        event = _parse_event(raw)
+        if event is None:
             if number == len(lines):
                 break
             raise EventLogError(f"{path}: line {number} is not valid JSON; the event log is damaged")
         events.append(event)
     return events
+
+
+def _parse_event(raw: bytes) -> dict[str, Any] | None:
+    """One log line as an event, or None when it is torn or not an event."""
+    try:
+        event = json.loads(raw)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) and "type" in event else None
 
 
 def _now() -> str:
