@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from formspec_consult.cli import cli
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
-from tests.providers.conftest import BrokenKeyring, MemoryKeyring
+from tests.fakes.keyrings import BrokenKeyring, MemoryKeyring
 
 SECRET = "sk-ant-very-secret-1234"
 

@@ -15,7 +15,7 @@ from formspec_consult.providers import ReplayProvider, ScriptedProvider, open_pr
 from formspec_consult.providers.base import ProviderError
 from formspec_consult.providers.litellm_provider import LiteLLMProvider
 from formspec_consult.providers.resolve import resolve
-from tests.providers.conftest import BrokenKeyring, MemoryKeyring
+from tests.fakes.keyrings import BrokenKeyring, MemoryKeyring
 
 
 def test_no_model_names_every_place_to_set_one_and_the_demo() -> None:

@@ -5,26 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 from click.testing import CliRunner
 
 from formspec_consult.cli import cli
 from formspec_consult.registry.credentials import registry_account, registry_token
-from tests.providers.conftest import BrokenKeyring, MemoryKeyring
+from tests.fakes.keyrings import BrokenKeyring, MemoryKeyring, installed
 
 URL = "https://registry.example:8443/mcp"
 
 
 @pytest.fixture
 def memory() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
+    with installed(MemoryKeyring()) as backend:
         yield backend
-    finally:
-        keyring.set_keyring(previous)
 
 
 def test_token_set_stores_it_per_registry_host_and_the_lookup_finds_it(memory: MemoryKeyring) -> None:
@@ -51,13 +45,9 @@ def test_token_clear_forgets_it(memory: MemoryKeyring) -> None:
 
 
 def test_a_broken_keyring_is_a_note_not_a_crash() -> None:
-    previous = keyring.get_keyring()
-    keyring.set_keyring(BrokenKeyring())
-    try:
+    with installed(BrokenKeyring()):
         token, note = registry_token(URL, environ={})
         failed = CliRunner().invoke(cli, ["registry", "token", "set", URL, "--token", "x"])
-    finally:
-        keyring.set_keyring(previous)
     assert token is None and "keyring unavailable" in note
     assert failed.exit_code == 1 and "FORMSPEC_REGISTRY_TOKEN" in failed.output
 
