@@ -119,8 +119,13 @@ def render_conversation(messages: list[dict[str, Any]]) -> str:
     return "\n\n".join(lines)
 
 
-def make_summariser(provider: Any) -> Callable[[list[dict[str, Any]], str | None], Awaitable[str]]:
-    """A compaction summariser that asks the session's own model with the `compress` prompt."""
+def make_summariser(
+    provider: Any, log: Any | None = None
+) -> Callable[[list[dict[str, Any]], str | None], Awaitable[str]]:
+    """A compaction summariser that asks the session's own model with the `compress` prompt.
+
+    Its raw reply goes to `log` as a `side_reply` event, so a replay can hand the same reply back.
+    """
     from formspec_consult.agent.prompts import load_prompt
     from formspec_consult.providers.base import Completion
 
@@ -138,6 +143,8 @@ def make_summariser(provider: Any) -> Callable[[list[dict[str, Any]], str | None
         async for item in provider.stream(request, None):
             if isinstance(item, Completion):
                 text = item.text
+        if log is not None:
+            log.append("side_reply", purpose="compaction", text=text)
         return text
 
     return summarise

@@ -170,7 +170,7 @@ def _assemble(
         count_tokens=lambda messages: provider.count_tokens(messages, manager.tool_declarations()),
         usable_window=usable,
         threshold=settings.compaction_threshold,
-        summarise=make_summariser(provider),
+        summarise=make_summariser(provider, log),
     )
     transcript = _open_transcript(session_dir)
     for secret in session_secrets(provider, settings):

@@ -145,6 +145,7 @@ async def _summary(engine: Any, session: Any) -> AsyncGenerator[AgentEvent, None
             yield AssistantDelta(item.text)
         elif isinstance(item, Completion):
             text = item.text
+    session.log.append("side_reply", purpose="summary", text=text)
     message = AssistantMessage(text)
     session.loop.record(message)
     yield message

@@ -7,12 +7,13 @@ its text and tool calls (ids kept, so recorded tool results still pair with them
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from formspec_consult.providers.base import ProviderError, StreamItem
-from formspec_consult.providers.canned import DEFAULT_WINDOW, CannedProvider, CannedTurn, tool_call_from
+from formspec_consult.providers.base import Completion, ProviderError, StreamItem, TextDelta
+from formspec_consult.providers.canned import DEFAULT_WINDOW, CannedProvider, CannedTurn, chunk_text, tool_call_from
 from formspec_consult.providers.tokens import content_text
 from formspec_consult.sessions.events import EventLogError, load_events
 
@@ -41,20 +42,30 @@ class ReplayProvider(CannedProvider):
 
     name = "replay"
 
+    def __init__(self, turns: list[CannedTurn], *, side_replies: Iterable[str] = (), **kwargs: Any) -> None:
+        super().__init__(turns, **kwargs)
+        self.side_replies = deque(side_replies)
+
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> AsyncIterator[StreamItem]:
         """Play the next recorded turn. Conversation requests always carry tools; a request
-        without tools is a side request (a compaction summary, /summary) that the recording does
-        not hold as a message: it fails without using up a turn, so the caller falls back (the
-        compressor to its extractive summary) and the replay stays in step."""
-        if not tools:
+        without tools is a side request (a compaction summary, /summary), answered with the next
+        recorded `side_reply`. A recording without one (older logs) fails the request without
+        using up a turn, so the caller falls back (the compressor to its extractive summary)."""
+        if tools:
+            async for item in super().stream(messages, tools):
+                yield item
+            return
+        if not self.side_replies:
             raise ProviderError(
                 "replay: this side request (no tools) is not part of the recording",
                 hint="summaries are rebuilt offline during a replay",
             )
-        async for item in super().stream(messages, tools):
-            yield item
+        text = self.side_replies.popleft()
+        for piece in chunk_text(text):
+            yield TextDelta(piece)
+        yield Completion(text=text, usage=None, raw={"provider": self.name, "side_reply": True})
 
     @classmethod
     def from_events(
@@ -62,7 +73,11 @@ class ReplayProvider(CannedProvider):
         source: str = "the recorded session",
     ) -> ReplayProvider:
         """Build from event dicts (as read from ``events.jsonl``)."""
-        return cls(assistant_turns(events, source), model=model, context_window=context_window, source=source)
+        events = list(events)
+        side = [str(e.get("text") or "") for e in events if e.get("type") == "side_reply"]
+        return cls(
+            assistant_turns(events, source), side_replies=side, model=model, context_window=context_window, source=source
+        )
 
     @classmethod
     def from_session_dir(cls, folder: Path | str, *, context_window: int | None = None) -> ReplayProvider:

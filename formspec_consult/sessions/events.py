@@ -47,6 +47,9 @@ EVENT_TYPES: dict[str, tuple[str, ...]] = {
     "repair": ("actions", "remove", "insert"),
     "request": ("message_count", "tokens", "estimated", "tools_sha256", "tools"),
     "response": ("text", "tool_calls", "usage", "finish_reason"),
+    # the reply to a request outside the conversation (a compaction summary, /summary): replay
+    # hands it back to the same request, in order
+    "side_reply": ("purpose", "text"),
     "tool_call": ("call_id", "server", "name", "arguments"),
     "tool_result": ("call_id", "ok", "result", "duration_ms"),
     "turn_started": ("turn", "user_text"),
