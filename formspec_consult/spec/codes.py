@@ -20,6 +20,7 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-DOC-EMPTY": ("parse", "warning", "a spec file with no document"),
     "FS-LOCK-INVALID": ("parse", "warning", "formspec.lock cannot be read"),
     "FS-CONFIG": ("parse", "warning", "formspec-app.yaml `spec:` unusable; default used"),
+    "FS-SPEC-ROOT-MISSING": ("parse", "error", "formspec-app.yaml `spec:` names a folder that does not exist"),
     "FS-SKILL-FRONTMATTER": ("parse", "warning", "a skill's frontmatter cannot be read"),
     # envelope and schema layer
     "FS-ENVELOPE-MISSING-KEY": ("schema", "error", "apiVersion/kind/metadata/spec missing"),
@@ -35,7 +36,8 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-METADATA-MODULE": ("schema", "error", "metadata.module invalid"),
     "FS-SPEC-NOT-MAPPING": ("schema", "error", "spec is not a mapping"),
     "FS-SCHEMA": ("schema", "error", "the kind's JSON Schema rejects the document"),
-    "FS-SCHEMA-SOURCE": ("schema", "warning", "an official schema file is unusable; built-in one used"),
+    "FS-SCHEMA-SOURCE": ("schema", "warning", "an official schema file is unusable; the next source is used"),
+    "FS-SCHEMA-SHORTHAND": ("schema", "warning", "a shorthand the engine accepts but FormSpec's schema rejects"),
     # structural layer: one entity
     "FS-FIELD-DUPLICATE": ("structural", "error", "two fields share a name"),
     "FS-FIELD-RESERVED": ("structural", "error", "field name reserved by the engine"),

@@ -51,3 +51,16 @@ def read_spec_setting(root: Path) -> tuple[str, str | None]:
     if cleaned.is_absolute() or ".." in cleaned.parts:
         return "spec", f"{APP_CONFIG}: `spec: {value}` leaves the project; using `spec`"
     return cleaned.as_posix(), None
+
+
+def names_spec_root(root: Path) -> bool:
+    """True when formspec-app.yaml sets `spec:` explicitly (so a missing folder is an error)."""
+    config = root / APP_CONFIG
+    if not config.is_file():
+        return False
+    try:
+        docs = load_stream(decode(config.read_bytes()))
+    except (YamlLoadError, OSError):
+        return False
+    data = docs[0].value if docs else None
+    return isinstance(data, dict) and isinstance(data.get("spec"), str) and bool(data["spec"].strip())

@@ -111,6 +111,8 @@ class ValidationResult:
     ok: bool
     problems: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    #: kind → the schema source its documents were checked against (official file or ours)
+    schema_sources: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_findings(cls, problems: list[Problem], warnings: list[Problem]) -> ValidationResult:
@@ -122,9 +124,9 @@ class ValidationResult:
         return [p.code for p in self.problems]
 
     def to_dict(self) -> dict[str, Any]:
-        """{"ok", "problems": [...], "warnings": [...]}."""
+        """{"ok", "problems": [...], "warnings": [...], "schema_sources": {kind: source}}."""
         return {"ok": self.ok, "problems": [p.to_dict() for p in self.problems],
-                "warnings": [w.to_dict() for w in self.warnings]}
+                "warnings": [w.to_dict() for w in self.warnings], "schema_sources": dict(self.schema_sources)}
 
 
 @dataclass

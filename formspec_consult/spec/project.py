@@ -7,7 +7,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from formspec_consult.spec import inventory, skills as skill_store
-from formspec_consult.spec.discovery import find_root, read_spec_setting
+from formspec_consult.spec.discovery import find_root, names_spec_root, read_spec_setting
 from formspec_consult.spec.errors import SkillNotFound
 from formspec_consult.spec.kinds import SHADOWABLE_KINDS, canonical_kind, effective_kind
 from formspec_consult.spec.layout import classify, list_spec_files
@@ -36,6 +36,7 @@ class Project:
         self.overrides_dir = root / "overrides"
         self.consult_dir = root / ".formspec" / "consult"
         self._spec_rel = "" if self.spec_root == root else self.spec_root.relative_to(root).as_posix()
+        self._spec_named = self._config_warning is None and names_spec_root(root)
         self._cache = ParseCache()
 
     def __repr__(self) -> str:
@@ -93,9 +94,16 @@ class Project:
         if self._config_warning:
             warnings.append(Problem("FS-CONFIG", "formspec-app.yaml", None, "parse", self._config_warning,
                                     "Fix `spec:` in formspec-app.yaml."))
+        problems = []
+        if self._spec_named and not self.spec_root.is_dir():
+            problems.append(Problem(
+                "FS-SPEC-ROOT-MISSING", "formspec-app.yaml", None, "parse",
+                f"`spec: {self._spec_rel}` names a folder that does not exist: {self.spec_root}",
+                f"Create {self._spec_rel}/ or point `spec:` in formspec-app.yaml at the folder that holds the "
+                "spec documents."))
         files = self._files(overlay)
         vendor = {rel for rel, _ in files if classify(rel, self._spec_rel)[0] == "vendors"}
-        return TreeState(files, set(dirs), warnings, vendor_sources=vendor)
+        return TreeState(files, set(dirs), warnings, project_problems=problems, vendor_sources=vendor)
 
     def validate(self, overlay: Overlay | None = None) -> ValidationResult:
         """Validate the whole tree, with `overlay` (draft texts by project-relative path) applied."""

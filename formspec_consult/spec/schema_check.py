@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 from typing import Any
 
 from jsonschema.exceptions import ValidationError, best_match
@@ -18,38 +19,91 @@ _TYPO_HINTS = {"depends_on": "The key is `depends` (a list of {module, version?}
                "options": "Enum fields list their values under `enum_values:`."}
 
 
-def schema_problems(doc: Document, validator: CompiledSchema) -> list[Problem]:
-    """Schema problems of `doc` (at most MAX_SCHEMA_ERRORS, most specific message per error)."""
+def schema_problems(doc: Document, validator: CompiledSchema) -> tuple[list[Problem], list[Problem]]:
+    """(problems, warnings) of `doc` against its schema.
+
+    At most MAX_SCHEMA_ERRORS problems, the most specific message per error. Shorthands that
+    FormSpec's engine accepts although its schema rejects them (`render: modal`, a guard
+    written as a plain expression, a transition's legacy `action:` key) are warnings whose
+    hint gives the canonical form.
+    """
     out: list[Problem] = []
+    warnings: list[Problem] = []
     errors, scope = validator.check(doc.data)
+    module_relative = doc.kind == "Module"
+    seen_shorthand: set[tuple[object, ...]] = set()
     for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
+        path = scope + tuple(error.absolute_path)
+        shorthand = shorthand_warning(path, error)
+        if shorthand is not None:
+            if path not in seen_shorthand:
+                seen_shorthand.add(path)
+                line, column = doc.position_of(path)
+                warnings.append(Problem("FS-SCHEMA-SHORTHAND", doc.rel, line, "schema",
+                                        f"{'/'.join(map(str, path))}: {shorthand[0]}", shorthand[1], column))
+            continue
         if len(out) >= MAX_SCHEMA_ERRORS:
             out.append(Problem("FS-SCHEMA", doc.rel, doc.line, "schema",
                                f"more schema errors were left out after the first {MAX_SCHEMA_ERRORS}",
                                "Fix these first, then validate again."))
             break
-        menu = _menu_message(error)
+        menu = _menu_message(error, module_relative)
         shown = error if menu or not error.context else best_match(error.context)
-        path = scope + tuple(error.absolute_path)
         where = "/".join(str(p) for p in path) or "(document)"
         line, column = doc.position_of(scope + tuple(shown.absolute_path))
         out.append(Problem("FS-SCHEMA", doc.rel, line, "schema", f"{where}: {menu or shown.message}",
                            _hint(shown, doc.kind), column))
-    return out
+    return out, warnings
 
 
-def _menu_message(error: ValidationError) -> str | None:
-    """A plain explanation when `error` is about a menu item's shape (jsonschema's is cryptic)."""
-    path = list(error.absolute_path)
-    if "menu" in path and isinstance(error.instance, dict) and error.validator in ("oneOf", "not", "anyOf"):
-        return menu_item_problem(error.instance, path.count("children") + 1)
+_RENDER_MODES = ("modal", "drawer", "separate_page")
+
+
+def shorthand_warning(path: tuple[Any, ...], error: ValidationError) -> tuple[str, str] | None:
+    """(message, hint) when `error` is only a shorthand FormSpec's engine accepts; else None."""
+    inst = error.instance
+    last = path[-1] if path else None
+    if last == "render" and error.validator == "type" and inst in _RENDER_MODES:
+        return (f"`render: {inst}` is a shorthand FormSpec's engine accepts but its schema rejects",
+                f"Write `render: {{mode: {inst}}}`.")
+    if last == "guard" and error.validator == "type" and isinstance(inst, str):
+        return ("a guard written as a plain expression is a shorthand the engine accepts but the schema rejects",
+                f"Write `guard: {{expression: {json.dumps(inst)}}}`.")
+    if ("transitions" in path and isinstance(inst, dict) and "action" in inst and "via" not in inst
+            and error.validator in ("additionalProperties", "required")):
+        return ("`action:` on a transition is a legacy alias the engine accepts but the schema rejects",
+                f"Write `via: {inst['action']}` instead of `action: {inst['action']}`.")
     return None
 
 
-def menu_item_problem(item: dict[str, Any], depth: int) -> str | None:
-    """Plain words for a menu item that fits none of the three shapes (None when it fits one)."""
+def _menu_message(error: ValidationError, module_relative: bool = False) -> str | None:
+    """A plain explanation when `error` is about a menu item's shape (jsonschema's is cryptic)."""
+    path = list(error.absolute_path)
+    if "menu" in path and isinstance(error.instance, dict) and error.validator in ("oneOf", "not", "anyOf"):
+        return menu_item_problem(error.instance, path.count("children") + 1, module_relative)
+    return None
+
+
+def menu_item_problem(item: dict[str, Any], depth: int, module_relative: bool = False) -> str | None:
+    """Plain words for a menu item that fits none of the three shapes (None when it fits one).
+
+    A Module's own menu is module-relative: its leaves need no `module`, and it has no adopt
+    nodes (an App adopts a whole Module menu).
+    """
     if depth >= 3 and "children" in item:
         return "menus nest at most 3 levels; this third-level item may not have children"
+    if module_relative:
+        if item.get("type") == "module":
+            return "a Module's own menu has no adopt nodes; an App adopts this module's menu with {type: module}"
+        if "children" in item:
+            if "view" in item or "route" in item:
+                return "a group {label, children} cannot also have a view or route"
+            return None if "label" in item else "a group needs a `label`"
+        if "label" not in item:
+            return "a menu leaf needs a `label` (and exactly one of view/route)"
+        if ("view" in item) == ("route" in item):
+            return "a menu leaf needs exactly one of `view` or `route`"
+        return None
     if item.get("type") == "module":
         if "children" in item:
             return "an adopt node {type: module, module} cannot have children"

@@ -1,47 +1,49 @@
-"""JSON Schemas per kind: official ones from the project or user cache first, ours otherwise.
+"""JSON Schemas per kind, resolved once per kind and source files, compiled once and reused.
 
-Validators are compiled once per (kind, schema file, mtime) and reused.
+`resolve` walks the sources of `schema_sources` (official project schemas, the user cache, then
+ours), checks each candidate in full and returns the first usable one plus notes about the
+unusable ones. `validator_for` turns a resolution into a `CompiledSchema`, cached by the
+identity (path, mtime, size) of the files it was built from, so a project validated again, or
+another project sharing the user cache, does not compile anything twice.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from functools import lru_cache
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator, validators
+from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import SchemaError
 
 from formspec_consult.spec.errors import UnknownKind
-from formspec_consult.spec.kinds import canonical_kind, effective_kind, known_kinds
-from formspec_consult.spec.schema_sources import load_official, official_schema_path
+from formspec_consult.spec.kinds import canonical_kind, known_kinds
+from formspec_consult.spec.schema_sources import Found, UnusableSchema, candidate_folders, locate, spec_version
+from formspec_consult.spec.schemas import shared_builtin_schema
 
 if TYPE_CHECKING:
     from formspec_consult.spec.project import Project
 
-_BUILTIN_DIR = Path(__file__).resolve().parent / "schemas"
-_RICH = {"Entity", "Module", "App", "Workspace", "Form", "Table", "Page"}
 BUILTIN_SOURCE = "formspec-consult built-in schema"
+DEFAULT_API_VERSION = "formspec.dev/v1"
 
 
-@lru_cache(maxsize=None)
-def _builtin_file(name: str) -> dict[str, Any]:
-    return json.loads((_BUILTIN_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
+@dataclass
+class Resolution:
+    """Which schema a kind uses, where it came from, and why better candidates were skipped."""
 
-
-def builtin_schema(kind: str) -> dict[str, Any]:
-    """Our schema for `kind` (a properly-cased known kind); others get the common envelope."""
-    target = effective_kind(kind)
-    if target in _RICH:
-        schema = copy.deepcopy(_builtin_file(target.lower()))
-        schema["properties"]["kind"] = {"enum": sorted({kind, target})}
-        return schema
-    schema = copy.deepcopy(_builtin_file("envelope"))
-    schema["title"] = kind
-    schema["properties"]["kind"] = {"const": kind}
-    return schema
+    kind: str
+    schema: dict[str, Any]
+    source: str
+    file: Path | None = None
+    stamps: tuple[tuple[str, int, int], ...] = ()
+    scope: tuple[str, ...] = ()
+    flat: bool = False
+    local_refs_only: bool = True
+    #: (unusable file, reason) for every official candidate that was skipped
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def resolve_kind(kind: str) -> str:
@@ -52,67 +54,174 @@ def resolve_kind(kind: str) -> str:
     return canonical
 
 
+def resolve(kind: str, project: Project | None, api_version: str | None = DEFAULT_API_VERSION) -> Resolution:
+    """The schema `kind` (properly cased) uses for documents of `api_version` in `project`."""
+    skipped: list[tuple[Path, str]] = []
+    for folder, label in candidate_folders(project, api_version):
+        try:
+            found = locate(kind, folder, label)
+            if found is None:
+                continue
+            local_only = _check_usable(found)
+        except UnusableSchema as exc:
+            skipped.append((exc.file, exc.reason))
+            continue
+        return Resolution(kind, found.schema, found.source, found.file, found.stamps, found.scope, found.flat,
+                          local_only, skipped)
+    return Resolution(kind, shared_builtin_schema(kind), BUILTIN_SOURCE, skipped=skipped)
+
+
 def kind_schema(kind: str, project: Project | None = None) -> tuple[dict[str, Any], str]:
     """(JSON schema, sentence naming its source) for `kind`, case-insensitive."""
-    schema, source, _ = _schema_with_fallback(resolve_kind(kind), project)
-    return copy.deepcopy(schema), source
+    found = resolve(resolve_kind(kind), project)
+    return copy.deepcopy(found.schema), found.source
 
 
-def _schema_with_fallback(kind: str, project: Project | None) -> tuple[dict[str, Any], str, str | None]:
-    """Official schema when present and usable; else ours plus a note why the official one failed."""
-    official = official_schema_path(kind, project)
-    if official is not None:
-        path, source = official
-        try:
-            return load_official(str(path), path.stat().st_mtime_ns), source, None
-        except (OSError, ValueError, SchemaError) as exc:
-            note = f"{source} is unusable ({exc.__class__.__name__}: {str(exc)[:200]})"
-            return builtin_schema(kind), BUILTIN_SOURCE, note
-    return builtin_schema(kind), BUILTIN_SOURCE, None
+def builtin_schema(kind: str) -> dict[str, Any]:
+    """Our schema for a properly-cased known kind (shared: do not modify)."""
+    return shared_builtin_schema(kind)
 
 
-def schema_scope(schema: dict[str, Any]) -> tuple[str, ...]:
-    """Where in a document a schema applies: () for whole documents, ("spec",) for spec-only ones.
+# -- checking an official candidate ------------------------------------------------------------
 
-    Official schemas are not guaranteed to describe the whole document; one whose properties
-    name none of the envelope keys is taken to describe `spec`.
+def _check_usable(found: Found) -> bool:
+    """Raise UnusableSchema unless `found` is a valid schema whose `$ref`s all resolve.
+
+    Returns True when every `$ref` is local (`#/…`), which allows the compiled fast path.
     """
-    props = schema.get("properties")
-    if isinstance(props, dict) and props and not ({"apiVersion", "kind", "metadata", "spec"} & set(props)):
-        return ("spec",)
-    return ()
+    key = (found.source, found.stamps)
+    cached = _USABLE.get(key)
+    if cached is None:
+        try:
+            cached = (True, _local_only(found))
+        except UnusableSchema as exc:
+            cached = (False, exc)
+        _USABLE[key] = cached
+    ok, value = cached
+    if not ok:
+        assert isinstance(value, UnusableSchema)
+        raise value
+    return bool(value)
 
+
+_USABLE: dict[tuple[str, tuple[tuple[str, int, int], ...]], tuple[bool, Any]] = {}
+
+
+def _local_only(found: Found) -> bool:
+    schema = found.schema
+    cls = validators.validator_for(schema, default=Draft7Validator)
+    try:
+        if found.flat:
+            cls.check_schema(schema)
+        else:  # the shared `$defs` once per root file, then the kind's own fragment
+            root_file = Path(found.stamps[0][0])
+            _check_defs(cls, root_file, found.stamps[0][1], found.stamps[0][2], schema["$defs"])
+            cls.check_schema({k: v for k, v in schema.items() if k != "$defs"})
+    except SchemaError as exc:
+        raise UnusableSchema(found.file, f"is not a valid JSON Schema ({exc.message})") from None
+    registry, base = _registry(found)
+    resolver = registry.resolver(base_uri=base)
+    local_only = True
+    seen: set[int] = set()
+    todo: list[tuple[Any, Any]] = [(schema if found.flat else schema["properties"], resolver)]
+    while todo:
+        node, here = todo.pop()
+        if isinstance(node, list):
+            todo.extend((item, here) for item in node)
+            continue
+        if not isinstance(node, dict) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        target = node.get("$ref")
+        if isinstance(target, str):
+            local_only &= target.startswith("#")
+            try:
+                resolved = here.lookup(target)
+            except Exception:  # noqa: BLE001 - referencing raises several kinds of Unresolvable
+                raise UnusableSchema(found.file, f"has a `$ref` that does not resolve: {target}") from None
+            todo.append((resolved.contents, resolved.resolver))
+        todo.extend((value, here) for key, value in node.items()
+                    if key not in ("$ref", "const", "enum", "examples", "default"))
+    return local_only
+
+
+def _check_defs(cls: Any, root: Path, mtime_ns: int, size: int, defs: dict[str, Any]) -> None:
+    """Check the root's shared `$defs` against the meta-schema once per root file identity."""
+    key = (cls, root, mtime_ns, size)
+    if key not in _DEFS_OK:
+        cls.check_schema({"$defs": defs})
+        _DEFS_OK.add(key)
+
+
+_DEFS_OK: set[tuple[Any, Path, int, int]] = set()
+
+
+def _registry(found: Found) -> tuple[Any, str]:
+    """A `referencing` registry holding the schema (and, for flat files, its sibling files)."""
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT7
+
+    base = found.file.resolve().as_uri()
+    resources = [(base, Resource.from_contents(found.schema, default_specification=DRAFT7))]
+    if found.flat:
+        base_id = found.schema.get("$id") if isinstance(found.schema.get("$id"), str) else None
+        for sibling in sorted(found.file.parent.glob("*.json")):
+            if sibling == found.file:
+                continue
+            try:
+                contents = json.loads(sibling.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if not isinstance(contents, dict):
+                continue
+            resource = Resource.from_contents(contents, default_specification=DRAFT7)
+            uris = {sibling.resolve().as_uri()}
+            if isinstance(contents.get("$id"), str):
+                uris.add(contents["$id"])
+            if base_id and "/" in base_id:
+                uris.add(base_id.rsplit("/", 1)[0] + "/" + sibling.name)
+            resources += [(uri, resource) for uri in uris]
+    return Registry().with_resources(resources), base
+
+
+# -- compiled validators -------------------------------------------------------------------------
 
 class CompiledSchema:
-    """A ready validator for one kind. Busy built-in schemas also get a compiled fast path.
+    """A ready validator for one kind.
 
-    fastjsonschema turns our schemas into plain Python (~6x faster than jsonschema) and is
-    used only to answer "valid?"; jsonschema then explains any failure in full. Compiling costs
-    10-60 ms, so it happens only once a kind has been validated FAST_PATH_AFTER times (large
-    projects). Official schemas use jsonschema alone (they may use keywords fastjsonschema does
-    not know), with their sibling files registered for `$ref`; if one still fails while
-    validating (say, a `$ref` to a missing file), it is replaced by ours and `note` says why.
+    Busy kinds also get a compiled fast path: fastjsonschema turns a schema into plain Python
+    (~6x faster than jsonschema) and is used only to answer "valid?"; jsonschema then explains
+    any failure in full. Compiling costs 10-100 ms, so it happens only once a kind has been
+    validated FAST_PATH_AFTER times (large projects). Schemas with non-local `$ref`s never get
+    it (fastjsonschema would try to fetch them). If an official schema still fails while
+    validating, it is replaced by ours, `note` says why, and `generation` changes so the
+    caller can validate every document of the kind again with the same schema.
     """
 
     FAST_PATH_AFTER = 20
 
-    def __init__(self, kind: str, schema: dict[str, Any], source: str, note: str | None,
-                 file: Path | None = None) -> None:
-        self.kind = kind
-        self.schema = schema
-        self.scope = schema_scope(schema)
-        self.source = source
-        self.note = note
-        #: the official schema file in use, or the unusable one ours stands in for
-        self.file = file
-        cls = validators.validator_for(schema, default=Draft202012Validator)
-        if file is not None and note is None:
-            self.validator = cls({"$id": file.resolve().as_uri(), **schema}, registry=sibling_registry(file, schema))
+    def __init__(self, resolution: Resolution) -> None:
+        self.kind = resolution.kind
+        self.resolution = resolution
+        self.schema = resolution.schema
+        self.scope = resolution.scope
+        self.source = resolution.source
+        self.notes: list[tuple[Path, str]] = list(resolution.skipped)
+        self.generation = 0
+        cls = validators.validator_for(self.schema, default=Draft7Validator)
+        if resolution.file is not None:
+            registry, base = _registry(_as_found(resolution))
+            self.validator = cls({**self.schema, "$id": base}, registry=registry)
         else:
-            self.validator = cls(schema)
-        self._uses = 0 if source == BUILTIN_SOURCE else -1  # -1: never compile
+            self.validator = cls(self.schema)
+        self._uses = 0 if resolution.local_refs_only and not resolution.flat else -1  # -1: never compile
         self._fast: Any = None
         self._fallback: CompiledSchema | None = None
+
+    @property
+    def file(self) -> Path | None:
+        """The official schema file in use (None for ours)."""
+        return self.resolution.file if self._fallback is None else None
 
     def check(self, document: dict[str, Any]) -> tuple[list[Any], tuple[str, ...]]:
         """(jsonschema errors, scope of their paths) for a whole document's data."""
@@ -122,10 +231,10 @@ class CompiledSchema:
         if self._fast is None and self._uses >= 0:
             self._uses += 1
             if self._uses > self.FAST_PATH_AFTER:
-                import fastjsonschema
-
-                self._fast = fastjsonschema.compile({k: v for k, v in self.schema.items() if k != "$schema"})
-        if self._fast is not None:
+                self._fast = _fast_validator(self.resolution)
+                if self._fast is False:
+                    self._uses = -1
+        if self._fast:
             try:
                 self._fast(instance)
                 return [], self.scope
@@ -136,51 +245,50 @@ class CompiledSchema:
         except Exception as exc:  # noqa: BLE001 - a broken official schema must not break validation
             if self.source == BUILTIN_SOURCE:
                 raise
-            self.note = f"{self.source} failed while validating ({exc.__class__.__name__}: {str(exc)[:200]})"
-            self._fallback = CompiledSchema(self.kind, builtin_schema(self.kind), BUILTIN_SOURCE, None)
+            assert self.resolution.file is not None
+            self.notes.append((self.resolution.file,
+                               f"failed while validating ({exc.__class__.__name__}: {str(exc)[:200]})"))
+            self._fallback = CompiledSchema(Resolution(self.kind, shared_builtin_schema(self.kind), BUILTIN_SOURCE))
+            self.source = BUILTIN_SOURCE
+            self.generation += 1
             return self._fallback.check(document)
 
 
-def sibling_registry(file: Path, schema: dict[str, Any]) -> Any:
-    """A `referencing` registry of every JSON schema beside `file`, so relative `$ref`s resolve."""
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT202012
+def _as_found(resolution: Resolution) -> Found:
+    assert resolution.file is not None
+    return Found(resolution.schema, resolution.source, resolution.file, resolution.stamps, resolution.scope,
+                 resolution.flat)
 
-    base_id = schema.get("$id") if isinstance(schema.get("$id"), str) else None
-    resources = []
-    for sibling in sorted(file.parent.glob("*.json")):
+
+_FAST: dict[tuple[str, str, tuple[tuple[str, int, int], ...]], Any] = {}
+
+
+def _fast_validator(resolution: Resolution) -> Any:
+    """A fastjsonschema validator (cached per kind and source files), or False when it cannot compile."""
+    key = (resolution.kind, resolution.source, resolution.stamps)
+    if key not in _FAST:
+        import fastjsonschema
+
         try:
-            contents = json.loads(sibling.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(contents, dict):
-            continue
-        resource = Resource.from_contents(contents, default_specification=DRAFT202012)
-        uris = {sibling.resolve().as_uri()}
-        if isinstance(contents.get("$id"), str):
-            uris.add(contents["$id"])
-        if base_id and "/" in base_id:
-            uris.add(base_id.rsplit("/", 1)[0] + "/" + sibling.name)
-        resources += [(uri, resource) for uri in uris]
-    return Registry().with_resources(resources)
+            _FAST[key] = fastjsonschema.compile({k: v for k, v in resolution.schema.items() if k != "$schema"})
+        except Exception:  # noqa: BLE001 - an official schema may use what fastjsonschema lacks
+            _FAST[key] = False
+    return _FAST[key]
 
 
-_VALIDATORS: dict[tuple[str, str, int], CompiledSchema] = {}
+_VALIDATORS: dict[tuple[Any, ...], CompiledSchema] = {}
 
 
-def validator_for(kind: str, project: Project | None) -> CompiledSchema:
-    """The compiled schema for a properly-cased kind (cached per kind, source file and mtime)."""
-    official = official_schema_path(kind, project)
-    stamp = 0
-    if official is not None:
-        try:
-            stamp = official[0].stat().st_mtime_ns
-        except OSError:
-            stamp = -1
-    key = (kind, official[1] if official else BUILTIN_SOURCE, stamp)
+def validator_for(kind: str, project: Project | None, api_version: str | None = DEFAULT_API_VERSION) -> CompiledSchema:
+    """The compiled schema for a properly-cased kind (cached per kind and source files)."""
+    resolution = resolve(kind, project, api_version)
+    key = (kind, resolution.source, resolution.stamps, tuple(resolution.skipped))
     cached = _VALIDATORS.get(key)
     if cached is None:
-        schema, source, note = _schema_with_fallback(kind, project)
-        cached = CompiledSchema(kind, schema, source, note, official[0] if official else None)
-        _VALIDATORS[key] = cached
+        cached = _VALIDATORS[key] = CompiledSchema(resolution)
     return cached
+
+
+def version_key(api_version: str | None) -> str | None:
+    """The part of an apiVersion that selects a schema version (for per-run caching)."""
+    return spec_version(api_version)

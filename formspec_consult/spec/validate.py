@@ -22,7 +22,7 @@ from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document, Problem, ValidationResult
 from formspec_consult.spec.parse import ParsedFile
 from formspec_consult.spec.schema_check import schema_problems
-from formspec_consult.spec.schema_registry import CompiledSchema, validator_for
+from formspec_consult.spec.schema_registry import CompiledSchema, validator_for, version_key
 
 if TYPE_CHECKING:
     from formspec_consult.spec.project import Project
@@ -35,17 +35,25 @@ class TreeState:
     files: list[tuple[str, ParsedFile]]
     extra_modules: set[str] = field(default_factory=set)
     project_warnings: list[Problem] = field(default_factory=list)
+    #: project-level errors (e.g. a `spec:` root that does not exist)
+    project_problems: list[Problem] = field(default_factory=list)
     #: identities to drop from the tree (a `validate_text` input replacing them)
     replaced: set[tuple[str, str, str]] = field(default_factory=set)
     #: files under vendors/: their problems are reported as warnings (the user cannot edit them)
     vendor_sources: set[str] = field(default_factory=set)
 
 
-def run(project: Project, state: TreeState, only_source: str | None = None) -> ValidationResult:
-    """Validate the whole tree; with `only_source`, report only findings about that file."""
-    problems: list[Problem] = []
+def run(project: Project, state: TreeState, only_source: str | None = None, _again: bool = True) -> ValidationResult:
+    """Validate the whole tree; with `only_source`, report only findings about that file.
+
+    Every document of a kind (and spec version) is checked against the same schema: if an
+    official schema fails part-way and is replaced by ours, the run starts over once so that
+    documents checked before the failure are checked again.
+    """
+    problems: list[Problem] = list(state.project_problems)
     warnings: list[Problem] = list(state.project_warnings)
-    validators: dict[str, CompiledSchema] = {}
+    validators: dict[tuple[str, str | None], CompiledSchema] = {}
+    generations: dict[int, int] = {}
     docs: list[Document] = []
     refs: dict[int, list[Reference]] = {}
     view_fields: dict[int, list[FieldRef]] = {}
@@ -55,19 +63,23 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
         for i, doc in enumerate(parsed.usable):
             if state.replaced and doc.rel != only_source and doc.identity in state.replaced:
                 continue
-            kind = doc.kind
-            if kind not in validators:
-                validators[kind] = validator_for(kind, project)
-            key = (i, id(validators[kind]))
+            vkey = (doc.kind, version_key(doc.api_version))
+            validator = validators.get(vkey)
+            if validator is None:
+                validator = validators[vkey] = validator_for(doc.kind, project, doc.api_version)
+                generations[id(validator)] = validator.generation
+            key = (i, id(validator), validator.generation)
             cached = parsed.memo.get(key)
             if cached is None:
-                cached = parsed.memo[key] = (_local_findings(doc, validators[kind]), collect_references(doc),
+                cached = parsed.memo[key] = (_local_findings(doc, validator), collect_references(doc),
                                              collect_view_fields(doc))
             problems += cached[0].problems
             warnings += cached[0].warnings
             docs.append(doc)
             refs[id(doc)] = cached[1]
             view_fields[id(doc)] = cached[2]
+    if _again and any(v.generation != generations[id(v)] for v in validators.values()):
+        return run(project, state, only_source, _again=False)
     warnings += _schema_source_notes(validators.values(), project.root)
     tree = Findings()
     effective = apply_overrides(docs, tree)
@@ -86,15 +98,34 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
         problems = [p for p in problems if p.source == only_source]
         warnings = [w for w in warnings if w.source == only_source]
     order = lambda p: (p.source, p.line or 0)  # noqa: E731 - tiny sort key
-    return ValidationResult.from_findings(sorted(problems, key=order), sorted(warnings, key=order))
+    result = ValidationResult.from_findings(sorted(problems, key=order), sorted(warnings, key=order))
+    result.schema_sources = _sources(validators.values())
+    return result
+
+
+def _sources(used: Iterable[CompiledSchema]) -> dict[str, str]:
+    """Kind → the source of the schema its documents were checked against."""
+    out: dict[str, set[str]] = {}
+    for v in used:
+        out.setdefault(v.kind, set()).add(v.source)
+    return {kind: " | ".join(sorted(found)) for kind, found in sorted(out.items())}
 
 
 def _schema_source_notes(used: Iterable[CompiledSchema], root: Path) -> list[Problem]:
-    """One warning per kind whose official schema could not be used (ours stood in)."""
-    return [Problem("FS-SCHEMA-SOURCE", _relative(v.file, root) if v.file else "schemas", None, "schema",
-                    f"{v.note}; using the formspec-consult built-in schema for {v.kind}",
-                    "Re-run `formspec init` to refresh the project's schemas/.")
-            for v in used if v.note]
+    """One warning per unusable official schema file, naming the reason and what stood in."""
+    grouped: dict[tuple[Path, str], dict[str, set[str]]] = {}
+    for v in used:
+        for file, reason in v.notes:
+            grouped.setdefault((file, reason), {}).setdefault(v.source, set()).add(v.kind)
+    out = []
+    for (file, reason), by_source in sorted(grouped.items(), key=lambda item: str(item[0][0])):
+        rel = _relative(file, root)
+        instead = "; ".join(f"using the {source} for {', '.join(sorted(kinds))}"
+                            for source, kinds in sorted(by_source.items()))
+        out.append(Problem("FS-SCHEMA-SOURCE", rel, None, "schema", f"official schema {rel} is unusable: it {reason}; "
+                           f"{instead}", "Re-run `formspec schema fetch` (or `formspec init`) to restore the "
+                           "official schemas, or delete the broken file."))
+    return out
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -120,7 +151,9 @@ def _split_vendor(problems: list[Problem], vendor: set[str]) -> tuple[list[Probl
 def _local_findings(doc: Document, validator: CompiledSchema) -> Findings:
     """Schema problems plus single-document structural rules (cached per parsed document)."""
     found = Findings()
-    found.problems += schema_problems(doc, validator)
+    schema_errors, shorthand = schema_problems(doc, validator)
+    found.problems += schema_errors
+    found.warnings += shorthand
     if effective_kind(doc.kind) == "Entity":
         check_entity(doc, found)
     check_unknown_keys(doc, found)

@@ -80,8 +80,8 @@ CASES = [
      "an adopt node (type: module) needs `module`", 9),
     ("app-leaf-without-module", APP_HEAD + "    - {label: Sales, view: sale}\n", "FS-SCHEMA",
      "a menu leaf needs module", 9),
-    ("workspace-no-display-name", "apiVersion: formspec.dev/v1\nkind: Workspace\nmetadata: {name: other}\n"
-     "spec: {slug: other}\n", "FS-SCHEMA", "'display_name' is a required property", 4),
+    ("workspace-bad-slug", "apiVersion: formspec.dev/v1\nkind: Workspace\nmetadata: {name: other}\n"
+     "spec: {slug: Other_Place}\n", "FS-SCHEMA", "does not match", 4),
     ("second-doc-broken", OK_HEAD + "spec: {version: v1}\n---\napiVersion: formspec.dev/v1\nkind: Form\n"
      "metadata: {name: f, module: shop}\nspec: {entity: draft}\nextra: 1\n", "FS-ENVELOPE-UNKNOWN-KEY", "`extra`", 10),
     ("enum-without-values", OK_HEAD + "spec:\n  version: v1\n  fields:\n    - {name: s, type: enum}\n",

@@ -49,9 +49,9 @@ RULES = [
      "  fields:\n    - {name: a, type: string}\n    - {name: a, type: text}\n",
      "  fields:\n    - {name: a, type: string}\n    - {name: b, type: text}\n"),
     ("FS-FIELD-DUPLICATE",
-     "  fields:\n    - name: lines\n      type: child\n      child:\n        fields:\n"
+     "  fields:\n    - name: lines\n      type: child\n      child:\n        storage: jsonb\n        fields:\n"
      "          - {name: q, type: integer}\n          - {name: q, type: integer}\n",
-     "  fields:\n    - name: lines\n      type: child\n      child:\n        fields:\n"
+     "  fields:\n    - name: lines\n      type: child\n      child:\n        storage: jsonb\n        fields:\n"
      "          - {name: q, type: integer}\n          - {name: p, type: integer}\n"),
     ("FS-ENUM-VALUES",
      "  fields:\n    - {name: s, type: enum}\n",
@@ -64,7 +64,7 @@ RULES = [
      "  display_field: name_text\n  fields:\n    - {name: name_text, type: string}\n"),
     ("FS-EMITS-UNDECLARED",
      "  actions: [{name: pay, emits: paid}]\n  events: [{name: refunded}]\n",
-     "  actions: [{name: pay, emits: [paid]}]\n  events: [{name: refunded}, paid]\n"),
+     "  actions: [{name: pay, emits: paid}]\n  events: [{name: refunded, type: async}, {name: paid, type: async}]\n"),
     ("FS-ACTION-DUPLICATE",
      "  actions: [{name: pay}, {name: pay}]\n",
      "  actions: [{name: pay}, {name: refund}]\n"),
@@ -75,7 +75,7 @@ SM_ACTIONS = "  actions: [{name: finish}]\n"
 
 
 def sm(field: str = "status", initial: str = "new", frm: str = "new", to: str = "done", via: str = "finish",
-       states: str = "[{name: new}, {name: done}]", fields: str = SM_FIELDS) -> str:
+       states: str = "[{name: new, label: New}, {name: done, label: Done}]", fields: str = SM_FIELDS) -> str:
     return (fields + SM_ACTIONS + f"  state_machine:\n    field: {field}\n    initial: {initial}\n"
             f"    states: {states}\n    transitions:\n      - {{from: {frm}, to: {to}, via: {via}}}\n")
 
@@ -87,7 +87,7 @@ RULES += [
     ("FS-SM-FROM", sm(frm="[new, archived]"), sm(frm="'*'")),
     ("FS-SM-TO", sm(to="closed"), sm(to="done")),
     ("FS-SM-VIA", sm(via="close"), sm(via="cancel")),
-    ("FS-SM-STATE-DUPLICATE", sm(states="[{name: new}, {name: done}, {name: new}]"), sm()),
+    ("FS-SM-STATE-DUPLICATE", sm(states="[{name: new, label: New}, {name: done, label: Done}, {name: new, label: Again}]"), sm()),
 ]
 
 
@@ -112,7 +112,7 @@ def test_natural_key_problem_points_at_the_second_key_line(shop: Project) -> Non
 
 
 def test_state_missing_from_enum_values_is_a_warning_not_an_error(shop: Project) -> None:
-    result = check(shop, sm(states="[{name: new}, {name: done}, {name: parked}]"))
+    result = check(shop, sm(states="[{name: new, label: New}, {name: done, label: Done}, {name: parked, label: Parked}]"))
     assert result.ok
     assert "FS-SM-ENUM-MISMATCH" in [w.code for w in result.warnings]
 
@@ -122,11 +122,10 @@ def test_deprecated_number_type_is_a_warning(shop: Project) -> None:
     assert result.ok and [w.code for w in result.warnings] == ["FS-FIELD-TYPE-DEPRECATED"]
 
 
-def test_unknown_spec_key_is_a_warning_with_a_suggestion(shop: Project) -> None:
+def test_unknown_spec_key_is_a_schema_error_with_a_suggestion(shop: Project) -> None:
     result = check(shop, "  feilds:\n    - {name: a, type: string}\n")
-    assert result.ok
-    [warning] = result.warnings
-    assert warning.code == "FS-UNKNOWN-KEY" and warning.hint == "Did you mean `fields`?" and warning.line == 6
+    problem = next(p for p in result.problems if p.code == "FS-SCHEMA")
+    assert problem.hint == "Did you mean `fields` instead of `feilds`?"
 
 
 def test_misspelt_field_flag_is_a_schema_error_suggesting_the_right_one(shop: Project) -> None:

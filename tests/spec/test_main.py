@@ -14,7 +14,9 @@ from .conftest import BARBERSHOP
 
 def test_valid_project_prints_json_and_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(BARBERSHOP)]) == 0
-    assert json.loads(capsys.readouterr().out) == {"ok": True, "problems": [], "warnings": []}
+    out = json.loads(capsys.readouterr().out)
+    assert (out["ok"], out["problems"], out["warnings"]) == (True, [], [])
+    assert out["schema_sources"]["Entity"] == "formspec-consult built-in schema"
 
 
 def test_problems_are_listed_as_text_with_position_and_hint(shop_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,7 +13,9 @@ from .conftest import BARBERSHOP
 
 def test_bundled_barbershop_fixture_validates_without_problems_or_warnings() -> None:
     result = open_project(BARBERSHOP).validate()
-    assert result.to_dict() == {"ok": True, "problems": [], "warnings": []}
+    out = result.to_dict()
+    assert (out["ok"], out["problems"], out["warnings"]) == (True, [], [])
+    assert set(out["schema_sources"]) == {"App", "Entity", "Form", "Module", "Table", "Workspace"}
 
 
 def test_open_project_walks_up_from_a_module_folder_to_the_root(shop_dir: Path) -> None:

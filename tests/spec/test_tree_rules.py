@@ -46,7 +46,7 @@ def test_relation_resources_that_do_not_resolve_fail_with_a_hint(shop: Project, 
 
 
 def test_extend_storage_target_must_exist_and_be_depended_on(shop: Project) -> None:
-    ext = "  extend_storage: {{target: {}}}\n  fields:\n    - {{name: extra, type: string}}\n"
+    ext = "  extend_storage: {{target: {}, namespace: ext_x}}\n  fields:\n    - {{name: extra, type: string}}\n"
     assert "FS-EXTEND-TARGET" in check(shop, entity("x", ext.format("loyalty/missing"), "sales")).codes()
     assert "FS-EXTEND-TARGET-DEPENDS" in check(shop, entity("x", ext.format("loyalty.loyalty_card"), "booking")).codes()
     assert check(shop, entity("x", ext.format("loyalty.loyalty_card"), "sales")).ok
@@ -54,7 +54,7 @@ def test_extend_storage_target_must_exist_and_be_depended_on(shop: Project) -> N
 
 def test_form_entity_must_exist(shop: Project) -> None:
     form = ("apiVersion: formspec.dev/v1\nkind: Form\nmetadata: {{name: f, module: shop}}\n"
-            "spec: {{entity: {}, fields: [full_name]}}\n")
+            "spec: {{entity: {}, sections: [{{title: S, fields: [{{field: full_name}}]}}]}}\n")
     rel = "spec/modules/shop/forms/f.yaml"
     assert "FS-VIEW-ENTITY" in check(shop, form.format("invoice"), rel).codes()
     assert check(shop, form.format("customer"), rel).ok
@@ -63,18 +63,18 @@ def test_form_entity_must_exist(shop: Project) -> None:
 def test_form_and_table_fields_must_exist_on_the_entity(shop: Project) -> None:
     rel = "spec/modules/shop/forms/f.yaml"
     form = ("apiVersion: formspec.dev/v1\nkind: Form\nmetadata: {{name: f, module: shop}}\nspec:\n"
-            "  entity: customer\n  sections:\n    - fields: [full_name, {fields}]\n")
-    problem = next(p for p in check(shop, form.format(fields="nickname"), rel).problems if p.code == "FS-VIEW-FIELD")
+            "  entity: customer\n  sections:\n    - {{title: S, fields: [{{field: full_name}}, {fields}]}}\n")
+    problem = next(p for p in check(shop, form.format(fields="{field: nickname}"), rel).problems if p.code == "FS-VIEW-FIELD")
     assert "'nickname'" in problem.message and "full_name" in problem.hint and problem.line == 7
-    assert check(shop, form.format(fields="{field: phone}, email.domain, created_at"), rel).ok
+    assert check(shop, form.format(fields="{field: phone}, {field: email.domain}, {field: created_at}"), rel).ok
     table = ("apiVersion: formspec.dev/v1\nkind: Table\nmetadata: {name: t, module: shop}\n"
-             "spec: {entity: service, columns: [title, {field: cost}]}\n")
+             "spec: {entity: service, columns: [{field: title}, {field: cost}]}\n")
     assert "FS-VIEW-FIELD" in check(shop, table, rel).codes()
 
 
 def test_fields_added_by_an_entity_extension_may_be_listed(shop: Project, shop_dir: Path) -> None:
     rel = "overrides/loyalty/loyalty_card-edit.yaml"
-    text = (shop_dir / rel).read_text().replace("[card_number, points]", "[card_number, points, favourite_barber]")
+    text = (shop_dir / rel).read_text().replace("{field: points}]", "{field: points}, {field: favourite_barber}]")
     assert check(shop, text, rel).ok
     assert "FS-VIEW-FIELD" in check(shop, text.replace("favourite_barber", "favourite_colour"), rel).codes()
 
