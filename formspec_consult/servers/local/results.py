@@ -12,11 +12,15 @@ from typing_extensions import NotRequired, TypedDict
 
 
 class Validation(TypedDict):
-    """``{ok, problems, warnings}``; each problem has code, source, line, layer, message, hint."""
+    """``{ok, problems, warnings, schema_sources}``; each problem has code, source, line, layer, message, hint.
+
+    ``schema_sources`` maps each kind checked to the schema source used (an official file or ours).
+    """
 
     ok: bool
     problems: list[dict[str, Any]]
     warnings: list[dict[str, Any]]
+    schema_sources: NotRequired[dict[str, str]]
 
 
 class SkillRef(TypedDict):
