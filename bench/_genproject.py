@@ -40,12 +40,12 @@ def _entity(module: str, index: int, dep: str | None) -> str:
         "  state_machine:",
         "    field: status",
         "    initial: draft",
-        "    states: [{name: draft}, {name: open}, {name: closed}]",
+        "    states: [{name: draft, label: Draft}, {name: open, label: Open}, {name: closed, label: Closed}]",
         "    transitions:",
         "      - {from: draft, to: open, via: open_it}",
         "      - {from: [draft, open], to: closed, via: close_it}",
         "  actions: [{name: open_it}, {name: close_it, emits: closed}]",
-        "  events: [{name: closed}]",
+        "  events: [{name: closed, type: async}]",
     ]
     return "\n".join(lines) + "\n"
 
@@ -55,7 +55,7 @@ def _form(module: str, index: int) -> str:
         "apiVersion: formspec.dev/v1\nkind: Form\n"
         f"metadata: {{name: thing_{index}-create, module: {module}}}\n"
         f"spec:\n  entity: thing_{index}\n  mode: create\n"
-        "  sections:\n    - title: Main\n      columns: 2\n      fields: [title, code, amount, quantity]\n"
+        "  sections:\n    - title: Main\n      columns: 2\n      fields: [{field: title}, {field: code}, {field: amount}, {field: quantity}]\n"
     )
 
 

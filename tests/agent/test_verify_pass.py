@@ -30,7 +30,7 @@ spec:
   state_machine:
     field: status
     initial: open
-    states: [{name: open}, {name: paid}]
+    states: [{name: open, label: Open}, {name: paid, label: Paid}]
     transitions: [{from: open, to: paid, via: pay}]
   actions: [{name: pay}]
 """

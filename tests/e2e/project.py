@@ -19,7 +19,6 @@ kind: Module
 metadata: {name: shop, module: shop}
 spec:
   version: v1
-  label: Shop
 """
 CUSTOMER = """apiVersion: formspec.dev/v1
 kind: Entity

@@ -18,12 +18,12 @@ spec:
   characteristic: transaction
   fields:
     - {name: transaction_date, type: datetime, required: true}
-    - {name: total, type: money, min: 0}
+    - {name: total, type: money, rules: [{min: 0}]}
     - {name: status, type: enum, enum_values: [waiting, served, paid]}
   state_machine:
     field: status
     initial: waiting
-    states: [{name: waiting}, {name: served}, {name: paid}]
+    states: [{name: waiting, label: Waiting}, {name: served, label: Served}, {name: paid, label: Paid}]
     transitions:
       - {from: waiting, to: served, via: serve}
       - {from: served, to: paid, via: pay}
@@ -43,7 +43,7 @@ async def test_a_valid_draft_missing_a_branch_state_passes_with_a_finding_and_st
 
 async def test_a_draft_that_addresses_the_finding_comes_back_without_findings(client: Client) -> None:
     fixed = LINEAR_VISIT.replace("[waiting, served, paid]", "[waiting, served, paid, cancelled]").replace(
-        "{name: paid}]", "{name: paid}, {name: cancelled}]"
+        "{name: paid, label: Paid}]", "{name: paid, label: Paid}, {name: cancelled, label: Cancelled}]"
     ).replace("      - {from: served, to: paid, via: pay}\n",
               "      - {from: served, to: paid, via: pay}\n      - {from: waiting, to: cancelled, via: cancel}\n")
     result = await call(client, "propose_spec_file", {"path": VISIT, "content": fixed})

@@ -26,7 +26,7 @@ def project(tmp_path: Path) -> Project:
 
 def entity(states: list[str], transitions: list[tuple[str, str, str]], fields: str = "", name: str = "order",
            characteristic: str = "transaction") -> str:
-    states_yaml = "\n".join(f"      - {{name: {s}}}" for s in states)
+    states_yaml = "\n".join(f"      - {{name: {s}, label: {s}}}" for s in states)
     trans_yaml = "\n".join(f"      - {{from: {a}, to: {b}, via: {v}}}" for a, b, v in transitions)
     actions = "\n".join(f"    - {{name: {v}}}" for v in sorted({v for _, _, v in transitions}))
     return f"""apiVersion: formspec.dev/v1
