@@ -20,7 +20,13 @@ from jsonschema.exceptions import SchemaError
 
 from formspec_consult.spec.errors import UnknownKind
 from formspec_consult.spec.kinds import canonical_kind, known_kinds
-from formspec_consult.spec.schema_sources import Found, UnusableSchema, candidate_folders, locate, spec_version
+from formspec_consult.spec.schema_sources import (
+    Found,
+    UnusableSchema,
+    candidate_folders,
+    locate,
+    spec_version,
+)
 from formspec_consult.spec.schemas import shared_builtin_schema
 
 if TYPE_CHECKING:

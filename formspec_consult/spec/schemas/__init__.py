@@ -9,7 +9,7 @@ and official schemas go through the same code path.
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from formspec_consult.spec.schemas import data, platform, views
@@ -48,7 +48,7 @@ def document_schema(defs: dict[str, Any], fragment: dict[str, Any], kinds: list[
     }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _builtin(kind: str) -> dict[str, Any]:
     kinds = sorted({kind, "Entity"}) if kind == "Document" else [kind]
     return document_schema(ROOT_DEFS, KIND_SPECS[kind], kinds, {"enum": list(API_VERSIONS)})

@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
-from formspec_consult.spec.schemas._dsl import (ANY, BOOL, INT, MAP, STR, STR_MAP, STRS, Schema, arr, enum,
-                                                obj, pattern, ref)
+from formspec_consult.spec.schemas._dsl import (
+                                                ANY,
+                                                BOOL,
+                                                INT,
+                                                MAP,
+                                                STR,
+                                                STR_MAP,
+                                                STRS,
+                                                Schema,
+                                                arr,
+                                                enum,
+                                                obj,
+                                                pattern,
+                                                ref,
+)
 
 FIELD_TYPES = ("string", "text", "richtext", "integer", "decimal", "money", "percent", "boolean", "enum", "date",
                "datetime", "time", "uuid", "json", "file", "attachment", "relation", "child", "number")

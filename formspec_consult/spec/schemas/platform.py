@@ -4,8 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from formspec_consult.spec.schemas._dsl import (ANY, BOOL, INT, MAP, STR, STR_MAP, STRS, Schema, arr, enum,
-                                                obj, pattern, ref)
+from formspec_consult.spec.schemas._dsl import (
+    ANY,
+    BOOL,
+    INT,
+    MAP,
+    STR,
+    STR_MAP,
+    STRS,
+    Schema,
+    arr,
+    enum,
+    obj,
+    pattern,
+    ref,
+)
 
 TRUST = enum("official", "verified", "community")
 _MENU_KEYS = ("type", "label", "icon", "module", "view", "route", "when", "children")

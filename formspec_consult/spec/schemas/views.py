@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
-from formspec_consult.spec.schemas._dsl import (ANY, BOOL, INT, MAP, NUM, STR, STR_MAP, STRS, Schema, arr, enum,
-                                                obj, ref)
+from formspec_consult.spec.schemas._dsl import (
+                                                ANY,
+                                                BOOL,
+                                                INT,
+                                                MAP,
+                                                NUM,
+                                                STR,
+                                                STR_MAP,
+                                                STRS,
+                                                Schema,
+                                                arr,
+                                                enum,
+                                                obj,
+                                                ref,
+)
 
 FILTER_OPS = ("eq", "neq", "gt", "gte", "lt", "lte", "between", "in", "nin", "like", "ilike", "null", "notnull")
 RENDER_MODES = ("modal", "drawer", "separate_page")
