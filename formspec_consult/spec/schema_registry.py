@@ -276,10 +276,37 @@ def _fast_validator(resolution: Resolution) -> Any:
         import fastjsonschema
 
         try:
-            _FAST[key] = fastjsonschema.compile({k: v for k, v in resolution.schema.items() if k != "$schema"})
+            _FAST[key] = fastjsonschema.compile(_pruned(resolution.schema))
         except Exception:  # noqa: BLE001 - an official schema may use what fastjsonschema lacks
             _FAST[key] = False
     return _FAST[key]
+
+
+def _pruned(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` without `$schema` and with only the `$defs` its `#/$defs/…` refs reach.
+
+    A merged official schema carries every shared definition of every kind; fastjsonschema
+    would generate code for all of them (seconds), while a kind needs a fraction.
+    """
+    defs = schema.get("$defs")
+    body = {k: v for k, v in schema.items() if k not in ("$schema", "$defs")}
+    if not isinstance(defs, dict):
+        return body
+    keep: dict[str, Any] = {}
+    todo: list[Any] = [body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, list):
+            todo.extend(node)
+        elif isinstance(node, dict):
+            target = node.get("$ref")
+            if isinstance(target, str) and target.startswith("#/$defs/"):
+                name = target.removeprefix("#/$defs/").split("/", 1)[0]
+                if name in defs and name not in keep:
+                    keep[name] = defs[name]
+                    todo.append(defs[name])
+            todo.extend(v for k, v in node.items() if k not in ("const", "enum", "examples", "default"))
+    return {**body, "$defs": keep}
 
 
 _VALIDATORS: dict[tuple[Any, ...], CompiledSchema] = {}
