@@ -116,15 +116,15 @@ _USABLE: dict[tuple[str, tuple[tuple[str, int, int], ...]], tuple[bool, Any]] = 
 def _local_only(found: Found) -> bool:
     schema = found.schema
     cls = validators.validator_for(schema, default=Draft7Validator)
-    try:
-        if found.flat:
+    if found.flat:
+        try:
             cls.check_schema(schema)
-        else:  # the shared `$defs` once per root file, then the kind's own fragment
-            root_file = Path(found.stamps[0][0])
-            _check_defs(cls, root_file, found.stamps[0][1], found.stamps[0][2], schema["$defs"])
-            cls.check_schema({k: v for k, v in schema.items() if k != "$defs"})
-    except SchemaError as exc:
-        raise UnusableSchema(found.file, f"is not a valid JSON Schema ({exc.message})") from None
+        except SchemaError as exc:
+            raise UnusableSchema(found.file, f"is not a valid JSON Schema ({exc.message})") from None
+    # A FormSpec-layout schema is not checked against the meta-schema up front: doing so costs
+    # more than validating a whole small project. Its `$ref`s are all resolved here; anything
+    # else broken surfaces when a document reaches it, and `CompiledSchema.check` then falls
+    # back to ours for the kind and the run starts over, so every document sees one schema.
     registry, base = _registry(found)
     resolver = registry.resolver(base_uri=base)
     local_only = True
@@ -141,29 +141,44 @@ def _local_only(found: Found) -> bool:
         target = node.get("$ref")
         if isinstance(target, str):
             local_only &= target.startswith("#")
-            try:
-                resolved = here.lookup(target)
-            except Exception:  # noqa: BLE001 - referencing raises several kinds of Unresolvable
-                raise UnusableSchema(found.file, f"has a `$ref` that does not resolve: {target}") from None
-            todo.append((resolved.contents, resolved.resolver))
+            todo.append(_follow(found, schema, here, target))
         todo.extend((value, here) for key, value in node.items()
                     if key not in ("$ref", "const", "enum", "examples", "default"))
     return local_only
 
 
-def _check_defs(cls: Any, root: Path, mtime_ns: int, size: int, defs: dict[str, Any]) -> None:
-    """Check the root's shared `$defs` against the meta-schema once per root file identity."""
-    key = (cls, root, mtime_ns, size)
-    if key not in _DEFS_OK:
-        cls.check_schema({"$defs": defs})
-        _DEFS_OK.add(key)
-
-
-_DEFS_OK: set[tuple[Any, Path, int, int]] = set()
+def _follow(found: Found, schema: dict[str, Any], here: Any, target: str) -> tuple[Any, Any]:
+    """(what `target` points at, resolver to continue with); UnusableSchema when it points nowhere."""
+    if target.startswith("#/") and not found.flat:  # a JSON pointer into this document: no registry needed
+        node: Any = schema
+        for part in target[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                raise UnusableSchema(found.file, f"has a `$ref` that does not resolve: {target}")
+        return node, here
+    try:
+        resolved = here.lookup(target)
+    except Exception:  # noqa: BLE001 - referencing raises several kinds of Unresolvable
+        raise UnusableSchema(found.file, f"has a `$ref` that does not resolve: {target}") from None
+    return resolved.contents, resolved.resolver
 
 
 def _registry(found: Found) -> tuple[Any, str]:
     """A `referencing` registry holding the schema (and, for flat files, its sibling files)."""
+    key = (found.source, found.stamps)
+    if key not in _REGISTRIES:
+        _REGISTRIES[key] = _new_registry(found)
+    return _REGISTRIES[key]
+
+
+_REGISTRIES: dict[tuple[str, tuple[tuple[str, int, int], ...]], tuple[Any, str]] = {}
+
+
+def _new_registry(found: Found) -> tuple[Any, str]:
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT7
 

@@ -122,7 +122,7 @@ def test_a_broken_fragment_is_one_warning_and_every_document_of_the_kind_falls_b
     assert result.ok
     [warning] = [w for w in result.warnings if w.code == "FS-SCHEMA-SOURCE"]
     assert warning.source == "schemas/kinds/Entity.schema.json"
-    assert "is not a valid JSON Schema" in warning.message and f"{BUILTIN_SOURCE} for Entity" in warning.message
+    assert "'objekt'" in warning.message and f"{BUILTIN_SOURCE} for Entity" in warning.message
     assert result.schema_sources["Entity"] == BUILTIN_SOURCE
     assert result.schema_sources["Module"].startswith("official schema from")
 
