@@ -63,7 +63,7 @@ class ToolOutcome:
 def _clean_error(text: str, name: str) -> str:
     """Drop the SDK's "Error executing tool X: " prefix: the tool name is already known."""
     prefix = f"Error executing tool {name}: "
-    return text[len(prefix) :] if text.startswith(prefix) else text
+    return text.removeprefix(prefix)
 
 
 def result_text(result: CallToolResult) -> str:

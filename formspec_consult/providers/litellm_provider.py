@@ -169,7 +169,7 @@ class LiteLLMProvider:
                 finally:
                     await _close(response)  # also when the caller stops early or the turn is cancelled
                 break
-            except Exception as exc:  # noqa: BLE001 - every provider failure becomes a ProviderError
+            except Exception as exc:
                 error = map_error(exc, model=self.model, account=self.account)
                 if assembler.text or not error.retryable or attempt >= self.retry.attempts:
                     raise error from exc

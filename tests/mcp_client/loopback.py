@@ -3,6 +3,7 @@ restart it on the same port: a restarted server has forgotten every session."""
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable
 
@@ -20,7 +21,7 @@ class LoopbackServer:
         self.port = 0
         self._web: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
-        self._sock = None
+        self._sock: socket.socket | None = None
 
     @property
     def url(self) -> str:

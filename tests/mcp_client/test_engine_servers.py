@@ -14,11 +14,11 @@ import anyio
 import pytest
 import yaml
 
-from formspec_consult.agent.engine import Engine, EngineOptions
-from formspec_consult.agent.events import AgentEvent, ToolCallFinished
+from formspec_consult.agent.engine.engine import Engine, EngineOptions
 from formspec_consult.providers import ScriptedProvider
-from formspec_consult.sessions.events import EventLog
-from formspec_consult.sessions.rebuild import rebuild_history
+from formspec_consult.store.agent_events import AgentEvent, ToolCallFinished
+from formspec_consult.store.events import EventLog
+from formspec_consult.store.rebuild import rebuild_history
 from tests.e2e.project import make_project
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
