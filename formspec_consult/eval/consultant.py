@@ -16,6 +16,7 @@ from formspec_consult.agent.engine.engine import Engine, EngineOptions, ToolErro
 from formspec_consult.eval.owner import ConsultantTurn
 from formspec_consult.eval.scoring import ApplyOutcome
 from formspec_consult.providers.base import Provider
+from formspec_consult.store.agent_events import AssistantMessage, ToolCallFinished, TurnFinished
 
 
 class CaseFailed(RuntimeError):
@@ -50,15 +51,11 @@ class Consultation:
         reply, passed, reason, error = "", 0, "done", None
         async with aclosing(self.engine.run_turn(text)) as events:
             async for event in events:
-                kind = event.kind
-                if kind == "assistant_message" and event.text:
+                if isinstance(event, AssistantMessage) and event.text:
                     reply = event.text
-                elif kind == "tool_call_finished" and event.ok and event.name.rsplit("__", 1)[-1] == "propose_spec_file":
-                    try:
-                        passed += int(json.loads(event.result).get("blocking_problems", 1) == 0)
-                    except (ValueError, AttributeError):
-                        pass
-                elif kind == "turn_finished":
+                elif isinstance(event, ToolCallFinished) and event.ok and _is_propose(event.name):
+                    passed += _passes(event.result)
+                elif isinstance(event, TurnFinished):
                     reason, error = event.reason, event.error
         if reason == "error":
             raise CaseFailed(error or "the turn failed")
@@ -87,6 +84,19 @@ class Consultation:
 
     async def aclose(self) -> None:
         await self.engine.aclose()
+
+
+def _is_propose(name: str) -> bool:
+    return name.rsplit("__", 1)[-1] == "propose_spec_file"
+
+
+def _passes(result: str) -> int:
+    """1 when a propose_spec_file result says nothing blocks the draft."""
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return 0
+    return int(isinstance(data, dict) and data.get("blocking_problems", 1) == 0)
 
 
 def read_events(session_dir: Path) -> list[dict[str, Any]]:

@@ -174,7 +174,7 @@ def load_case(file: Path) -> Case:
             raise _fail(file, key, "missing (every case needs " + ", ".join(REQUIRED) + ")")
     unknown = set(data) - set(REQUIRED) - set(OPTIONAL)
     if unknown:
-        raise _fail(file, sorted(map(str, unknown))[0], "unknown key; known: " + ", ".join(REQUIRED + OPTIONAL))
+        raise _fail(file, min(map(str, unknown)), "unknown key; known: " + ", ".join(REQUIRED + OPTIONAL))
     case_id = _text(file, "id", data["id"])
     if not _ID.match(case_id):
         raise _fail(file, "id", "use lower-case letters, digits and dashes")

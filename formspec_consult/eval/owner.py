@@ -4,7 +4,7 @@
   offered option that best matches a fact, agree to draft, confirm a summary, else tell the next
   fact — and stop once a turn ended with drafts that pass the gate.
 - :class:`ModelOwner`: a second model (any litellm model, the same BYOK resolution as the
-  consultant) given the persona and the facts, answering only from them; it says ``DONE`` when
+  consultant) given the persona and the facts (prompts/eval-owner.prompt.yaml), answering only from them; it says ``DONE`` when
   the consultant reports the drafts are ready.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from formspec_consult.eval.corpus import Case
+from formspec_consult.prompting.prompts import load_prompt
 from formspec_consult.providers.base import Completion, Provider
 
 DONE = "DONE"
@@ -75,24 +76,6 @@ class ScriptedOwner:
         return phrases["more"]
 
 
-OWNER_SYSTEM = """You play the owner of a small business talking with a software consultant who designs \
-an application for you. Stay in character; write in {language}, briefly, like a busy owner.
-
-Your business: {opening}
-{persona}
-What you know (answer ONLY from these facts; if asked something they do not cover, say you do not \
-know or have no preference):
-{facts}
-
-Rules:
-- When the consultant offers options as lines "A) …", "B) …", answer with the letter of the option \
-closest to your facts.
-- When the consultant summarises, confirm it if it matches your facts, else correct it.
-- When the consultant proposes to write the drafts, say yes.
-- When the consultant says the drafts are written and ready for your review, answer exactly: DONE
-"""
-
-
 @dataclass
 class ModelOwner:
     """An owner played by a model; `provider` is created once for the run."""
@@ -106,8 +89,9 @@ class ModelOwner:
     def __post_init__(self) -> None:
         language = {"en": "English", "id": "Indonesian (Bahasa Indonesia)"}[self.case.language]
         facts = "\n".join(f"- {f}" for f in self.case.owner_facts)
-        system = OWNER_SYSTEM.format(language=language, opening=self.case.opening, persona=self.case.persona,
-                                     facts=facts)
+        prompt = load_prompt("eval-owner")
+        system = prompt.render_system(language=language, opening=self.case.opening, persona=self.case.persona,
+                                      facts=facts)
         # The owner's own first message is the case's opening line.
         self.messages = [{"role": "system", "content": system}, {"role": "assistant", "content": self.case.opening}]
 

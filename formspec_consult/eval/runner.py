@@ -6,6 +6,7 @@ a case that crashes is reported as failed with its error and the run goes on.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -235,10 +236,8 @@ class Runner:
                       "traceback": traceback.format_exc(limit=8)}
         finally:
             if consultation is not None:
-                try:
+                with contextlib.suppress(Exception):  # already failing: keep the first error
                     await consultation.aclose()
-                except Exception:  # noqa: BLE001 - already failing; keep the first error
-                    pass
             shutil.rmtree(work, ignore_errors=True)
         (case_dir / "score.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         return result

@@ -46,7 +46,8 @@ class EntityFacts:
     @classmethod
     def of(cls, name: str, module: str | None, spec: Mapping[str, Any]) -> EntityFacts:
         spellings = tuple(str(s) for s in (name, spec.get("plural"), spec.get("label")) if isinstance(s, str) and s)
-        sm = spec.get("state_machine") if isinstance(spec.get("state_machine"), Mapping) else {}
+        raw_sm = spec.get("state_machine")
+        sm: Mapping[str, Any] = raw_sm if isinstance(raw_sm, Mapping) else {}
         states = [str(s.get("name")) for s in sm.get("states") or [] if isinstance(s, Mapping) and s.get("name")]
         fields = [f for f in spec.get("fields") or [] if isinstance(f, Mapping)]
         if sm and not states:
@@ -243,7 +244,7 @@ def cost(events: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
     """Tokens, money (when the provider reported it), requests and turns of the consultant."""
     usage = [e for e in events if e.get("type") == "usage"]
     side = [e for e in events if e.get("type") == "side_reply" and e.get("purpose") == "verify"]
-    money = [e.get("cost") for e in usage + side if e.get("cost") is not None]
+    money: list[float] = [float(e["cost"]) for e in usage + side if e.get("cost") is not None]
 
     def total(key: str) -> int:
         return sum(int(e.get(key) or 0) for e in usage + side)
@@ -252,7 +253,7 @@ def cost(events: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
         "prompt_tokens": total("prompt_tokens"),
         "cached_tokens": total("cached_tokens"),
         "completion_tokens": total("completion_tokens"),
-        "cost": round(sum(float(m) for m in money), 6) if money else None,
+        "cost": round(sum(money), 6) if money else None,
         "requests": len(usage) + len(side),
         "turns": sum(1 for e in events if e.get("type") == "turn_started"),
         "seconds": round(seconds, 2),
