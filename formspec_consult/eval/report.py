@@ -157,7 +157,7 @@ def compare_table(a: dict[str, Any], b: dict[str, Any], rows: list[dict[str, Any
         table.add_row(row["case"] + ("" if row["in"] == "both" else f" ({row['in']})"), *cells)
     ta, tb = a.get("totals", {}), b.get("totals", {})
     total_cells = []
-    for label, path in _COMPARED:
+    for label, _ in _COMPARED:
         key = {"valid": "validity", "branch": "branch_states"}.get(label, label)
         va, vb = ta.get(key), tb.get(key)
         total_cells.append("–" if va is None or vb is None else f"{(vb - va) * 100:+.0f}")
