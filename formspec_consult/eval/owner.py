@@ -93,7 +93,12 @@ class ModelOwner:
         system = prompt.render_system(language=language, opening=self.case.opening, persona=self.case.persona,
                                       facts=facts)
         # The owner's own first message is the case's opening line.
-        self.messages = [{"role": "system", "content": system}, {"role": "assistant", "content": self.case.opening}]
+        # Some providers want a user message first: the consultant's greeting stands in for it.
+        self.messages = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": "(The consultant greets you and asks about your business.)"},
+            {"role": "assistant", "content": self.case.opening},
+        ]
 
     async def reply(self, turn: ConsultantTurn) -> str | None:
         self.messages.append({"role": "user", "content": turn.text or "(the consultant said nothing)"})
