@@ -173,7 +173,8 @@ class Runner:
                 status = results[-1]
                 label = (f"{status['score']['score'] * 100:.0f}%" if status["status"] == "ok"
                          else f"failed: {status['error'][:60]}")
-                progress.update(task, completed=config.max_turns, description=f"{case.id} ({case.language}) {label}")
+                done = len(status.get("turns") or []) or config.max_turns
+                progress.update(task, total=done, completed=done, description=f"{case.id} ({case.language}) {label}")
         report = {
             "run_id": self.run_id,
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
