@@ -6,7 +6,7 @@ format (text, tool_calls). To keep the recordings readable, a ``propose_spec_fil
 YAML text here, so the engine, the gate and the scorer see ordinary drafts:
 
     entity: {name: laundry_order, module: laundry, characteristic: transaction,
-             fields: [{name: weight_kg, type: decimal, min: 0}],
+             fields: [{name: weight_kg, type: decimal, min: 0}],  # min/max become rules
              states: [received, washing, ready, collected, cancelled],
              transitions: [[received, washing, start_wash], [received, cancelled, cancel]]}
 
@@ -35,7 +35,7 @@ def recording_path(case_id: str, corpus: Path | None = None) -> Path:
 def render_entity(raw: Mapping[str, Any]) -> str:
     """The YAML text of a compact entity (see the module docstring)."""
     name, module = str(raw["name"]), raw.get("module")
-    fields = [dict(f) for f in raw.get("fields") or []]
+    fields = [_field(f) for f in raw.get("fields") or []]
     names = {f.get("name") for f in fields}
     spec: dict[str, Any] = {"version": "v1", "plural": raw.get("plural", f"{name}s")}
     for key in ("characteristic", "lifecycle", "display_field"):
@@ -64,14 +64,24 @@ def render_entity(raw: Mapping[str, Any]) -> str:
     return _dump({"apiVersion": API, "kind": "Entity", "metadata": metadata, "spec": spec})
 
 
+def _field(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A compact field as FormSpec spells it: `min`/`max` bounds become validation rules."""
+    field = dict(raw)
+    bounds = [{key: field.pop(key)} for key in ("min", "max") if key in field]
+    if bounds:
+        field["rules"] = [*field.get("rules", []), *bounds]
+    return field
+
+
 def render_module(raw: Mapping[str, Any]) -> str:
-    """The YAML text of a compact module: name, label, depends."""
+    """The YAML text of a compact module: name, label (as its description), depends."""
     spec: dict[str, Any] = {"version": "v1"}
-    if raw.get("label"):
-        spec["label"] = raw["label"]
     if raw.get("depends"):
         spec["depends"] = [{"module": m} for m in raw["depends"]]
-    return _dump({"apiVersion": API, "kind": "Module", "metadata": {"name": raw["name"]}, "spec": spec})
+    metadata: dict[str, Any] = {"name": raw["name"]}
+    if raw.get("label"):  # a Module has no `label`; metadata.description carries the words
+        metadata["description"] = raw["label"]
+    return _dump({"apiVersion": API, "kind": "Module", "metadata": metadata, "spec": spec})
 
 
 def _dump(doc: dict[str, Any]) -> str:
