@@ -15,7 +15,6 @@ from typing import Annotated, Any, TypeVar
 
 import anyio
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -23,6 +22,7 @@ from pydantic import Field
 from formspec_consult import __version__
 from formspec_consult.registry.db import open_store
 from formspec_consult.registry.store import RegistryStore
+from formspec_consult.servers.base import CitizenServer
 from formspec_consult.servers.registry_models import (
     ModuleDetail,
     SearchResult,
@@ -48,7 +48,7 @@ _READ_ONLY = ToolAnnotations(
 )
 
 
-class RegistryServer(MCPServer):
+class RegistryServer(CitizenServer):
     """An MCPServer bound to a registry store; `token` is enforced by the HTTP layer."""
 
     def __init__(self, store: RegistryStore[Any], *, token: str | None = None) -> None:

@@ -16,6 +16,7 @@ from mcp.server.mcpserver import MCPServer
 
 from formspec_consult import __version__
 from formspec_consult.devserver import DevServer, resolve_config
+from formspec_consult.servers.base import CitizenServer
 from formspec_consult.sessions.folder import ensure_session
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def create_local_server(
             if devserver.started_here:
                 await anyio.to_thread.run_sync(devserver.stop)
 
-    server = MCPServer(
+    server = CitizenServer(
         "formspec-local",
         title="FormSpec (local project)",
         instructions=INSTRUCTIONS,
