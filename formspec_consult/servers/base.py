@@ -19,7 +19,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp.types import GetPromptResult, InputRequiredResult
+from mcp.types import GetPromptResult, InputRequiredResult, ToolAnnotations
 from mcp_types.jsonrpc import INVALID_PARAMS
 
 
@@ -45,3 +45,10 @@ class CitizenServer(MCPServer[Any]):
                 INVALID_PARAMS, f"Prompt {name!r} needs the argument(s): {', '.join(missing)}."
             )
         return await super().get_prompt(name, arguments, context)
+
+
+# Tool hints shared by both servers. Read-only tools are also idempotent and non-destructive
+# (clients may retry them or run them without asking); every tool here works on a closed world.
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
