@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from dataclasses import asdict, dataclass, field
 
 import uvicorn
@@ -18,27 +17,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp
 
+from formspec_consult.servers.http_edge import bind_socket as bind_socket  # re-exported for callers
+from formspec_consult.servers.http_edge import dns_rebinding_protection
 from formspec_consult.servers.registry import RegistryServer
 from formspec_consult.servers.registry_guard import DEFAULT_BURST, DEFAULT_RATE, RegistryGuard, TokenBucket
 
 MCP_PATH = "/mcp"
-_LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
-_LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
-
-
-def dns_rebinding_protection(host: str, allowed_hosts: tuple[str, ...] = ()) -> TransportSecuritySettings:
-    """Host and Origin must be loopback, the bind host, or one of ``allowed_hosts`` (both servers)."""
-    hosts = [*_LOOPBACK_HOSTS, *allowed_hosts]
-    if host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
-        hosts.append(f"{host}:*")
-    origins = [
-        *_LOOPBACK_ORIGINS,
-        *(f"https://{h}" for h in allowed_hosts),
-        *(f"http://{h}" for h in allowed_hosts),
-    ]
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
-    )
 
 
 @dataclass(frozen=True)
@@ -78,17 +62,6 @@ def registry_http_app(
     return RegistryGuard(
         app, token=server.token, limiter=limiter, max_body_bytes=limits.max_body_bytes, mcp_path=MCP_PATH
     )
-
-
-def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    """A listening socket (port 0 picks a free port); pass it to `serve_http` to know the port first."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.set_inheritable(True)
-    return sock
 
 
 def http_server(
