@@ -71,8 +71,8 @@ class VerifyingTools:
 
     async def _review(self, arguments: dict[str, Any], result: dict[str, Any]) -> str:
         """The verify-draft answer for one proposed draft (same provider instance as the session)."""
-        from formspec_consult.agent.prompts import load_prompt
-        from formspec_consult.sessions.review import draft_kind
+        from formspec_consult.prompting.prompts import load_prompt
+        from formspec_consult.store.review import draft_kind
 
         prompt = load_prompt("verify-draft")
         content = str(arguments.get("content") or "")
