@@ -127,11 +127,12 @@ def register(server: MCPServer, state: LocalState) -> None:
         source = state.review().store.roots.resolve(path).project_rel if path else "<validate_spec>"
         return state.project.validate_text(yaml, source).to_dict()
 
+    # Cheap (a few stat calls; parsed skills are cached) and touching neither the parse cache nor
+    # the session, so it runs on the event loop: no worker-thread hop, no server lock.
     @server.tool(title="List skills", annotations=READ_ONLY, structured_output=True)
-    @state.serialised
-    def list_skills() -> Skills:
-        """List the skills (procedural guides: name, description, kinds they apply to).
-        Read one with read_skill."""
+    async def list_skills() -> Skills:
+        """List the skills (procedural guides: name, description, kinds); read one with read_skill."""
+        state.check_project()
         return {"skills": [skill.to_dict() for skill in state.project.skills()]}
 
     # Structured as {"result": markdown}: the text block stays the raw Markdown the model reads.
