@@ -36,6 +36,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "formspec_consult.commands.skill:skill",
         "Install the consultation as a skill for Claude Code or other agents.",
     ),
+    "eval": ("formspec_consult.commands.eval:eval_command", "Score the consultant on a corpus of business cases."),
 }
 
 
