@@ -30,9 +30,10 @@ ALLOWED: dict[str, set[str]] = {
     "servers": {"", "spec", "store", "prompting", "devserver", "registry", "resources"},
     "agent": {"spec", "store", "prompting", "providers", "mcp_client", "config", "resources"},
     "replay": {"agent", "spec", "store", "prompting", "providers", "mcp_client", "config", "resources"},
+    "eval": {"agent", "spec", "store", "prompting", "providers", "mcp_client", "config", "resources"},
     "tui": {"agent", "replay", "store", "spec", "config", "resources"},
     "commands": {
-        "", "agent", "replay", "tui", "servers", "registry", "providers", "mcp_client", "prompting",
+        "", "agent", "replay", "eval", "tui", "servers", "registry", "providers", "mcp_client", "prompting",
         "store", "devserver", "config", "spec", "resources",
     },
     "cli": {"", "commands"},
