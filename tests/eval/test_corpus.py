@@ -65,7 +65,7 @@ def test_a_case_file_that_does_not_parse_is_an_error_with_its_line(tmp_path: Pat
 
 
 def test_an_unknown_case_id_lists_the_known_ones() -> None:
-    with pytest.raises(CorpusError, match="no case with id nope.*laundry-kiloan"):
+    with pytest.raises(CorpusError, match=r"no case with id nope.*laundry-kiloan"):
         load_corpus(None, ["nope"])
 
 

@@ -149,3 +149,28 @@ def test_a_case_runs_end_to_end_on_a_real_model_path_with_fake_models_for_consul
     assert not first_owner.get("tools") and "Harga per kilo" in first_owner["messages"][0]["content"]
     assert first_owner["model"] == "fake-owner"
     assert "[chosen: A) By weight]" in json.dumps(consultant.requests[1].body["messages"])
+
+
+@pytest.mark.anyio
+async def test_one_consultant_provider_instance_serves_every_case_of_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from formspec_consult.eval.corpus import load_corpus
+    from formspec_consult.eval.report import console
+    from formspec_consult.commands.wiring import server_specs
+    from formspec_consult.eval.runner import EvalConfig, Prepared, Runner
+    from formspec_consult.providers import ScriptedProvider
+
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    cases = load_corpus(None, SUBSET)
+    consultant = ScriptedProvider(["What do you sell?", "What do you sell?"])
+    owner = ScriptedProvider(["DONE", "DONE"])
+    quiet = console(stderr=True)
+    quiet.quiet = True
+    config = EvalConfig(model="scripted", out=tmp_path / "out", in_process=True, console=quiet, servers=server_specs)
+    report = await Runner(config, Prepared(cases, {}, consultant, owner, "scripted", "scripted")).run()
+    assert [c["status"] for c in report["cases"]] == ["ok", "ok"]
+    systems = {r[0]["content"] for r in consultant.requests}
+    assert len(consultant.requests) == 2 and len(systems) == 2  # two sessions, one provider instance
+    assert [len(r) for r in owner.requests] == [4, 4]  # each owner: system, greeting, opening, consultant
