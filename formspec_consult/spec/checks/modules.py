@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from formspec_consult.spec.checks.context import Findings, Index
+from formspec_consult.spec.checks.context import Findings, Index, module_key
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document
 
@@ -35,7 +35,7 @@ def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index
             name = dep.get("module") if isinstance(dep, dict) else None
             if not isinstance(name, str):
                 continue
-            if name.lower() == (doc.name or "").lower():
+            if module_key(name) == module_key(doc.name or ""):
                 out.error("FS-MODULE-SELF-DEPEND", doc, ("spec", "depends", i), f"module {name!r} depends on itself",
                           "Remove the entry.")
             elif not index.has_module(name):

@@ -1,0 +1,55 @@
+"""Rule half of the fidelity corpus: FormSpec's engine and cross-document rules, case by case.
+
+Each case in `rule_cases/` is a small project in our own words, laid over `_base.yaml`: the
+constructs FormSpec accepts must validate, and each rule FormSpec enforces must fail with its
+own stable code and nothing else, with a message and a hint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from formspec_consult.spec import open_project
+from formspec_consult.spec.codes import PROBLEM_CODES
+
+from .corpus import Case, load_cases, write_project
+
+CASES_DIR = Path(__file__).parent / "rule_cases"
+CASES = load_cases(CASES_DIR)
+BASE: dict[str, str] = yaml.safe_load((CASES_DIR / "_base.yaml").read_text(encoding="utf-8"))["files"]
+
+
+def project_files(case: Case) -> dict[str, str]:
+    """The case's files laid over the base project (unless the case opts out with `base: false`)."""
+    return {**BASE, **case.files} if case.extra.get("base", True) else dict(case.files)
+
+
+def test_the_base_project_validates_cleanly(tmp_path: Path) -> None:
+    result = open_project(write_project(tmp_path, BASE)).validate()
+    assert result.ok, [(p.code, p.source, p.message) for p in result.problems]
+    assert not result.warnings, [(w.code, w.message) for w in result.warnings]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_rule_case(case: Case, tmp_path: Path) -> None:
+    result = open_project(write_project(tmp_path, project_files(case))).validate()
+    found = [(p.code, p.source, p.line, p.message) for p in result.problems]
+    if case.expect == "ok":
+        assert result.ok, f"{case.about}\n{found}"
+    else:
+        assert {p.code for p in result.problems} == {case.expect}, f"{case.about}\n{found}"
+        for problem in result.problems:
+            assert problem.message and problem.hint, problem
+            assert problem.line is not None, problem
+    warned = case.extra.get("warns")
+    if warned:
+        assert warned in {w.code for w in result.warnings}, [(w.code, w.message) for w in result.warnings]
+
+
+def test_the_corpus_covers_every_rule_it_names() -> None:
+    expected = {c.expect for c in CASES if c.expect != "ok"}
+    assert expected <= set(PROBLEM_CODES), expected - set(PROBLEM_CODES)
+    assert sum(c.expect == "ok" for c in CASES) >= 6
