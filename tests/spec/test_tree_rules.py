@@ -46,10 +46,11 @@ def test_relation_resources_that_do_not_resolve_fail_with_a_hint(shop: Project, 
 
 
 def test_extend_storage_target_must_exist_and_be_depended_on(shop: Project) -> None:
-    ext = "  extend_storage: {{target: {}}}\n  fields:\n    - {{name: extra, type: string}}\n"
+    ext = "  extend_storage: {{target: {}, namespace: extra_bits}}\n  fields:\n    - {{name: extra, type: string}}\n"
     assert "FS-EXTEND-TARGET" in check(shop, entity("x", ext.format("loyalty/missing"), "sales")).codes()
-    assert "FS-EXTEND-TARGET-DEPENDS" in check(shop, entity("x", ext.format("loyalty.loyalty_card"), "booking")).codes()
-    assert check(shop, entity("x", ext.format("loyalty.loyalty_card"), "sales")).ok
+    assert "FS-EXTEND-TARGET-DEPENDS" in check(shop, entity("x", ext.format("loyalty/loyalty_card"), "booking")).codes()
+    assert check(shop, entity("x", ext.format("loyalty/loyalty_card"), "sales")).ok
+    assert check(shop, entity("x", ext.format("loyalty.loyalty_card"), "sales")).codes() == ["FS-EXTEND-TARGET-FORMAT"]
 
 
 def test_form_entity_must_exist(shop: Project) -> None:

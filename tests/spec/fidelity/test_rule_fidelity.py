@@ -33,7 +33,14 @@ def test_the_base_project_validates_cleanly(tmp_path: Path) -> None:
     assert not result.warnings, [(w.code, w.message) for w in result.warnings]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def _param(case: Case) -> object:
+    """A case whose construct our built-in schemas still reject is marked with the schema gap."""
+    pending = case.extra.get("pending_schema")
+    marks = [pytest.mark.xfail(reason=f"built-in schema gap: {pending}", strict=False)] if pending else []
+    return pytest.param(case, id=case.name, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_rule_case(case: Case, tmp_path: Path) -> None:
     result = open_project(write_project(tmp_path, project_files(case))).validate()
     found = [(p.code, p.source, p.line, p.message) for p in result.problems]
@@ -52,4 +59,16 @@ def test_rule_case(case: Case, tmp_path: Path) -> None:
 def test_the_corpus_covers_every_rule_it_names() -> None:
     expected = {c.expect for c in CASES if c.expect != "ok"}
     assert expected <= set(PROBLEM_CODES), expected - set(PROBLEM_CODES)
-    assert sum(c.expect == "ok" for c in CASES) >= 6
+    assert len(CASES) >= 30
+    assert sum(c.expect == "ok" for c in CASES) >= 10
+
+
+def test_every_engine_rule_of_formspec_has_a_case_that_breaks_it() -> None:
+    rules = {"FS-EVENT-TYPE-MISSING", "FS-EVENT-TYPE-MISMATCH", "FS-EVENT-DURABLE", "FS-EVENT-TARGET",
+             "FS-EVENT-TARGET-IDEMPOTENT", "FS-HOOK-ACTION", "FS-HOOK-SHAPE", "FS-MENU-VIEW", "FS-EXPR-FIELD",
+             "FS-EXPR-GRAMMAR", "FS-AGGREGATE-FN", "FS-AGGREGATE-FIELD", "FS-AGGREGATE-NUMERIC",
+             "FS-EXTEND-NAMESPACE", "FS-EXTEND-TARGET-FORMAT", "FS-EXTEND-REQUIRED", "FS-INTEGRATOR-CANCEL",
+             "FS-INTEGRATOR-TARGET", "FS-INTEGRATOR-IDEMPOTENT", "FS-RELATION-CATEGORY", "FS-USES-RESOURCE",
+             "FS-DATASTORE-BINDING", "FS-PAGE-BLOCKS-TABS", "FS-PAGE-CUSTOM", "FS-FORM-TARGET",
+             "FS-APP-PERSIST-BACKEND", "FS-FIELD-RENAMED-FROM"}
+    assert rules - {c.expect for c in CASES} == set()
