@@ -75,7 +75,7 @@ def test_form_and_table_fields_must_exist_on_the_entity(shop: Project) -> None:
 
 def test_fields_added_by_an_entity_extension_may_be_listed(shop: Project, shop_dir: Path) -> None:
     rel = "overrides/loyalty/loyalty_card-edit.yaml"
-    text = (shop_dir / rel).read_text().replace("[card_number, points]", "[card_number, points, favourite_barber]")
+    text = (shop_dir / rel).read_text().replace("{field: points}]", "{field: points}, {field: favourite_barber}]")
     assert check(shop, text, rel).ok
     assert "FS-VIEW-FIELD" in check(shop, text.replace("favourite_barber", "favourite_colour"), rel).codes()
 

@@ -48,7 +48,7 @@ def _check_categories(doc: Document, index: Index, out: Findings) -> None:
     if not own:
         return
     fields = _items(doc.spec.get("fields"))
-    rows = [(("spec", "fields", i), f) for i, f in fields]
+    rows: list[tuple[tuple[Any, ...], dict[str, Any]]] = [(("spec", "fields", i), f) for i, f in fields]
     for i, f in fields:
         child = f.get("child")
         if isinstance(child, dict):

@@ -30,6 +30,11 @@ class Findings:
         return Problem(code, doc.rel, line, "structural", message, hint, column)
 
 
+def as_list(value: Any) -> list[Any]:
+    """`value` when it is a list, else an empty list (specs are untrusted input)."""
+    return value if isinstance(value, list) else []
+
+
 def module_key(name: str) -> str:
     """The comparable form of a module name: `formspec/core` (as `depends` spells it) = `formspec.core`."""
     return name.lower().replace("/", ".")

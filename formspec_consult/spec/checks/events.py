@@ -48,7 +48,7 @@ def _check_events(doc: Document, spec: dict[str, Any], out: Findings) -> None:
             continue
         where = ("spec", "events", i)
         kind = event.get("type")
-        if name.startswith("before_") or name.startswith("on_"):
+        if name.startswith(("before_", "on_")):
             wanted = "sync" if name.startswith("before_") else "async"
             if kind not in (None, "", wanted):
                 out.error("FS-EVENT-TYPE-MISMATCH", doc, where + ("type",),

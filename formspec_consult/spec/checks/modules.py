@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from formspec_consult.spec.checks.context import Findings, Index, module_key
+from formspec_consult.spec.checks.context import Findings, Index, as_list, module_key
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document
 
@@ -30,7 +30,7 @@ def check_module_links(doc: Document, index: Index, out: Findings) -> None:
 def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index, out: Findings) -> None:
     known = ", ".join(sorted(index.module_names))
     if kind == "Module":
-        deps = spec.get("depends") if isinstance(spec.get("depends"), list) else []
+        deps = as_list(spec.get("depends"))
         for i, dep in enumerate(deps):
             name = dep.get("module") if isinstance(dep, dict) else None
             if not isinstance(name, str):
@@ -43,7 +43,7 @@ def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index
                           f"depends on module {name!r}, which is not in this project",
                           f"Install or create it, or fix the name (known modules: {known}).")
     if kind == "App":
-        mods = spec.get("modules") if isinstance(spec.get("modules"), list) else []
+        mods = as_list(spec.get("modules"))
         for i, name in enumerate(mods):
             if isinstance(name, str) and not index.has_module(name):
                 out.error("FS-APP-MODULE", doc, ("spec", "modules", i),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from formspec_consult.spec.checks.context import Findings
+from formspec_consult.spec.checks.context import Findings, as_list
 from formspec_consult.spec.kinds import RESERVED_ACTIONS
 from formspec_consult.spec.model import Document
 
@@ -26,7 +26,7 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
         out.error("FS-SM-FIELD-TYPE", doc, base + ("field",),
                   f"state_machine.field {field_name!r} is of type {target.get('type')!r}, not enum",
                   "Make the state field `type: enum` with the states as enum_values.")
-    raw_states = sm.get("states") if isinstance(sm.get("states"), list) else []
+    raw_states = as_list(sm.get("states"))
     states: list[str] = []
     for i, state in enumerate(raw_states):
         name = state.get("name") if isinstance(state, dict) else None
@@ -56,9 +56,9 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
 
 def _check_transitions(doc: Document, sm: dict[str, Any], spec: dict[str, Any], declared: set[str],
                        listing: str, out: Findings) -> None:
-    actions = spec.get("actions") if isinstance(spec.get("actions"), list) else []
+    actions = as_list(spec.get("actions"))
     action_names = {a["name"] for a in actions if isinstance(a, dict) and isinstance(a.get("name"), str)}
-    transitions = sm.get("transitions") if isinstance(sm.get("transitions"), list) else []
+    transitions = as_list(sm.get("transitions"))
     for i, tr in enumerate(transitions):
         if not isinstance(tr, dict):
             continue

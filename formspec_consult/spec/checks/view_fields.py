@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from formspec_consult.spec.checks.context import Findings, Index
+from formspec_consult.spec.checks.context import Findings, Index, as_list
 from formspec_consult.spec.kinds import RESERVED_FIELD_NAMES, effective_kind
 from formspec_consult.spec.model import Document
 
@@ -38,7 +38,7 @@ def collect_view_fields(doc: Document) -> list[FieldRef]:
     found: list[FieldRef] = []
     if kind == "Form":
         _collect(spec.get("fields"), ("spec", "fields"), found)
-        sections = spec.get("sections") if isinstance(spec.get("sections"), list) else []
+        sections = as_list(spec.get("sections"))
         for j, section in enumerate(sections):
             if isinstance(section, dict):
                 _collect(section.get("fields"), ("spec", "sections", j, "fields"), found)

@@ -78,9 +78,8 @@ def expression_grammar(expr: str) -> str | None:
     for ch in expr:
         if ch in "([{":
             stack.append(ch)
-        elif ch in _PAIRS:
-            if not stack or stack.pop() != _PAIRS[ch]:
-                return "its brackets do not match"
+        elif ch in _PAIRS and (not stack or stack.pop() != _PAIRS[ch]):
+            return "its brackets do not match"
     return "its brackets do not match" if stack else None
 
 
