@@ -57,6 +57,17 @@ def _key(problem: dict[str, Any]) -> tuple[str, str, str]:
     return (str(problem.get("code")), str(problem.get("source")), str(problem.get("message")))
 
 
+def findings(project: Validating, overlay: dict[str, str | None], project_rel: str) -> list[dict[str, Any]]:
+    """The verifiers' advice about the draft at ``project_rel`` (run after validation; never blocks).
+
+    A project that cannot list its documents (a validation-only stand-in) has no findings."""
+    from formspec_consult.spec.verify import verify_overlay
+
+    if not callable(getattr(project, "documents", None)):
+        return []
+    return verify_overlay(project, overlay, [project_rel])
+
+
 def check(project: Validating, overlay: dict[str, str | None], project_rel: str) -> GateResult:
     """Validate with ``overlay`` and work out what blocks the draft at ``project_rel``."""
     return check_many(project, overlay, [project_rel])[project_rel]

@@ -44,6 +44,7 @@ class Review:
         spec_path = self.store.roots.resolve(path)
         file = self.store.write(spec_path, content)  # type: ignore[arg-type]  # checked inside
         result = self._check(spec_path.project_rel)
+        advice = gate.findings(self.project, self.store.overlay(), spec_path.project_rel)
         kind = draft_kind(str(content))
         skills = self.project.skills_for_kind(kind) if kind else []
         status = self.store.info(spec_path).status
@@ -58,6 +59,11 @@ class Review:
                 f"(/diff in formspec-consult), then apply it with apply_draft('{spec_path.rel}') "
                 "once they agree."
             )
+            if advice:
+                nxt += (
+                    f" The verifiers raised {len(advice)} finding(s) (see findings): address each one before "
+                    "asking for review — fix the draft, or ask the person when it is a business question."
+                )
         else:
             nxt = (
                 f"The draft has {len(result.blocking)} problem(s). Fix them and call propose_spec_file again "
@@ -74,6 +80,7 @@ class Review:
                 {"name": getattr(s, "name", str(s)), "description": getattr(s, "description", "")}
                 for s in skills
             ],
+            "findings": advice,
             "next": nxt,
         }
 

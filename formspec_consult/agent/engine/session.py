@@ -179,10 +179,15 @@ def _assemble(
     def record(event: AgentEvent) -> None:
         transcript.write(event)
 
+    from formspec_consult.agent.verify_pass import VerifyingTools
+
+    tools = VerifyingTools(
+        manager, settings.verify, provider, session_dir / "discovery-summary.md", log=log.append
+    )
     loop = AgentLoop(
         provider=provider,
         history=history,
-        tools=manager,
+        tools=tools,
         compressor=compressor,
         log=log,
         record=record,
@@ -215,6 +220,7 @@ def _session_meta(session: Session) -> dict[str, Any]:
         "base_url": session.settings.base_url,
         "project": str(session.project_root),
         "allow_unvalidated": bool(session.settings.allow_unvalidated),
+        "verify": session.settings.verify,
         "window": session.window,
         "usable_window": session.compressor.usable_window,
         "threshold_tokens": session.compressor.threshold_tokens,
