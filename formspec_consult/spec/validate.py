@@ -18,10 +18,10 @@ from formspec_consult.spec.checks.entity import check_entity
 from formspec_consult.spec.checks.events import check_entity_engine_rules
 from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
 from formspec_consult.spec.checks.modules import check_module_links
+from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.checks.unknown_keys import check_unknown_keys
 from formspec_consult.spec.checks.view_fields import FieldRef, check_view_fields, collect_view_fields
 from formspec_consult.spec.checks.views import check_view_shape, check_views_across
-from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document, Problem, ValidationResult
 from formspec_consult.spec.parse import ParsedFile

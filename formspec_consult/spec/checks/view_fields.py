@@ -53,7 +53,7 @@ def check_view_fields(doc: Document, refs: list[FieldRef], index: Index, out: Fi
     if not refs:
         return
     spec = doc.spec
-    target = spec.get("entity") if isinstance(spec.get("entity"), str) else spec.get("resource")
+    target = _target if isinstance(_target := spec.get("entity"), str) else spec.get("resource")
     key = index.entity_key(target, doc.module) if isinstance(target, str) else None
     if key is None:
         return  # an unknown entity is already reported as FS-VIEW-ENTITY
