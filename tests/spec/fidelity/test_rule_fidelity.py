@@ -7,7 +7,9 @@ own stable code and nothing else, with a message and a hint.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -15,7 +17,38 @@ import yaml
 from formspec_consult.spec import open_project
 from formspec_consult.spec.codes import PROBLEM_CODES
 
-from .corpus import Case, load_cases, write_project
+
+@dataclass(frozen=True)
+class Case:
+    """One case file: `about` (what FormSpec does), `expect` (`ok` or the code), `files` (path → text)."""
+
+    name: str
+    about: str
+    expect: str
+    files: dict[str, str]
+    extra: dict[str, Any]
+
+
+def load_cases(folder: Path) -> list[Case]:
+    """Every `*.yaml` case under `folder`, in name order (files starting with `_` are not cases)."""
+    cases = []
+    for path in sorted(folder.glob("*.yaml")):
+        if path.name.startswith("_"):
+            continue
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        rest = {k: v for k, v in data.items() if k not in ("about", "expect", "files")}
+        cases.append(Case(path.stem, data["about"], str(data["expect"]), dict(data.get("files") or {}), rest))
+    return cases
+
+
+def write_project(root: Path, files: dict[str, str]) -> Path:
+    """Write `files` under `root` and return `root`."""
+    for rel, text in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return root
+
 
 CASES_DIR = Path(__file__).parent / "rule_cases"
 CASES = load_cases(CASES_DIR)
