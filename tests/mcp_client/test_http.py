@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import anyio
 import pytest
 
-from formspec_consult.agent.engine.setup import registry_server_spec
+from formspec_consult.commands.wiring import registry_server_spec
 from formspec_consult.mcp_client import MCPManager, parse_servers
 from formspec_consult.servers.registry import create_registry_server
 from formspec_consult.servers.registry_http import HttpLimits, bind_socket, http_server
