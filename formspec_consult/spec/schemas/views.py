@@ -99,7 +99,8 @@ SPECS: dict[str, Schema] = {
                  "context": arr(ref("ContextDecl")), "renderer": STR}, "route", "title", title="Page"),
     "Form": obj({**PUBLIC, "entity": STR, "mode": enum("create", "edit", "view"),
                  "sections": arr(ref("FormSection")), "actions": arr(ref("FormAction")), "submit": ref("FormSubmit"),
-                 "render": ref("FormRenderDecl"), "context": arr(ref("ContextDecl"))}, "entity", title="Form"),
+                 "render": ref("FormRenderDecl"), "context": arr(ref("ContextDecl")), "auth_action": STR},
+                title="Form"),  # a Form binds `entity` or an `auth_action` (login, register, …)
     "Table": obj({**PUBLIC, "entity": STR, "columns": arr(ref("TableColumn")), "default_sort": STR,
                   "page_size": INT, "search": BOOL, "realtime": BOOL, "row_actions": arr(ref("TableAction")),
                   "bulk_actions": arr(ref("TableAction")), "filters": arr(ref("FilterSpec")),
