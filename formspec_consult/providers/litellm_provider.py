@@ -210,20 +210,53 @@ async def _close(response: Any) -> None:
             pass
 
 
+MAX_CACHE_BREAKPOINTS = 4  # Anthropic refuses a request with more `cache_control` blocks
+CACHE_MARKER: dict[str, str] = {"type": "ephemeral"}
+
+
 def _mark_cache_prefix(
     messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-    """Copies with `cache_control` on the system prompt and the last tool (the stable prefix)."""
-    marker = {"type": "ephemeral"}
+    """Copies with rolling `cache_control` breakpoints; the inputs are left untouched.
+
+    The stable prefix gets two: the last tool and the system prompt. The conversation gets the
+    rest (at most :data:`MAX_CACHE_BREAKPOINTS` in all): the last user-side message (a user turn,
+    or a tool result, which Anthropic's wire carries as a user turn), so the next request reads
+    everything up to it from cache, and the user-side message before it, which the previous
+    request marked, so this request reads that prefix back exactly.
+    """
     messages = list(messages)
+    used = 0
+    if tools:
+        tools = [*tools[:-1], {**tools[-1], "cache_control": dict(CACHE_MARKER)}]
+        used += 1
     for index, message in enumerate(messages):
         if message.get("role") == "system":
-            content = message.get("content")
-            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else copy.deepcopy(content or [])
-            if blocks:
-                blocks[-1] = {**blocks[-1], "cache_control": marker}
-                messages[index] = {**message, "content": blocks}
+            marked = _with_marker(message)
+            if marked is not None:
+                messages[index], used = marked, used + 1
             break
-    if tools:
-        tools = [*tools[:-1], {**tools[-1], "cache_control": marker}]
+    user_side = [i for i, m in enumerate(messages) if m.get("role") in ("user", "tool")]
+    for index in reversed(user_side[-2:]):
+        if used >= MAX_CACHE_BREAKPOINTS:
+            break
+        marked = _with_marker(messages[index])
+        if marked is not None:
+            messages[index], used = marked, used + 1
     return messages, tools
+
+
+def _with_marker(message: dict[str, Any]) -> dict[str, Any] | None:
+    """`message` with a cache marker on its last content block; None if it has no content to mark.
+
+    Tool results carry the marker on the message (litellm moves it onto the `tool_result`).
+    """
+    if message.get("role") == "tool":
+        return {**message, "cache_control": dict(CACHE_MARKER)}
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) and content else copy.deepcopy(
+        content if isinstance(content, list) else [])
+    if not blocks:
+        return None
+    blocks[-1] = {**blocks[-1], "cache_control": dict(CACHE_MARKER)}
+    return {**message, "content": blocks}

@@ -152,6 +152,7 @@ class Engine:
             "cost": loop.usage.cost,
             "prompt_tokens": loop.usage.prompt_tokens,
             "completion_tokens": loop.usage.completion_tokens,
+            "cached_tokens": loop.usage.cached_tokens,
             "compactions": compressor.compactions,
             "turn": loop.turn,
             "mcp": self._s.manager.status(),
