@@ -33,6 +33,7 @@ TURNS = 30
 
 async def _first_request(project: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     from formspec_consult.agent.engine.engine import Engine, EngineOptions
+    from formspec_consult.commands.wiring import server_specs
     from formspec_consult.providers import ScriptedProvider
 
     class Recording(ScriptedProvider):
@@ -45,7 +46,7 @@ async def _first_request(project: Path) -> tuple[list[dict[str, Any]], list[dict
             return super().stream(messages, tools)
 
     provider = Recording(["Hello! What does your shop sell?"])
-    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True))
+    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs))
     try:
         async for _ in engine.run_turn("hi"):
             pass

@@ -1,5 +1,6 @@
-"""Cached prompt tokens, end to end: the Engine with the real litellm provider against the fake
-Anthropic server records them per request in the event log and shows them in /status."""
+"""The Engine with the real litellm provider against the fakes on loopback: cached prompt tokens
+are logged per request and shown in /status (Anthropic fake), and assistant messages with tool
+calls go out with text, never `content: null` (OpenAI fake)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import anyio
 import pytest
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
+from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers.litellm_provider import LiteLLMProvider
 from formspec_consult.store.agent_events import Notice
 from formspec_consult.store.events import EventLog
 from tests.e2e.project import make_project
 from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
 pytestmark = pytest.mark.anyio
 
@@ -29,7 +32,7 @@ async def test_cached_tokens_are_logged_per_request_and_shown_in_status(
     project: Path, fake_anthropic: FakeAnthropicServer
 ) -> None:
     provider = LiteLLMProvider("anthropic/claude-sonnet-4-5", api_base=fake_anthropic.url, api_key="test-key")
-    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True))
+    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs))
     try:
         fake_anthropic.queue("What does your shop sell?", "Haircuts, noted.")
         with anyio.fail_after(60):
@@ -46,3 +49,19 @@ async def test_cached_tokens_are_logged_per_request_and_shown_in_status(
     share = status["cached_tokens"] * 100 // status["prompt_tokens"]
     assert f"Cache:    {status['cached_tokens']} of {status['prompt_tokens']} prompt tokens read from cache ({share}%)" \
         in notices[0].message
+
+
+async def test_an_assistant_message_with_tool_calls_is_sent_with_empty_text_not_null(
+    project: Path, fake_openai: FakeOpenAIServer
+) -> None:
+    provider = LiteLLMProvider("openai/fake", api_base=fake_openai.url, api_key="test-key", context_window=64_000)
+    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs))
+    try:
+        fake_openai.queue(FakeReply(tool_calls=[{"id": "call_1", "name": "list_skills", "arguments": {}}]),
+                          FakeReply(text="Here are the skills."))
+        with anyio.fail_after(60):
+            [event async for event in engine.run_turn("which skills are there?")]
+    finally:
+        await engine.aclose()
+    sent = [m for m in fake_openai.requests[1].body["messages"] if m["role"] == "assistant"]
+    assert sent[-1]["tool_calls"][0]["id"] == "call_1" and sent[-1]["content"] == ""

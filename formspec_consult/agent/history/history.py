@@ -89,7 +89,9 @@ class History:
 
     def add_assistant(self, text: str, tool_calls: list[Any] | None = None) -> None:
         """Append an assistant message; tool calls may be OpenAI dicts, flat dicts or ToolCalls."""
-        message: Message = {"role": "assistant", "content": text if text or not tool_calls else None}
+        # Text even beside tool calls ("" when there is none): strict chat templates (llama.cpp's)
+        # fail on `content: null`, and litellm drops an empty text block for providers that refuse one.
+        message: Message = {"role": "assistant", "content": text}
         if tool_calls:
             message["tool_calls"] = [normalise_tool_call(call) for call in tool_calls]
         self.append(message)
