@@ -175,10 +175,11 @@ class ConsultApp(LayoutActions, App[None]):
         from formspec_consult.tui.review import Review
 
         self.review = Review(engine, self.diff_pane, lambda m, s: self.notify(m, severity=s))  # type: ignore[arg-type]
-        self.refresh_status()
+        self.refresh_status("loading the session…")
         await self.presenter.load(engine.past_events())
         self.sub_title = f"{engine.model} · session {engine.session_id}"
         await self.review.refresh()
+        status.info = status.info.with_(state="ready")  # only once the conversation and drafts are shown
 
     def refresh_status(self, state: str = "ready") -> None:
         """Pull the engine's status into the bar and the MCP state line."""
