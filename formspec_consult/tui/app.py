@@ -19,12 +19,12 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
-from textual.widgets import Footer
+from textual.widgets import Footer, Tab, Tabs
 from textual.worker import Worker
 
 from formspec_consult.resources import data_dir
 from formspec_consult.tui.engine_port import EngineFactory, EngineLike
-from formspec_consult.tui.layout import LayoutActions
+from formspec_consult.tui.layout import PANES, TAB_LABELS, LayoutActions
 from formspec_consult.tui.slash import SlashSpec, parse
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView, Entry
@@ -54,7 +54,8 @@ class ConsultApp(LayoutActions, App[None]):
     TITLE = "formspec-consult"
     COMMANDS = App.COMMANDS | {_slash_commands_provider}
     BINDINGS = [
-        Binding("escape", "cancel_turn", "Cancel turn", show=False),
+        Binding("escape", "escape", "Cancel turn / back to the prompt", show=False),
+        Binding("ctrl+r", "review", "Review drafts"),
         Binding("f2", "toggle_pane('conversation-pane')", "Chat"),
         Binding("f3", "toggle_pane('tools-pane')", "Tools"),
         Binding("f4", "toggle_pane('diff-pane')", "Diffs"),
@@ -80,6 +81,7 @@ class ConsultApp(LayoutActions, App[None]):
         self.turn_worker: Worker[None] | None = None
         # Toasts vanish after a few seconds; keep the recent ones (listed by /status).
         self.recent_notices: deque[str] = deque(maxlen=200)
+        self.queued: list[str] = []  # messages sent before the engine was ready, sent once it is
 
     @cached_property
     def router(self) -> SlashRouter:
@@ -108,6 +110,11 @@ class ConsultApp(LayoutActions, App[None]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def compose(self) -> ComposeResult:
+        # Shown only on a small screen, where one pane is visible at a time (see layout.py).
+        tabs = Tabs(*[Tab(TAB_LABELS[p], id=f"tab-{p}") for p in PANES], id="pane-tabs")
+        tabs.can_focus = False
+        tabs.display = False
+        yield tabs
         with Horizontal(id="panes"):
             with Vertical(id="conversation-pane"):
                 yield ConversationView(max_blocks=self.max_blocks, id="conversation")
@@ -139,6 +146,7 @@ class ConsultApp(LayoutActions, App[None]):
         diffs.syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"
         await self.query_one("#side").mount(ToolCallsPane(id="tools-pane"), diffs)
         await self.mount(Footer())
+        self.apply_size(self.size.width, self.size.height)
         self.open_engine(None)
 
     # -- engine lifecycle ---------------------------------------------------------------------
@@ -162,7 +170,8 @@ class ConsultApp(LayoutActions, App[None]):
         try:
             engine = await (self.engine_factory(resume, model=model) if model else self.engine_factory(resume))
         except Exception as exc:  # ProviderError/ProjectError carry a hint in str()
-            status.info = StatusInfo(state="not connected")
+            self.start_failed = True
+            status.info = StatusInfo(state="not started")
             advice = f"Could not start: {exc}"
             from formspec_consult.providers.base import ProviderError  # light, but not needed earlier
 
@@ -180,6 +189,7 @@ class ConsultApp(LayoutActions, App[None]):
         self.sub_title = f"{engine.model} · session {engine.session_id}"
         await self.review.refresh()
         status.info = status.info.with_(state="ready")  # only once the conversation and drafts are shown
+        self._send_queued()
 
     def refresh_status(self, state: str = "ready") -> None:
         """Pull the engine's status into the bar and the MCP state line."""
@@ -221,10 +231,18 @@ class ConsultApp(LayoutActions, App[None]):
     # -- turns --------------------------------------------------------------------------------
 
     def send(self, text: str) -> bool:
-        """Start a turn with `text`; False (with a notification) when one cannot start now."""
+        """Start a turn with `text`; False (with a notification) when one cannot start now.
+
+        Before the engine is ready the text is queued (and said so), then sent once it is."""
         if self.engine is None:
-            self.notify("Still connecting to the model — try again in a moment.", severity="warning")
-            return False
+            if getattr(self, "start_failed", False):
+                self.notify("The consultation could not start — see the conversation for how to fix it.",
+                            severity="error")
+                return False
+            self.queued.append(text)
+            self.run_worker(self.query_one(ConversationView).add(
+                Entry("notice-info", f"Queued until the consultant is connected: {text}")), exit_on_error=False)
+            return True
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.notify("A turn is running; wait for it or press Esc to cancel it.", severity="warning")
             return False
@@ -251,9 +269,32 @@ class ConsultApp(LayoutActions, App[None]):
                 await self.presenter.end_turn("cancelled")
             self.refresh_status()
 
+    def _send_queued(self) -> None:
+        """Send what was typed while connecting: the first message now, any others joined to it."""
+        if self.queued:
+            text, self.queued = "\n\n".join(self.queued), []
+            self.send(text)
+
     def action_cancel_turn(self) -> None:
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.turn_worker.cancel()
+
+    def action_escape(self) -> None:
+        """Esc: from a pane, back to the prompt; at the prompt, cancel the running turn."""
+        prompt = self.query_one(PromptInput)
+        if self.focused is not prompt and self.screen.id == "_default":
+            self.show_pane("conversation-pane", focus=True)
+            return
+        self.action_cancel_turn()
+
+    def action_review(self) -> None:
+        """ctrl+r: show the diffs pane and put the focus on its draft list (Esc comes back)."""
+        self.show_pane("diff-pane", focus=True)
+
+    def action_scroll_conversation(self, pages: int) -> None:
+        """PageUp/PageDown at the prompt scroll the conversation."""
+        view = self.query_one(ConversationView)
+        view.scroll_page_up() if pages < 0 else view.scroll_page_down()
 
     def on_input_submitted(self, event: PromptInput.Submitted) -> None:
         text = event.value.strip()

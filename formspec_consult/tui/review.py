@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from formspec_consult.tui.drafts import DraftView, parse_drafts
@@ -82,7 +83,7 @@ class Review:
         if listing is None:
             return [d for d in self.pane.drafts if not d.settled]
         diffs = await self._call("diff_drafts", {})
-        drafts = parse_drafts(listing, diffs)
+        drafts = [replace(d, text=self._draft_text(d.path)) for d in parse_drafts(listing, diffs)]
         live = {d.path for d in drafts}
         expected, self._expected = self._expected, None
         for old in self.pane.drafts:
@@ -96,6 +97,15 @@ class Review:
             self.settled.pop(path, None)  # proposed again: live, not settled
         self.pane.drafts = (*drafts, *reversed(self.settled.values()))
         return drafts
+
+    def _draft_text(self, path: str) -> str | None:
+        """The draft's text from the session folder (read-only), for the owner's preview."""
+        folder = getattr(self.engine, "session_dir", None)
+        try:
+            file = Path(folder) / "draft" / path if folder else None
+            return file.read_text(encoding="utf-8") if file is not None and file.is_file() else None
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
 
     async def accept(self, path: str) -> bool:
         """Apply one draft; an invalid draft is refused by the server and the reason shown."""

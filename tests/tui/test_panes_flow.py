@@ -105,7 +105,7 @@ async def test_drafts_appear_with_badges_and_problems_and_the_diff_is_highlighte
         pane.select("modules/shop/entities/customer.yaml")
         await pilot.pause()
         shown = widget_text(pane.query_one("#diff-view"))
-        assert "Validation problems:" in shown and "fields[1].phone: unknown type 'phone'" in shown
+        assert "The gate refused this draft" in shown and "fields[1].phone: unknown type 'phone'" in shown
         pane.select("modules/shop/entities/booking.yaml")
         await pilot.pause()
         assert "+name: Booking" in widget_text(pane.query_one("#diff-view"))
