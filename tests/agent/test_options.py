@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 
-from formspec_consult.agent.options import MAX_OPTIONS, find_options, resolve_choice
+from formspec_consult.agent.loop.options import MAX_OPTIONS, find_options, resolve_choice
 
 
 def test_a_numbered_prose_list_is_never_a_choice() -> None:

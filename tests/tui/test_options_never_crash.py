@@ -9,7 +9,7 @@ import pytest
 from formspec_consult.agent.events import AssistantMessage
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.tui.app import ConsultApp
-from formspec_consult.tui.launch import engine_factory_for
+from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.tui.replay.player import PlayerApp
 from formspec_consult.tui.replay.recorded_engine import RecordedEngine
 from formspec_consult.tui.replay.recording import load
