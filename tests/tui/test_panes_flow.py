@@ -83,7 +83,7 @@ async def test_usage_and_compaction_update_the_status_bar_and_show_the_summary()
         assert engine.sent == ["/compact keep the booking rules"]  # engine commands go to the engine
         text = str(app.query_one(StatusBar).render())
         assert "1 compaction" in text and "$0.0500" in text and "reported" in text
-        assert "ctx 9.0k/90.0k/120.0k 10% reported" in text
+        assert "context 9.0k (10% of 90.0k before compaction, window 120.0k, reported)" in text
         assert any("History compacted" in n for n in notices(app))
         block = next(b for b in app.query_one(ConversationView).blocks if getattr(b, "role", "") == "compaction")
         assert isinstance(block, Collapsible) and "40 messages" in block.title and block.collapsed
