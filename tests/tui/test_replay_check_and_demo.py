@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from formspec_consult.cli import cli
 from formspec_consult.resources import package_path
 from formspec_consult.replay.check import Divergence
-from formspec_consult.tui.replay.sources import EXAMPLE_SESSION
+from formspec_consult.replay.sources import EXAMPLE_SESSION
 
 
 @pytest.fixture
