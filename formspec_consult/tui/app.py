@@ -181,6 +181,9 @@ class ConsultApp(LayoutActions, App[None]):
             self.notify(str(exc), title="Could not start the consultation", severity="error", timeout=15)
             return
         self.engine = engine
+        set_approver = getattr(engine, "set_approver", None)
+        if set_approver is not None:  # write tools the model calls wait for the person's answer
+            set_approver(self.ask_permission)
         from formspec_consult.tui.review import Review
 
         self.review = Review(engine, self.diff_pane, lambda m, s: self.notify(m, severity=s))  # type: ignore[arg-type]
@@ -190,6 +193,41 @@ class ConsultApp(LayoutActions, App[None]):
         await self.review.refresh()
         status.info = status.info.with_(state="ready")  # only once the conversation and drafts are shown
         self._send_queued()
+
+    async def ask_permission(self, request: Any) -> str:
+        """The approver of the engine: show the approval prompt (with the draft's diff) and wait."""
+        import asyncio
+
+        from formspec_consult.tui.screens.permission import PermissionScreen
+        from formspec_consult.tui.widgets.diff_pane import draft_details
+
+        path = request.arguments.get("file") or request.arguments.get("path")
+        draft = next((d for d in self.diff_pane.drafts if d.path == path), None) if path else None
+        if draft is None and path and hasattr(self, "review"):
+            await self.review.refresh()
+            draft = next((d for d in self.diff_pane.drafts if d.path == path), None)
+        details = draft_details(draft, self.diff_pane.colours) if draft is not None else None
+        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        def decided(decision: str | None) -> None:
+            if not answer.done():
+                answer.set_result(decision or "deny")
+
+        screen = PermissionScreen(request, details)
+        self.push_screen(screen, decided)
+        try:
+            decision = await answer
+        except asyncio.CancelledError:  # the turn was cancelled while asking: nothing runs
+            if screen.is_current:
+                screen.dismiss("deny")
+            raise
+        what = request.summary.removeprefix("The consultant wants to ").rstrip(".")
+        said = {"allow_once": f"You allowed the consultant to {what} (this once).",
+                "allow_session": f"You allowed the consultant to {what}; {request.name} runs without asking "
+                                 "for the rest of this session.",
+                }.get(decision, f"You declined: the consultant may not {what}.")
+        await self.query_one(ConversationView).add(Entry("notice-info", said))
+        return decision
 
     def refresh_status(self, state: str = "ready") -> None:
         """Pull the engine's status into the bar and the MCP state line."""

@@ -13,22 +13,11 @@ from typing import Any
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
+from formspec_consult.store.tool_status import gate_refused  # noqa: F401 - re-exported
 
 # Results can be huge (a whole schema); the pane shows a capped copy, the log keeps all of it.
 RESULT_PREVIEW_CHARS = 4000
 _ICONS = {"running": "…", "ok": "✓", "error": "✗", "refused": "!"}
-
-
-def gate_refused(result: str) -> bool:
-    """True when a tool succeeded but reports a validation that failed (a draft the gate refused)."""
-    if not result.startswith("{") or len(result) > 200_000:
-        return False
-    try:
-        data = json.loads(result)
-    except ValueError:
-        return False
-    validation = data.get("validation") if isinstance(data, dict) else None
-    return isinstance(validation, dict) and validation.get("ok") is False
 
 
 def format_arguments(arguments: dict[str, Any], limit: int = 60) -> str:
