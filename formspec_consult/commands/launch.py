@@ -72,4 +72,8 @@ def run_app(options: Mapping[str, Any]) -> None:
     """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …)."""
     from formspec_consult.tui.app import ConsultApp
 
-    ConsultApp(engine_factory_for(options)).run()
+    app = ConsultApp(engine_factory_for(options))
+    app.run()
+    hint = app.resume_hint()
+    if hint:  # the terminal is back: say how to come back to the session
+        print(hint)

@@ -186,7 +186,8 @@ class ConsultApp(LayoutActions, App[None]):
             set_approver(self.ask_permission)
         from formspec_consult.tui.review import Review
 
-        self.review = Review(engine, self.diff_pane, lambda m, s: self.notify(m, severity=s))  # type: ignore[arg-type]
+        self.review = Review(engine, self.diff_pane, lambda m, s: self.notify(m, severity=s),  # type: ignore[arg-type]
+                             say=self.say)
         self.refresh_status("loading the session…")
         await self.presenter.load(engine.past_events())
         self.sub_title = f"{engine.model} · session {engine.session_id}"
@@ -229,6 +230,12 @@ class ConsultApp(LayoutActions, App[None]):
         await self.query_one(ConversationView).add(Entry("notice-info", said))
         return decision
 
+    def say(self, message: str, severity: str = "information") -> None:
+        """A line in the conversation (apply, undo, reject, cancel), so it stays after the toast."""
+        level = {"information": "info", "warning": "warning", "error": "error"}.get(severity, "info")
+        self.run_worker(self.query_one(ConversationView).add(Entry(f"notice-{level}", message)),
+                        group="say", exit_on_error=False)
+
     def refresh_status(self, state: str = "ready") -> None:
         """Pull the engine's status into the bar and the MCP state line."""
         if self.engine is None:
@@ -259,8 +266,29 @@ class ConsultApp(LayoutActions, App[None]):
         self.diff_pane.drafts = ()
         self.open_engine(session_id, model)
 
+    def action_help_quit(self) -> None:
+        """ctrl+c does not quit (it copies in the input): say, in plain text, what does."""
+        self.notify("Press ctrl+q to quit — the session stays on disk; formspec-consult --continue resumes it.",
+                    title="Do you want to quit?")
+
+    async def action_quit(self) -> None:
+        """Leave at once: say so in the status bar while the servers close."""
+        self.query_one(StatusBar).info = self.query_one(StatusBar).info.with_(state="closing…")
+        self.exit()
+
+    def resume_hint(self) -> str | None:
+        """What to type to come back to this session (printed after the app has closed)."""
+        session = self._closed_session or (self.engine.session_id if self.engine is not None else None)
+        if not session:
+            return None
+        return (f"Session {session} is saved. Resume it with `formspec-consult --continue` "
+                f"(or `--resume {session}`).")
+
+    _closed_session: str | None = None
+
     async def on_unmount(self) -> None:
         if self.engine is not None:
+            self._closed_session = self.engine.session_id
             try:
                 await self.engine.aclose()
             except Exception:  # leaving anyway; the session is already on disk

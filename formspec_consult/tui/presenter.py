@@ -178,6 +178,7 @@ class Presenter:
         self.status.info = self.status.info.with_(state="ready")
         if reason == "cancelled":
             self._notify("Turn cancelled.", "warning")
+            await self.conversation.add(Entry("notice-warning", "You cancelled the turn (Esc)."))
         elif reason == "step_limit":
             self._notify("The turn stopped at the tool-step limit; send a message to continue.", "warning")
         elif reason == "error":

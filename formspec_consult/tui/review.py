@@ -44,10 +44,12 @@ def _problems_of(result: dict[str, Any]) -> str:
 class Review:
     """Runs review actions for one app and hands the refreshed drafts to the diff pane."""
 
-    def __init__(self, engine: EngineLike, pane: DiffPane, notify: Notify) -> None:
+    def __init__(self, engine: EngineLike, pane: DiffPane, notify: Notify, say: Notify | None = None) -> None:
         self.engine = engine
         self.pane = pane
-        self.notify = notify
+        self.toast = notify
+        # Outcomes (applied, rejected, undone, refused) also leave a line in the conversation.
+        self.say = say
         # Drafts the server no longer lists, kept (newest last) so their diff stays reviewable.
         self.settled: dict[str, DraftView] = {}
         self._expected: str | None = None  # the outcome of a review command sent as a turn
@@ -57,6 +59,12 @@ class Review:
         drafts it makes disappear are shown as applied/rejected/undone rather than "closed"."""
         words = text.strip().split()
         self._expected = _OUTCOME.get(words[0].lstrip("/").lower()) if words and words[0].startswith("/") else None
+
+    def notify(self, message: str, severity: str) -> None:
+        """A toast; an outcome of the person's review also goes into the conversation."""
+        self.toast(message, severity)
+        if self.say is not None:
+            self.say(message, severity)
 
     def _settle(self, path: str, status: str) -> None:
         known = self.settled.pop(path, None) or next((d for d in self.pane.drafts if d.path == path), None)

@@ -48,6 +48,7 @@ def replies_of(app: ConsultApp) -> list[str]:
 async def test_a_reply_with_a_thirty_item_list_shows_as_text_and_the_session_reopens_and_replays(project: Path) -> None:
     app = real_app(project, [LONG_LIST, LETTERED])
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None, timeout=60)  # a real engine: slower to open
         await send(pilot, "What can it do?")
         await wait_until(pilot, lambda: replies_of(app) == [LONG_LIST], timeout=30)
         await send(pilot, "And modules?")
@@ -58,7 +59,7 @@ async def test_a_reply_with_a_thirty_item_list_shows_as_text_and_the_session_reo
 
     resumed = real_app(project, ["Welcome back."], resume=session)
     async with resumed.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: len(replies_of(resumed)) == 2, timeout=30)
+        await wait_until(pilot, lambda: len(replies_of(resumed)) == 2, timeout=60)
         assert not resumed.query(".choice")
 
     recording = load(folder)

@@ -62,7 +62,8 @@ async def test_a_tool_call_shows_running_then_ok_with_duration_and_a_collapsed_r
         entry.collapsed = False
         await pilot.pause()
         body = widget_text(entry.query_one(".tool-body"))
-        assert '"yaml": "kind: Entity\\nname: Booking"' in body and '{"valid": true}' in body
+        assert "yaml: |-\n  kind: Entity\n  name: Booking" in "\n".join(line.rstrip() for line in body.splitlines())
+        assert '{"valid": true}' in body  # the YAML argument reads as YAML
         assert "formspec-local: ready" in str(pane.query_one("#mcp-state").render())
 
 
@@ -83,7 +84,7 @@ async def test_usage_and_compaction_update_the_status_bar_and_show_the_summary()
         assert engine.sent == ["/compact keep the booking rules"]  # engine commands go to the engine
         text = str(app.query_one(StatusBar).render())
         assert "1 compaction" in text and "$0.0500" in text and "reported" in text
-        assert "context 9.0k (10% of 90.0k before compaction, window 120.0k, reported)" in text
+        assert "context 9.0k reported · 10% of 90.0k to compaction · window 120.0k" in text
         assert any("History compacted" in n for n in notices(app))
         block = next(b for b in app.query_one(ConversationView).blocks if getattr(b, "role", "") == "compaction")
         assert isinstance(block, Collapsible) and "40 messages" in block.title and block.collapsed

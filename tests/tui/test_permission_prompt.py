@@ -48,6 +48,7 @@ async def test_the_model_asking_to_apply_shows_the_diff_and_waits_for_the_person
     app = app_for(project, replies)
     target = project / "spec" / DRAFT_PATH
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None, timeout=60)  # a real engine: slower to open
         await send(pilot, "draft the customers")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen), timeout=30)
         shown = widget_text(app.screen.query_one("VerticalScroll Static"))
@@ -69,6 +70,7 @@ async def test_allow_for_the_session_stops_asking_for_that_tool(project: Path) -
     app = app_for(project, replies)
     target = project / "spec" / DRAFT_PATH
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None, timeout=60)  # a real engine: slower to open
         await send(pilot, "draft it")
         await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen), timeout=30)
         await pilot.press("s")

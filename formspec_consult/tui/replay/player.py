@@ -128,11 +128,9 @@ class PlayerApp(ConsultApp):
         hold = float("inf") if self.review_hold is None else scaled(self.review_hold, self.speed)
         self._hold_until = time.monotonic() + hold
         pane = self.query_one(DiffPane)
-        pane.display = True
-        self.query_one("#side").display = True
+        self.show_pane("diff-pane", focus=True)  # the viewer is asked to press a: visibly focused
         if step.path:
             pane.select(step.path)
-        pane.query_one("#draft-list").focus()
         action = "Space continues." if self.read_only else "Press a to accept this draft yourself, or space to continue."
         self.notify(f"Review the draft in the diff pane. {action}", title="Diff review",
                     timeout=min(hold, 20.0))

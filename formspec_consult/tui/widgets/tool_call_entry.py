@@ -30,6 +30,24 @@ def format_arguments(arguments: dict[str, Any], limit: int = 60) -> str:
     return ", ".join(parts)
 
 
+def arguments_yaml(arguments: dict[str, Any]) -> str:
+    """Arguments as YAML, multi-line text (a spec file's content) as a block, so YAML reads as YAML."""
+    import yaml
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+        style = "|" if "\n" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    _Dumper.add_representer(str, text)
+    try:
+        return yaml.dump(arguments, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000).rstrip()
+    except yaml.YAMLError:
+        return json.dumps(arguments, ensure_ascii=False, indent=2, default=str)
+
+
 class ToolCallEntry(Collapsible):
     """A call that is running (`status="running"`) or finished (`ok` / `refused` / `error`)."""
 
@@ -48,7 +66,7 @@ class ToolCallEntry(Collapsible):
 
     @staticmethod
     def _body_text(arguments: dict[str, Any], result: str | None) -> str:
-        args = json.dumps(arguments, ensure_ascii=False, indent=2) if arguments else "(no arguments)"
+        args = arguments_yaml(arguments) if arguments else "(no arguments)"
         if result is None:
             return f"arguments:\n{args}\n\n(running…)"
         shown = result if len(result) <= RESULT_PREVIEW_CHARS else result[:RESULT_PREVIEW_CHARS] + "\n… (truncated)"
