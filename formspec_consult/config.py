@@ -162,7 +162,7 @@ def project_config_path(project_root: Path) -> Path:
 
 
 def _parse(name: str, raw: Any, where: str) -> Any:
-    parser, env = FIELDS[name]
+    parser, _env = FIELDS[name]
     if name in {"mcp_servers", "permissions"} and isinstance(raw, str):  # the env var carries JSON
         import json
 

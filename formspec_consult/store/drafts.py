@@ -9,7 +9,7 @@ is). The manifest records, per draft, the sha256 of the target file when the dra
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -97,7 +97,7 @@ class DraftStore:
                 rel=spec_path.rel,
                 project_rel=spec_path.project_rel,
                 target_sha256=sha256_of(spec_path.target),
-                proposed_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                proposed_at=datetime.now(UTC).isoformat(timespec="seconds"),
             )
         )
         return file

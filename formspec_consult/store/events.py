@@ -146,10 +146,10 @@ class EventLog:
                 line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
             except (TypeError, ValueError) as exc:
                 raise EventLogError(f"event {type!r} is not JSON-serialisable: {exc}") from exc
-            data = (line + "\n").encode("utf-8")
-            written = os.write(self._fd, data)  # one write of one whole line (O_APPEND)
-            while written < len(data):  # only on a signal or a full disk; finish the line
-                written += os.write(self._fd, data[written:])
+            encoded = (line + "\n").encode("utf-8")
+            written = os.write(self._fd, encoded)  # one write of one whole line (O_APPEND)
+            while written < len(encoded):  # only on a signal or a full disk; finish the line
+                written += os.write(self._fd, encoded[written:])
             os.fsync(self._fd)
             self.last_seq = seq
         return event
@@ -260,6 +260,6 @@ def _last_seq(path: Path) -> int:
             event = json.loads(raw)
         except ValueError:
             continue
-        if isinstance(event, dict) and isinstance(event.get("seq"), int):
-            return event["seq"]
+        if isinstance(event, dict) and isinstance(seq := event.get("seq"), int):
+            return seq
     return max((e.get("seq", 0) for e in EventLog.read(path) if isinstance(e.get("seq"), int)), default=0)

@@ -53,7 +53,7 @@ class ChoiceBar(VerticalGroup):
             self.letter = letter
             self.option = option
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self):
         for letter, label, _ in shown_options(self.options):
             # A Text label: option wording such as "[optional]" must not be read as markup.
             yield Button(Text(f"{letter}) {label}", no_wrap=True, overflow="ellipsis"),
