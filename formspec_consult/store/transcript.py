@@ -112,9 +112,9 @@ class Transcript:
     def _render_result(event: ToolCallFinished) -> str:
         from formspec_consult.store.tool_status import tool_status
 
-        status = tool_status(event.ok, event.result)
-        if status == "refused":
-            status = "refused by the validation gate"
+        status = {"ok": "ok", "refused": "refused by the validation gate", "failed": "failed"}[
+            tool_status(event.ok, event.result)
+        ]
         result = event.result
         excerpt = result if len(result) <= RESULT_EXCERPT_CHARS else result[:RESULT_EXCERPT_CHARS]
         note = ""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from contextlib import aclosing
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult

@@ -71,7 +71,7 @@ def parse_rules(value: Any) -> dict[str, Rule]:
         text = str(rule).strip().lower()
         if text not in RULES:
             raise ValueError(f"{tool}: {rule!r} is not one of allow, ask, deny")
-        out[str(tool)] = text  # type: ignore[assignment]
+        out[str(tool)] = text
     return out
 
 

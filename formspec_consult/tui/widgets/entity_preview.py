@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -123,8 +124,9 @@ def parse_entity(text: str) -> EntityView | None:
         value = doc.value
         if not isinstance(value, Mapping) or _text(value.get("kind")).lower() not in ENTITY_KINDS:
             continue
-        meta = value.get("metadata") if isinstance(value.get("metadata"), Mapping) else {}
-        spec = value.get("spec") if isinstance(value.get("spec"), Mapping) else {}
+        raw_meta, raw_spec = value.get("metadata"), value.get("spec")
+        meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
+        spec: Mapping[str, Any] = raw_spec if isinstance(raw_spec, Mapping) else {}
         fields = tuple(_field(f) for f in spec.get("fields") or [] if isinstance(f, Mapping))
         relations = tuple((f.target.rsplit(" ", 1)[0], f.target.rsplit(" ", 1)[-1]) for f in fields if f.target)
         preset = _text(spec.get("lifecycle")) if not isinstance(spec.get("lifecycle"), Mapping) else ""
@@ -163,13 +165,13 @@ def lifecycle_diagram(lifecycle: Lifecycle, width: int = 80, palette: Palette = 
     """The happy path left to right in boxes (top to bottom when too wide), then the other
     transitions as branches; states reached only off the happy path are marked ✗."""
     path = lifecycle.happy_path()
-    on_path = {(a, b) for a, b in zip(path, path[1:], strict=False)}
+    on_path = {(a, b) for a, b in pairwise(path)}
     actions = {(s, t.target): t.action for t in lifecycle.transitions for s in t.sources}
     out = Text()
     out.append(f"Lifecycle (field {lifecycle.field or '?'}), starts at {lifecycle.label(lifecycle.initial)}\n",
                style=palette.heading)
     boxes = [_box(lifecycle.label(state)) for state in path]
-    arrows = [f" {actions.get((a, b), '')} " for a, b in zip(path, path[1:], strict=False)]
+    arrows = [f" {actions.get((a, b), '')} " for a, b in pairwise(path)]
     total = sum(len(b[0]) for b in boxes) + sum(max(len(a), 4) + 1 for a in arrows)
     if boxes and total <= width:
         rows = ["", "", ""]

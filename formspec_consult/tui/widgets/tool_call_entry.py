@@ -13,6 +13,7 @@ from typing import Any
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
+
 from formspec_consult.store.tool_status import gate_refused  # noqa: F401 - re-exported
 
 # Results can be huge (a whole schema); the pane shows a capped copy, the log keeps all of it.
