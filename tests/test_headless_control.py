@@ -76,3 +76,23 @@ def test_a_bare_letter_after_continue_sends_the_chosen_option(project: Path, tmp
     starts = [json.loads(line)["user_text"] for line in again.stdout.splitlines()
               if json.loads(line)["type"] == "turn_started"]
     assert starts == ["[chosen: A) Cards]"]
+
+
+def test_a_refused_apply_tells_the_person_about_force_in_their_terms(project: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.yaml", [
+        _calls(("propose_spec_file", {"path": DRAFT_PATH, "content": BAD_CUSTOMER})), "It needs a fix."])
+    assert run_cli(["-m", f"scripted:{script}", "-p", "draft it"], project, cli_env(tmp_path)).returncode == 0
+    refused = run_cli(["apply", DRAFT_PATH], project, cli_env(tmp_path))
+    assert refused.returncode == 1
+    assert "--force" in refused.stderr and "force: true" not in refused.stderr
+    assert "propose_spec_file" not in refused.stderr and "Ask the consultant to fix the draft" in refused.stderr
+
+
+def test_the_words_for_the_model_become_the_persons_in_the_app_too() -> None:
+    from formspec_consult.store.wording import for_person
+
+    model = ("x.yaml fails validation (1 problem(s); first: bad). Fix the draft with propose_spec_file, "
+             "or pass force: true to apply it anyway.")
+    said = for_person(model, "tui", "x.yaml")
+    assert "formspec-consult apply x.yaml --force" in said and "force: true" not in said
+    assert "propose_spec_file" not in for_person("Propose it first with propose_spec_file.")

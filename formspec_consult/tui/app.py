@@ -284,13 +284,25 @@ class ConsultApp(LayoutActions, App[None]):
 
     _closed_session: str | None = None
 
+    # The command line closes the engine after the terminal is handed back (see run_app), so
+    # quitting is instant; an app run any other way (tests, the palette) closes it on unmount.
+    close_engine_on_unmount: bool = True
+
+    async def close_engine(self) -> None:
+        """Close the servers and the session log (once)."""
+        if self.engine is not None:
+            engine, self.engine = self.engine, None
+            self._closed_session = engine.session_id
+            try:
+                await engine.aclose()
+            except Exception:  # leaving anyway; the session is already on disk
+                pass
+
     async def on_unmount(self) -> None:
         if self.engine is not None:
             self._closed_session = self.engine.session_id
-            try:
-                await self.engine.aclose()
-            except Exception:  # leaving anyway; the session is already on disk
-                pass
+        if self.close_engine_on_unmount:
+            await self.close_engine()
 
     # -- turns --------------------------------------------------------------------------------
 

@@ -183,3 +183,6 @@ class Presenter:
             self._notify("The turn stopped at the tool-step limit; send a message to continue.", "warning")
         elif reason == "error":
             self._notify(error or "The turn failed.", "error")
+            shown = [getattr(b, "text", "") for b in self.conversation.blocks[-3:]]
+            if error and error not in shown:  # the cause stays in the conversation, not only in a toast
+                await self.conversation.add(Entry("notice-error", error))

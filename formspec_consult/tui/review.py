@@ -18,6 +18,10 @@ from formspec_consult.tui.widgets.diff_pane import DiffPane
 
 Notify = Callable[[str, str], None]
 
+# How a review tool reads in a notice ("Applying failed: …", not "apply_draft failed: …").
+_DOING = {"apply_draft": "Applying", "reject_draft": "Rejecting", "undo_apply": "Undoing",
+          "list_drafts": "Listing the drafts", "diff_drafts": "Reading the diffs"}
+
 # What a review command does to the drafts it names (the status the pane then shows).
 _OUTCOME = {"apply": "applied", "reject": "rejected", "undo": "undone"}
 
@@ -74,11 +78,17 @@ class Review:
         try:
             result = await self.engine.call_tool(name, arguments)
         except Exception as exc:  # a dead server or a timeout must not end the app
-            self.notify(f"{name} failed: {exc}", "error")
+            from formspec_consult.store.wording import for_person
+
+            path = str(arguments.get("file") or arguments.get("path") or "PATH")
+            self.notify(for_person(f"{_DOING.get(name, name)} failed: {exc}", "tui", path), "error")
             return None
         error = tool_error(result)
         if error:
-            self.notify(f"{name}: {error}", "error")
+            from formspec_consult.store.wording import for_person
+
+            path = str(arguments.get("file") or arguments.get("path") or "PATH")
+            self.notify(for_person(f"{_DOING.get(name, name)}: {error}", "tui", path), "error")
             return None
         return result
 
@@ -121,8 +131,11 @@ class Review:
         if result is None:
             return False
         if not result.get("applied", True):
-            reason = result.get("reason") or result.get("message") or "the server refused it"
-            self.notify(f"Not applied: {path} — {reason}{_problems_of(result)}. Fix the draft, then accept again.", "warning")
+            from formspec_consult.store.wording import for_person
+
+            reason = for_person(str(result.get("reason") or result.get("message") or "the server refused it"), "tui", path)
+            self.notify(f"Not applied: {path} — {reason}{_problems_of(result)}. Ask the consultant to fix the draft, "
+                        "then accept it again.", "warning")
             return False
         if result.get("previous") == "did not exist":
             how = " (a new file; /undo removes it)"

@@ -163,8 +163,10 @@ async def test_engine_notices_and_failed_turns_are_shown() -> None:
         await send(pilot, "hi")
         await wait_until(pilot, lambda: "provider said 500" in notices(app))
         assert "registry unreachable, using cached templates" in notices(app)
-        roles = [getattr(b, "role", "") for b in app.query_one(ConversationView).blocks]
-        assert roles == ["user", "notice-warning"]
+        await wait_until(pilot, lambda: len(app.query_one(ConversationView).blocks) == 3)
+        blocks = app.query_one(ConversationView).blocks
+        assert [getattr(b, "role", "") for b in blocks] == ["user", "notice-warning", "notice-error"]
+        assert getattr(blocks[-1], "text", "") == "provider said 500"  # the cause stays in the conversation
 
 
 async def test_a_cancel_while_the_app_is_between_two_events_closes_the_engine_turn_before_the_turn_ends() -> None:
