@@ -70,9 +70,9 @@ def engine_factory_for(
 
 def run_app(options: Mapping[str, Any]) -> None:
     """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …)."""
-    from formspec_consult.tui.app import ConsultApp
-
     import asyncio
+
+    from formspec_consult.tui.app import ConsultApp
 
     app = ConsultApp(engine_factory_for(options))
     app.close_engine_on_unmount = False  # closed below, once the terminal is back: quitting is instant
