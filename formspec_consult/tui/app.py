@@ -189,6 +189,7 @@ class ConsultApp(LayoutActions, App[None]):
         self.refresh_status("loading the session…")
         await self.presenter.load(engine.past_events())
         self.sub_title = f"{engine.model} · session {engine.session_id}"
+        self.review.seed_from_log()
         await self.review.refresh()
         status.info = status.info.with_(state="ready")  # only once the conversation and drafts are shown
         self._send_queued()

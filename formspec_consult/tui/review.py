@@ -116,6 +116,27 @@ class Review:
         self.pane.drafts = (*drafts, *reversed(self.settled.values()))
         return drafts
 
+    def seed_from_log(self) -> None:
+        """A resumed session lists what became of its earlier drafts (applied, undone, rejected),
+        read from its event log, so the pane shows every draft of the session with its state."""
+        if getattr(self.engine, "read_only", False):
+            return  # a replay shows the drafts as the recording reaches them
+        folder = getattr(self.engine, "session_dir", None)
+        if not folder:
+            return
+        from formspec_consult.store.events import load_events
+
+        try:
+            events = load_events(Path(folder) / "events.jsonl")
+        except Exception:  # no log yet, or a damaged one: the live drafts are still listed
+            return
+        for event in events:
+            status = _OUTCOME.get(str(event.get("type")))
+            path = event.get("path")
+            if status is not None and isinstance(path, str) and path:
+                self.settled.pop(path, None)
+                self.settled[path] = DraftView(path, status=status)
+
     def _draft_text(self, path: str) -> str | None:
         """The draft's text from the session folder (read-only), for the owner's preview."""
         folder = getattr(self.engine, "session_dir", None)

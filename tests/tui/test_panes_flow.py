@@ -150,7 +150,7 @@ async def test_accepting_an_invalid_draft_is_refused_and_says_why() -> None:
         await pilot.press("a")
         await wait_until(pilot, lambda: any(n.startswith("Not applied") for n in notices(app)))
         message = next(n for n in notices(app) if n.startswith("Not applied"))
-        assert "fields[1].phone: unknown type 'phone'" in message and "Fix the draft" in message
+        assert "fields[1].phone: unknown type 'phone'" in message and "Ask the consultant to fix the draft" in message
         assert engine.applied == [] and len(pane.drafts) == 3
 
 
@@ -216,7 +216,7 @@ async def test_a_failing_local_server_is_a_notification_not_a_crash() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: any("local server is not responding" in n for n in notices(app)))
         await send(pilot, "/undo")
-        await wait_until(pilot, lambda: sum("undo_apply failed" in n for n in notices(app)) == 1)
+        await wait_until(pilot, lambda: sum("Undoing failed" in n for n in notices(app)) == 1)
         assert app.is_running
 
 
