@@ -169,7 +169,7 @@ def token_group() -> None:
 @click.option("--token", prompt=True, hide_input=True, help="The token (asked for when omitted).")
 def token_set(url: str, token: str) -> None:
     """Remember TOKEN for the registry at URL (used when FORMSPEC_REGISTRY_TOKEN is unset)."""
-    from formspec_consult.registry.credentials import store_registry_token
+    from formspec_consult.providers.registry_credentials import store_registry_token
 
     try:
         account = store_registry_token(url, token.strip())
@@ -186,7 +186,7 @@ def token_set(url: str, token: str) -> None:
 @click.argument("url")
 def token_clear(url: str) -> None:
     """Forget the stored token for the registry at URL."""
-    from formspec_consult.registry.credentials import forget_registry_token
+    from formspec_consult.providers.registry_credentials import forget_registry_token
 
     try:
         removed = forget_registry_token(url)

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from formspec_consult.store import gate
 from formspec_consult.store.atomic import ABSENT, sha256_of, write_atomic
+from formspec_consult.store.drafts import DraftStore
+from formspec_consult.store.undo import UndoStack
 
-if TYPE_CHECKING:
-    from formspec_consult.store.review import Review
+
+class Review(Protocol):
+    """What an apply needs of a session's review (store.review.Review provides it)."""
+
+    project: Any
+    store: DraftStore
+    undo_stack: UndoStack
+
+    def _check(self, project_rel: str) -> gate.GateResult: ...
 
 
 class ApplyRefused(ValueError):

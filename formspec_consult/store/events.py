@@ -121,6 +121,7 @@ class EventLog:
         if self.path.stat().st_size and not _ends_with_newline(self.path):
             os.write(self._fd, b"\n")
             os.fsync(self._fd)
+        self._size = os.fstat(self._fd).st_size  # where our last append ended
 
     def add_secret(self, value: str) -> None:
         """Register a secret value (e.g. the resolved API key) to mask wherever it would be logged."""
@@ -140,6 +141,8 @@ class EventLog:
         with self._lock:
             if self._fd < 0:
                 raise EventLogError(f"event log {self.path} is closed")
+            if os.fstat(self._fd).st_size != self._size:  # another writer (the local server) appended
+                self.last_seq = max(self.last_seq, _last_seq(self.path))
             seq = self.last_seq + 1
             event = {"v": SCHEMA_VERSION, "seq": seq, "ts": _now(), "type": type, **clean}
             try:
@@ -152,6 +155,7 @@ class EventLog:
                 written += os.write(self._fd, encoded[written:])
             os.fsync(self._fd)
             self.last_seq = seq
+            self._size = os.fstat(self._fd).st_size
         return event
 
     def close(self) -> None:

@@ -171,7 +171,7 @@ class ConsultApp(LayoutActions, App[None]):
             self.start_failed = True
             status.info = StatusInfo(state="not started")
             advice = f"Could not start: {exc}"
-            from formspec_consult.providers.base import ProviderError  # light, but not needed earlier
+            from formspec_consult.agent.engine.engine import ProviderError
 
             if isinstance(exc, ProviderError):
                 advice += "\n\nNo model at hand? `formspec-consult demo` runs an offline demo, no key needed."

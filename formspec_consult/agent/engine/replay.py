@@ -17,6 +17,7 @@ from formspec_consult.store.agent_events import (
     TurnStarted,
     UsageUpdated,
 )
+from formspec_consult.store.review_log import review_note
 
 
 def _one(event: dict[str, Any]) -> AgentEvent | None:
@@ -59,6 +60,8 @@ def _one(event: dict[str, Any]) -> AgentEvent | None:
             int(event.get("tokens_after") or 0),
             event.get("method", "summarised"),
         )
+    if kind in {"apply", "undo", "reject"}:  # recorded by the local server, whichever client asked
+        return Notice("info", review_note(event))
     if kind == "notice":
         return Notice(event.get("level", "info"), str(event.get("message", "")))
     if kind == "turn_finished":

@@ -19,6 +19,7 @@ from formspec_consult.store.drafts import DraftError
 from formspec_consult.store.folder import SessionError, existing_session
 from formspec_consult.store.paths import PathRefused, tool_path
 from formspec_consult.store.review import Review
+from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoError
 
 P = ParamSpec("P")
@@ -111,5 +112,5 @@ class LocalState:
         """The draft/undo view of a session (cached per session)."""
         sid, folder = self.session(session_id)
         if sid not in self._reviews:
-            self._reviews[sid] = Review(self.project, folder)
+            self._reviews[sid] = Review(self.project, folder, journal=ReviewJournal(folder))
         return self._reviews[sid]
