@@ -80,16 +80,20 @@ class LocalState:
 
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            if not Path(self.project.root).is_dir():
-                raise ToolError(
-                    f"The project folder {self.project.root} no longer exists (moved or deleted). "
-                    "Restart the MCP server with --project pointing at the project."
-                )
+            self.check_project()
             with self.lock:
                 return guarded(*args, **kwargs)
 
         wrapper.__doc__ = guarded.__doc__
         return wrapper
+
+    def check_project(self) -> None:
+        """Raise a ``ToolError`` that says what to do when the project folder has gone."""
+        if not Path(self.project.root).is_dir():
+            raise ToolError(
+                f"The project folder {self.project.root} no longer exists (moved or deleted). "
+                "Restart the MCP server with --project pointing at the project."
+            )
 
     @property
     def consult_dir(self) -> Path:
