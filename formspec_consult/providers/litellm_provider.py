@@ -170,7 +170,7 @@ class LiteLLMProvider:
                     await _close(response)  # also when the caller stops early or the turn is cancelled
                 break
             except Exception as exc:
-                error = map_error(exc, model=self.model, account=self.account)
+                error = map_error(exc, model=self.model, account=self.account, endpoint=self.api_base)
                 if assembler.text or not error.retryable or attempt >= self.retry.attempts:
                     raise error from exc
                 delay = self.retry.delay(attempt, retry_after_of(exc))
