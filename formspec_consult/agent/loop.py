@@ -40,7 +40,7 @@ from formspec_consult.agent.tools import (
 )
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.providers.base import Completion, Provider, ProviderError, TextDelta, ToolCall
-from formspec_consult.sessions.events import EventLog
+from formspec_consult.sessions.events import EventLog, EventLogWriteError
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=AgentEvent)
@@ -77,6 +77,7 @@ class AgentLoop:
         self.last_options: tuple[str, ...] = ()
         self._logged_tools_digest: str | None = None
         self._partial = ""  # text streamed by a reply that has not completed yet
+        self._unclosed_turn: int | None = None  # a turn whose turn_finished the log refused
 
     def count(self, messages: list[dict[str, Any]] | None = None) -> int:
         """Prompt tokens of a request with these messages (default: the history) and the tools."""
@@ -91,9 +92,19 @@ class AgentLoop:
 
     async def run_turn(self, user_text: str) -> AsyncGenerator[AgentEvent, None]:
         """Run one user turn; `user_text` is what the model receives (a resolved choice included)."""
-        self.turn += 1
+        if self._unclosed_turn is not None:  # the log could not take turn_finished: close it now
+            self._repair_quietly()
+            if self._log_quietly("turn_finished", turn=self._unclosed_turn, reason="error",
+                                 error="the event log could not be written"):
+                self._unclosed_turn = None
         self.last_options = ()
-        self.log.append("turn_started", turn=self.turn, user_text=user_text)
+        try:
+            self.log.append("turn_started", turn=self.turn + 1, user_text=user_text)
+        except EventLogWriteError as exc:  # nothing was recorded: the turn never started
+            yield self.emit(Notice("error", str(exc)))
+            yield self.emit(TurnFinished("error", error=str(exc)))
+            return
+        self.turn += 1
         yield self.emit(TurnStarted(self.turn, user_text))
         self.history.add_user(user_text)
         finished: TurnFinished | None = None
@@ -107,20 +118,38 @@ class AgentLoop:
         except (asyncio.CancelledError, GeneratorExit):
             self._finish_cancelled()
             raise
-        except ProviderError as exc:
+        except (ProviderError, EventLogWriteError) as exc:
             message = str(exc)
-            self.log.append("notice", level="error", message=message)
+            if isinstance(exc, EventLogWriteError):
+                self._repair_quietly()
+            self._log_quietly("notice", level="error", message=message)
             yield self.emit(Notice("error", message))
             finished = TurnFinished("error", error=message)
         except Exception as exc:  # a bug must not leave the session unusable
-            self.history.repair_pairing()
+            self._repair_quietly()
             message = f"{type(exc).__name__}: {exc}"
-            self.log.append("notice", level="error", message=message)
+            self._log_quietly("notice", level="error", message=message)
             yield self.emit(Notice("error", message))
             finished = TurnFinished("error", error=message)
         finished = finished or TurnFinished("done")
-        self.log.append("turn_finished", turn=self.turn, reason=finished.reason, error=finished.error)
+        if not self._log_quietly("turn_finished", turn=self.turn, reason=finished.reason, error=finished.error):
+            self._unclosed_turn = self.turn  # closed by the next turn, or by --resume
         yield self.emit(finished)
+
+    def _repair_quietly(self) -> None:
+        """Give unanswered tool calls a result, unless the log cannot take the repair (disk full)."""
+        try:
+            self.history.repair_pairing()
+        except EventLogWriteError:
+            pass
+
+    def _log_quietly(self, type: str, **data: Any) -> bool:  # noqa: A002 - the log's own name
+        """Append an event after a failure; False when the log itself cannot be written (disk full)."""
+        try:
+            self.log.append(type, **data)
+        except EventLogWriteError:
+            return False
+        return True
 
     async def _steps(self) -> AsyncIterator[AgentEvent]:
         for step in range(1, self.max_steps + 1):

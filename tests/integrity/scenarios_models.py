@@ -1,0 +1,5 @@
+"""models faults (see fault_matrix.yaml)."""
+
+from __future__ import annotations
+
+from tests.integrity.scenarios import Observed, scenario  # noqa: F401
