@@ -18,10 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from formspec_consult.agent.compress import Compressor
-from formspec_consult.agent.history import History
-from formspec_consult.agent.prompts import load_prompt
-from formspec_consult.sessions.events import EventLog, rebuild_history
+from formspec_consult.agent.compaction.compress import Compressor
+from formspec_consult.agent.history.history import History
+from formspec_consult.prompting.prompts import load_prompt
+from formspec_consult.store.events import EventLog, rebuild_history
 
 WINDOW, RESERVED, THRESHOLD, TURNS = 8192, 1024, 0.75, 60
 GOAL_RATIO = 0.40
@@ -29,7 +29,7 @@ GOAL_RATIO = 0.40
 try:
     from formspec_consult.providers.tokens import count_messages as count_tokens
 except ImportError:  # pragma: no cover - the engine's counter is not there: estimate
-    from formspec_consult.agent.compress import estimate_tokens as count_tokens
+    from formspec_consult.agent.compaction.compress import estimate_tokens as count_tokens
 
 
 def script(turn: int) -> tuple[str, list[tuple[str, int]], str]:

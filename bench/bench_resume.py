@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from formspec_consult.agent.history import History
-from formspec_consult.sessions.events import EventLog
+from formspec_consult.agent.history.history import History
+from formspec_consult.store.events import EventLog
 
 EVENTS, RUNS, GOAL_SECONDS = 5000, 7, 0.5
 

@@ -134,14 +134,14 @@ def _factory(kind: str):  # type: ignore[no-untyped-def]
 
     async def idle(resume: str | None) -> FakeEngine:
         if kind == "litellm":
-            from formspec_consult.tui.launch import PRELOAD, _preload
+            from formspec_consult.commands.launch import PRELOAD, _preload
 
             await asyncio.to_thread(_preload, PRELOAD)  # what the real launcher does first
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
     async def long_session(resume: str | None) -> FakeEngine:
-        from formspec_consult.agent.events import (
+        from formspec_consult.store.agent_events import (
             AssistantMessage, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted,
         )
         from tests.tui.fakes import FakeEngine  # here, not at start-up: the real app has no fakes

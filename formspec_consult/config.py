@@ -43,6 +43,7 @@ class Settings:
     max_steps: int = 15  # tool rounds per turn
     tool_result_cap: int = 8000  # characters of a tool result the model sees
     tool_timeout: float = 60.0  # seconds per MCP tool call
+    verify: str = "deterministic"  # after each draft: off | deterministic (the verifiers' findings) | llm (+ verify-draft)
     mcp_servers: dict[str, Any] = field(default_factory=dict)  # the `mcpServers` JSON shape
     registry_url: str | None = None
     registry_token: str | None = field(default=None, repr=False)
@@ -103,6 +104,16 @@ def _text(value: Any) -> str | None:
     return str(value).strip() or None
 
 
+VERIFY_MODES = ("off", "deterministic", "llm")
+
+
+def _verify_mode(value: Any) -> str:
+    text = str(value).strip().lower()
+    if text not in VERIFY_MODES:
+        raise ValueError(f"expected one of {', '.join(VERIFY_MODES)}")
+    return text
+
+
 def _servers(value: Any) -> dict[str, Any]:
     if not isinstance(value, Mapping) or not all(isinstance(v, Mapping) for v in value.values()):
         raise ValueError("expected a mapping of server name to {command, args, env} or {url, headers}")
@@ -121,6 +132,7 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "max_steps": (_positive_int, "FORMSPEC_MAX_STEPS"),
     "tool_result_cap": (_positive_int, "FORMSPEC_TOOL_RESULT_CAP"),
     "tool_timeout": (_positive_float, "FORMSPEC_TOOL_TIMEOUT"),
+    "verify": (_verify_mode, "FORMSPEC_VERIFY"),
     "mcp_servers": (_servers, "FORMSPEC_MCP_SERVERS"),
     "registry_url": (_text, "FORMSPEC_REGISTRY_URL"),
     "registry_token": (_text, "FORMSPEC_REGISTRY_TOKEN"),

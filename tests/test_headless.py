@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from formspec_consult.sessions.events import EventLog
+from formspec_consult.store.events import EventLog
 from tests.e2e.cli import cli_env, run_cli, write_script
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
 

@@ -16,7 +16,7 @@ CASES = {
     "formspec_consult.spec": {"mcp", "textual", "litellm", "formspec_consult.agent", "formspec_consult.tui"},
     "formspec_consult.servers.local": {"textual", "litellm", "formspec_consult.tui", "formspec_consult.providers"},
     "formspec_consult.servers.registry": {"textual", "litellm", "formspec_consult.tui"},
-    "formspec_consult.agent.engine": {"textual", "litellm", "formspec_consult.tui"},
+    "formspec_consult.agent.engine.engine": {"textual", "litellm", "formspec_consult.tui"},
     "formspec_consult.providers": {"textual", "litellm", "mcp", "formspec_consult.tui"},
     "formspec_consult.mcp_client": {"textual", "litellm", "formspec_consult.tui"},
 }

@@ -25,8 +25,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from formspec_consult.agent.engine import Engine, EngineOptions  # noqa: E402
-from formspec_consult.agent.events import Notice, TurnFinished  # noqa: E402
+from formspec_consult.agent.engine.engine import Engine, EngineOptions  # noqa: E402
+from formspec_consult.store.agent_events import Notice, TurnFinished  # noqa: E402
 from formspec_consult.providers import ScriptedProvider  # noqa: E402
 from formspec_consult.resources import package_path  # noqa: E402
 

@@ -27,7 +27,7 @@ def _flags(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def engine_options(options: Mapping[str, Any]) -> Any:
     """EngineOptions from the CLI options (shared with the TUI launcher)."""
-    from formspec_consult.agent.engine import EngineOptions
+    from formspec_consult.agent.engine.engine import EngineOptions
 
     return EngineOptions(
         project=options.get("project"),
@@ -85,7 +85,7 @@ def run_consult(ctx: click.Context, **options: Any) -> None:
         if options.get("json_output"):
             raise _setup_error(click.UsageError("--json needs -p (headless mode)"))
         try:
-            from formspec_consult.tui.app import run_app
+            from formspec_consult.commands.launch import run_app
         except ImportError as exc:
             message = f'The terminal app is not available in this build ({exc}); use -p "message" (headless).'
             raise _setup_error(click.ClickException(message)) from exc
@@ -103,8 +103,8 @@ def run_consult(ctx: click.Context, **options: Any) -> None:
 
 
 async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
-    from formspec_consult.agent.engine import Engine
-    from formspec_consult.agent.events import TurnFinished
+    from formspec_consult.agent.engine.engine import Engine
+    from formspec_consult.store.agent_events import TurnFinished
 
     try:
         engine = await Engine.open(options)
@@ -167,7 +167,7 @@ class JsonOutput:
         )
 
     def event(self, event: Any) -> None:
-        from formspec_consult.agent.events import event_to_dict
+        from formspec_consult.store.agent_events import event_to_dict
 
         self._line(event_to_dict(event))
 

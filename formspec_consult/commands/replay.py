@@ -20,8 +20,8 @@ import click
               help="Project to check against (default: the session's own project, or the bundled example).")
 def replay(session: str, check: bool, speed: float, paused: bool, project: Path | None) -> None:
     """Replay a recorded SESSION (a folder, a session id, or 'barbershop-queue')."""
-    from formspec_consult.tui.replay.recording import RecordingError, load
-    from formspec_consult.tui.replay.sources import find_session, project_of
+    from formspec_consult.replay.recording import RecordingError, load
+    from formspec_consult.replay.sources import find_session, project_of
 
     try:
         folder = find_session(session, project)
@@ -32,7 +32,7 @@ def replay(session: str, check: bool, speed: float, paused: bool, project: Path 
         _check(recording, project or project_of(folder))
         return
     from formspec_consult.tui.replay.player import PlayerApp
-    from formspec_consult.tui.replay.recorded_engine import RecordedEngine
+    from formspec_consult.replay.recorded_engine import RecordedEngine
 
     engine = RecordedEngine(recording, speed=speed)
 
@@ -47,8 +47,8 @@ def _check(recording: object, project: Path) -> None:
 
     import anyio
 
-    from formspec_consult.tui.replay.check import check
-    from formspec_consult.tui.replay.sources import isolated_registry
+    from formspec_consult.replay.check import check
+    from formspec_consult.replay.sources import isolated_registry
 
     if not project.is_dir():
         raise click.ClickException(f"Project folder not found: {project}; pass --project DIR.")

@@ -27,8 +27,8 @@ def _fail(message: str, code: int = 1) -> click.ClickException:
 
 
 def _project_and_session(ctx: click.Context, session_id: str | None) -> tuple[Path, str]:
-    from formspec_consult.agent.engine_setup import consult_dir, resolve_project
-    from formspec_consult.sessions.folder import existing_session, latest_session
+    from formspec_consult.agent.engine.setup import consult_dir, resolve_project
+    from formspec_consult.store.folder import existing_session, latest_session
 
     try:
         root = resolve_project((ctx.obj or {}).get("project"))
@@ -53,7 +53,7 @@ def with_local_server(
     root, sid = _project_and_session(ctx, session_id)
 
     async def main() -> int:
-        from formspec_consult.agent.engine_setup import LOCAL, local_server_spec
+        from formspec_consult.agent.engine.setup import LOCAL, local_server_spec
         from formspec_consult.mcp_client import MCPManager, ServerDied, ToolError
 
         manager = MCPManager([local_server_spec(root, sid, in_memory=False, timeout=120.0)])
@@ -77,10 +77,10 @@ def with_local_server(
 
 def _record(root: Path, session_id: str, tool: str, result: dict[str, Any]) -> None:
     """Log apply/undo/reject in the session's event log and transcript, like the engine does."""
-    from formspec_consult.agent.engine_setup import consult_dir
-    from formspec_consult.agent.review_log import review_record
-    from formspec_consult.sessions.events import EventLog
-    from formspec_consult.sessions.transcript import Transcript
+    from formspec_consult.agent.engine.setup import consult_dir
+    from formspec_consult.agent.commands.review_log import review_record
+    from formspec_consult.store.events import EventLog
+    from formspec_consult.store.transcript import Transcript
 
     record = review_record(tool, result)
     if record is None:
@@ -98,7 +98,7 @@ def _record(root: Path, session_id: str, tool: str, result: dict[str, Any]) -> N
 @click.pass_context
 def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
     """Show the session's drafts as unified diffs against the project (or one draft)."""
-    from formspec_consult.agent.slash_format import format_diffs
+    from formspec_consult.agent.commands.format import format_diffs
 
     async def work(call: Call, sid: str) -> int:
         drafts = (await call("diff_drafts", {"path": path} if path else {})).get("drafts", [])
@@ -121,7 +121,7 @@ def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
 @click.pass_context
 def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, session_id: str | None) -> None:
     """Apply a draft (or all valid drafts) to the project; `undo` restores the exact bytes."""
-    from formspec_consult.agent.slash_format import format_apply
+    from formspec_consult.agent.commands.format import format_apply
 
     if bool(path) == apply_all:
         raise click.UsageError("give one draft PATH or --all (see `formspec-consult diff`)")
@@ -169,7 +169,7 @@ def reject(ctx: click.Context, path: str, session_id: str | None) -> None:
 @click.pass_context
 def undo(ctx: click.Context, force: bool, session_id: str | None) -> None:
     """Undo the session's last apply, restoring the file's exact previous bytes."""
-    from formspec_consult.agent.slash_format import format_undo
+    from formspec_consult.agent.commands.format import format_undo
 
     async def work(call: Call, sid: str) -> int:
         click.echo(format_undo(await call("undo_apply", {"force": force})))

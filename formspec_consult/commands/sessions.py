@@ -15,7 +15,7 @@ import click
 
 def session_summary(path: Path) -> dict[str, Any]:
     """Model, turns, last activity and state of one session, from its events.jsonl."""
-    from formspec_consult.sessions.events import EventLog
+    from formspec_consult.store.events import EventLog
 
     model, turns, last, cost, state = None, 0, None, None, "new"
     open_turn = False
@@ -50,9 +50,9 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
     """List consultation sessions of the project, newest first."""
     import anyio
 
-    from formspec_consult.agent.engine_setup import LOCAL, consult_dir, local_server_spec, resolve_project
+    from formspec_consult.agent.engine.setup import LOCAL, consult_dir, local_server_spec, resolve_project
     from formspec_consult.mcp_client import MCPManager, ToolError
-    from formspec_consult.sessions.folder import list_sessions
+    from formspec_consult.store.folder import list_sessions
 
     try:
         root = resolve_project((ctx.obj or {}).get("project"))

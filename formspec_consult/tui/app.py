@@ -23,7 +23,7 @@ from textual.widgets import Footer
 from textual.worker import Worker
 
 from formspec_consult.resources import data_dir
-from formspec_consult.tui.engine_port import EngineFactory, EngineLike
+from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 from formspec_consult.tui.layout import LayoutActions
 from formspec_consult.tui.slash import SlashSpec, parse
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
@@ -304,10 +304,3 @@ class ConsultApp(LayoutActions, App[None]):
 
     def on_tool_calls_pane_restart_requested(self) -> None:
         self.router.handle("/mcp restart")
-
-
-def run_app(options: Mapping[str, Any]) -> None:
-    """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …)."""
-    from formspec_consult.tui.launch import engine_factory_for
-
-    ConsultApp(engine_factory_for(options)).run()

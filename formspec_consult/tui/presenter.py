@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from rich.markup import escape
 
-from formspec_consult.agent.events import (
+from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantDelta,
     AssistantMessage,

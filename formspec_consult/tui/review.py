@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from formspec_consult.tui.drafts import DraftView, parse_drafts
-from formspec_consult.tui.engine_port import EngineLike
+from formspec_consult.agent.engine.port import EngineLike
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
 Notify = Callable[[str, str], None]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from formspec_consult.agent.compress import Compressor, estimate_tokens
-from formspec_consult.agent.history import SUMMARY_PREFIX, History, is_summary
-from formspec_consult.sessions.events import EventLog, rebuild_history
+from formspec_consult.agent.compaction.compress import Compressor, estimate_tokens
+from formspec_consult.agent.history.history import SUMMARY_PREFIX, History, is_summary
+from formspec_consult.store.events import EventLog, rebuild_history
 
 SYSTEM = {"role": "system", "content": "You are a consultant. " * 20}
 

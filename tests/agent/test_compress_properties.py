@@ -10,9 +10,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from formspec_consult.agent.compress import Compressor, estimate_tokens
-from formspec_consult.agent.history import History, is_summary
-from formspec_consult.sessions.events import EventLog, rebuild_history
+from formspec_consult.agent.compaction.compress import Compressor, estimate_tokens
+from formspec_consult.agent.history.history import History, is_summary
+from formspec_consult.store.events import EventLog, rebuild_history
 
 SYSTEM = {"role": "system", "content": "You are a FormSpec consultant."}
 WINDOW = 3000
@@ -83,11 +83,11 @@ def achievable(history: History, compressor: Compressor, chosen: list[str]) -> b
 @given(ops=operations, summariser=summarisers)
 def test_compaction_keeps_every_invariant_on_random_histories(ops: list[tuple], summariser: str) -> None:
     errors = _ErrorRecorder()
-    logging.getLogger("formspec_consult.agent.compress").addHandler(errors)
+    logging.getLogger("formspec_consult.agent.compaction.compress").addHandler(errors)
     try:
         _play(ops, summariser)
     finally:
-        logging.getLogger("formspec_consult.agent.compress").removeHandler(errors)
+        logging.getLogger("formspec_consult.agent.compaction.compress").removeHandler(errors)
     assert errors.records == []  # a swallowed internal failure would hide a bug: none allowed
 
 

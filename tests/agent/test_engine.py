@@ -11,8 +11,8 @@ import anyio
 import pytest
 import yaml
 
-from formspec_consult.agent.engine import Engine, EngineOptions, ToolError
-from formspec_consult.agent.events import (
+from formspec_consult.agent.engine.engine import Engine, EngineOptions, ToolError
+from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantMessage,
     DraftsChanged,
@@ -22,7 +22,7 @@ from formspec_consult.agent.events import (
 )
 from formspec_consult.mcp_client import MCPConfigError
 from formspec_consult.providers import ScriptedProvider
-from formspec_consult.sessions.events import EventLog
+from formspec_consult.store.events import EventLog
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
 
 pytestmark = pytest.mark.anyio

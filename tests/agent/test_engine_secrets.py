@@ -7,7 +7,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from formspec_consult.agent.engine import Engine, EngineOptions
+from formspec_consult.agent.engine.engine import Engine, EngineOptions
 from formspec_consult.providers import ScriptedProvider
 from tests.e2e.project import make_project
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from formspec_consult.agent.history import History, HistoryError
-from formspec_consult.agent.history_pairing import CANCELLED_RESULT
+from formspec_consult.agent.history.history import History, HistoryError
+from formspec_consult.agent.history.pairing import CANCELLED_RESULT
 from formspec_consult.providers.base import ToolCall
-from formspec_consult.sessions.events import EventLog, rebuild_history
+from formspec_consult.store.events import EventLog, rebuild_history
 
 SYSTEM = {"role": "system", "content": "You are a consultant."}
 

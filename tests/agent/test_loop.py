@@ -14,8 +14,8 @@ from typing import Any
 import anyio
 import pytest
 
-from formspec_consult.agent.compress import Compressor
-from formspec_consult.agent.events import (
+from formspec_consult.agent.compaction.compress import Compressor
+from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantMessage,
     CompactionDone,
@@ -24,12 +24,12 @@ from formspec_consult.agent.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from formspec_consult.agent.history import History
-from formspec_consult.agent.loop import AgentLoop
+from formspec_consult.agent.history.history import History
+from formspec_consult.agent.loop.loop import AgentLoop
 from formspec_consult.mcp_client import MCPManager, ServerSpec
 from formspec_consult.providers import Completion, ScriptedProvider
-from formspec_consult.sessions.events import EventLog
-from formspec_consult.sessions.transcript import Transcript
+from formspec_consult.store.events import EventLog
+from formspec_consult.store.transcript import Transcript
 from tests.mcp_client.fake_server import build
 
 pytestmark = pytest.mark.anyio

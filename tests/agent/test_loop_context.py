@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from formspec_consult.agent.context import collect_context, render_templates
+from formspec_consult.agent.engine.context import collect_context, render_templates
 from formspec_consult.mcp_client import ToolError
 
 CATALOGUE = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from formspec_consult.agent.options import find_options, resolve_choice
-from formspec_consult.agent.slash import SlashCommand, SlashError, parse_slash
-from formspec_consult.agent.tools import ArgumentsError, cap_result, drafts_touched, parse_arguments
+from formspec_consult.agent.loop.options import find_options, resolve_choice
+from formspec_consult.agent.commands.slash import SlashCommand, SlashError, parse_slash
+from formspec_consult.agent.loop.tools import ArgumentsError, cap_result, drafts_touched, parse_arguments
 
 
 def test_two_or_more_consecutive_lettered_lines_are_options() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from formspec_consult.agent.prompts import PromptError, list_prompts, load_prompt
+from formspec_consult.prompting.prompts import PromptError, list_prompts, load_prompt
 
 
 def write(folder: Path, name: str, text: str) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from formspec_consult.agent.engine import Engine, EngineOptions
-from formspec_consult.agent.events import AgentEvent, AssistantMessage, TurnFinished
+from formspec_consult.agent.engine.engine import Engine, EngineOptions
+from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, TurnFinished
 from formspec_consult.providers import ReplayProvider, ScriptedProvider
 from tests.e2e.project import make_project
 

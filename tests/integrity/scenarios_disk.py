@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from formspec_consult.sessions.events import EventLog, load_events
+from formspec_consult.store.events import EventLog, load_events
 from tests.e2e.cli import cli_env, run_cli, write_script
 from tests.e2e.project import make_project
 from tests.integrity.scenarios import Observed, scenario

@@ -9,7 +9,7 @@ import sys
 def test_sessions_and_devserver_import_no_mcp_textual_or_litellm() -> None:
     code = (
         "import sys\n"
-        "import formspec_consult.sessions.review, formspec_consult.sessions.folder\n"
+        "import formspec_consult.store.review, formspec_consult.store.folder\n"
         "import formspec_consult.devserver\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'textual', 'litellm'}))\n"
     )

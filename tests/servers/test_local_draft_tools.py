@@ -10,7 +10,7 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from formspec_consult.servers.local import create_local_server, server_state
-from formspec_consult.sessions.folder import ensure_session
+from formspec_consult.store.folder import ensure_session
 from tests.servers.conftest import SESSION, call, call_error
 
 pytestmark = pytest.mark.anyio
@@ -159,7 +159,7 @@ async def test_the_session_argument_is_optional_and_a_given_one_must_exist(proje
 async def test_a_file_system_error_is_reported_plainly(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from formspec_consult.sessions import drafts
+    from formspec_consult.store import drafts
 
     def full_disk(path: Path, data: bytes, *, durable: bool = True) -> None:
         raise OSError(28, "No space left on device", str(path))

@@ -8,9 +8,9 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
-from formspec_consult.agent.prompts import list_prompts
+from formspec_consult.prompting.prompts import list_prompts
 from formspec_consult.servers.local import server_state
-from formspec_consult.sessions.events import EventLog
+from formspec_consult.store.events import EventLog
 from tests.servers.conftest import call, call_error
 
 pytestmark = pytest.mark.anyio

@@ -1,4 +1,4 @@
-"""A scripted stand-in for the engine: same surface as `formspec_consult.agent.engine.Engine`.
+"""A scripted stand-in for the engine: same surface as `formspec_consult.agent.engine.engine.Engine`.
 
 Each turn yields the next scripted list of events. A `hold` event pauses the turn until the
 test releases it, so cancelling a running turn can be tested without sleeps. Review tools keep
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from formspec_consult.agent.events import AgentEvent, TurnFinished, TurnStarted, UsageUpdated
+from formspec_consult.store.agent_events import AgentEvent, TurnFinished, TurnStarted, UsageUpdated
 
 
 class Hold:

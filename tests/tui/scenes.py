@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from formspec_consult.agent.events import (
+from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantDelta,
     AssistantMessage,

@@ -8,7 +8,7 @@ import pytest
 
 from textual.widgets import Button
 
-from formspec_consult.agent.events import AssistantDelta, AssistantMessage, Notice, TurnFinished
+from formspec_consult.store.agent_events import AssistantDelta, AssistantMessage, Notice, TurnFinished
 from formspec_consult.providers.base import ProviderError
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock

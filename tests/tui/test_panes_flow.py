@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Collapsible, OptionList
 
-from formspec_consult.agent.events import (
+from formspec_consult.store.agent_events import (
     AssistantMessage,
     CompactionDone,
     DraftsChanged,

@@ -10,7 +10,7 @@ from textual.widgets import OptionList
 
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.tui.app import ConsultApp
-from formspec_consult.tui.launch import engine_factory_for
+from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView
@@ -78,7 +78,7 @@ async def test_a_real_session_drafts_reviews_applies_and_undoes_a_spec_file(proj
 
 
 async def test_diff_and_summary_leave_command_events_that_a_replay_reads_back_as_steps(project: Path) -> None:
-    from formspec_consult.tui.replay.recording import load
+    from formspec_consult.replay.recording import load
 
     app = real_app(project, ["Walk-ins or bookings?", "You run a barbershop; walk-ins queue on Saturdays."])
     async with app.run_test(size=SIZE) as pilot:

@@ -8,7 +8,7 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.widgets import OptionList
 
-from formspec_consult.agent.events import (
+from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantDelta,
     AssistantMessage,

@@ -16,7 +16,7 @@ from mcp.server.mcpserver import MCPServer
 
 from formspec_consult import __version__
 from formspec_consult.devserver import DevServer, resolve_config
-from formspec_consult.sessions.folder import ensure_session
+from formspec_consult.store.folder import ensure_session
 
 if TYPE_CHECKING:
     from formspec_consult.servers.local.state import LocalState

@@ -40,7 +40,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> Transcript:
         """Read back earlier events of this session in full (older turns may have been summarised or
         truncated in your context): one event by seq, or search by text and/or type."""
-        from formspec_consult.sessions.events import EventLog
+        from formspec_consult.store.events import EventLog
 
         log_path = state.session_folder / "events.jsonl"
         events = list(EventLog.read(log_path))
@@ -82,7 +82,7 @@ def register(server: MCPServer, state: LocalState) -> None:
 
 def _register_prompts(server: MCPServer) -> None:
     try:
-        from formspec_consult.agent.prompts import list_prompts
+        from formspec_consult.prompting.prompts import list_prompts
 
         prompts = list_prompts()
     except Exception:  # noqa: BLE001 - a broken prompt file must not take the tools down

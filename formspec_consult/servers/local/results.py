@@ -32,6 +32,7 @@ class Proposed(TypedDict):
     validation: Validation
     blocking_problems: int
     relevant_skills: list[SkillRef]
+    findings: list[dict[str, Any]]  # the verifiers' advice (spec.verify): {code, source, line, entity, message, hint}
     next: str
 
 

@@ -16,9 +16,9 @@ import time
 from textual.binding import Binding
 
 from formspec_consult.tui.app import ConsultApp
-from formspec_consult.tui.engine_port import EngineFactory
-from formspec_consult.tui.replay.pacing import INTRO_S, REVIEW_HOLD_S, reading_seconds, scaled
-from formspec_consult.tui.replay.recording import Step
+from formspec_consult.agent.engine.port import EngineFactory
+from formspec_consult.replay.pacing import INTRO_S, REVIEW_HOLD_S, reading_seconds, scaled
+from formspec_consult.replay.recording import Step
 from formspec_consult.tui.slash import parse
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput

@@ -1,0 +1,156 @@
+"""Executing the slash commands that act on the session. Each yields events and ends with a
+TurnFinished, like a turn, so every consumer can treat commands and turns alike."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, DraftsChanged, Notice, TurnFinished
+from formspec_consult.agent.commands.slash import SlashCommand, help_text
+from formspec_consult.agent.commands.format import format_apply, format_diffs, format_status, format_undo
+from formspec_consult.mcp_client.manager import ToolError
+
+
+# Commands whose effect the log records anyway: the review tools log apply/reject/undo themselves.
+_SELF_LOGGED = frozenset({"apply", "reject", "undo"})
+
+
+def log_command(session: Any, command: SlashCommand) -> None:
+    """Log a slash command as a `command` event, so a replay can play it again at the same point.
+
+    Review commands are skipped: their tool calls already log `apply`/`reject`/`undo`."""
+    if command.name not in _SELF_LOGGED:
+        session.log.append("command", turn=session.loop.turn, name=command.name, args=list(command.args))
+
+
+async def run_slash(engine: Any, session: Any, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
+    """Run `command` (logged first); a failing tool becomes an error Notice and TurnFinished('error')."""
+    log_command(session, command)
+    try:
+        steps = _summary(engine, session) if command.name == "summary" else _simple(engine, session, command)
+        async for event in steps:
+            yield event
+    except ToolError as exc:
+        session.log.append("notice", level="error", message=str(exc))
+        yield Notice("error", str(exc))
+        yield TurnFinished("error", error=str(exc))
+        return
+    yield TurnFinished("done")
+
+
+async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
+    name, args = command.name, command.args
+    if name == "diff":
+        result = await engine.call_tool("diff_drafts", {"path": args[0]} if args else {})
+        yield Notice("info", format_diffs(result.get("drafts", [])))
+    elif name == "apply":
+        async for event in _apply(engine, session, args):
+            yield event
+    elif name == "reject":
+        result = await engine.call_tool("reject_draft", {"path": args[0]})
+        yield Notice("info", f"Rejected the draft {result.get('rejected')}.")
+        yield DraftsChanged((str(result.get("rejected")),))
+    elif name == "undo":
+        result = await engine.call_tool("undo_apply", {})
+        yield Notice("info", format_undo(result))
+        yield DraftsChanged((str(result.get("undone")),))
+    elif name == "compact":
+        done = await session.compressor.compact(session.history, force=True, focus=command.arg_text or None)
+        if done is None:
+            yield Notice("info", "Nothing to compact yet: the conversation is only the latest turn.")
+        else:
+            session.loop.record(done)
+            yield done
+    elif name == "status":
+        yield Notice("info", format_status(engine.status()))
+    elif name == "mcp":
+        if args and args[0] == "restart":
+            await engine.restart_mcp(args[1] if len(args) > 1 else None)
+        yield Notice("info", format_status(engine.status()).splitlines()[-1])
+    elif name == "help":
+        yield Notice("info", help_text())
+    elif name == "model":
+        yield Notice(
+            "info",
+            f"Model: {engine.model} via {engine.provider_name}. To switch, start again with "
+            "--model NAME --continue (the session keeps its history).",
+        )
+    elif name == "sessions":
+        from formspec_consult.store.folder import list_sessions
+
+        rows = [
+            f"{info.id}{'  (this one)' if info.id == engine.session_id else ''}"
+            for info in list_sessions(session.session_dir.parent)
+        ]
+        yield Notice("info", "\n".join(rows) or "No sessions.")
+    else:  # quit: the UI's job; headless just says so
+        yield Notice("info", "The session is saved; resume it with --continue.")
+
+
+async def _apply(engine: Any, session: Any, args: tuple[str, ...]) -> AsyncGenerator[AgentEvent, None]:
+    if not args:
+        drafts = (await engine.call_tool("list_drafts", {})).get("drafts", [])
+        if len(drafts) != 1:
+            listing = ", ".join(d["path"] for d in drafts) or "none"
+            raise ToolError(f"Say which draft to apply: /apply <path> or /apply --all (drafts: {listing})")
+        targets = [drafts[0]["path"]]
+    elif args[0] == "--all":
+        drafts = (await engine.call_tool("list_drafts", {})).get("drafts", [])
+        targets = [d["path"] for d in drafts if d.get("valid")]
+        skipped = [d["path"] for d in drafts if not d.get("valid")]
+        if skipped:
+            yield Notice("warning", f"Not applied (validation problems): {', '.join(skipped)}")
+        if not targets:
+            yield Notice("info", "No valid drafts to apply.")
+            return
+    else:
+        targets = [args[0]]
+    applied = []
+    for path in targets:
+        result = await engine.call_tool("apply_draft", {"file": path})
+        applied.append(str(result.get("applied")))
+        yield Notice("info", format_apply(result))
+    yield DraftsChanged(tuple(applied))
+
+
+async def _summary(engine: Any, session: Any) -> AsyncGenerator[AgentEvent, None]:
+    """Ask the model for the plain-language discovery summary and write discovery-summary.md.
+
+    A side request with the `discovery-summary` prompt: the reply is shown and written, and the
+    consultation history is left as it was.
+    """
+    from formspec_consult.agent.engine.context import render_conversation
+    from formspec_consult.store.agent_events import AssistantDelta
+    from formspec_consult.prompting.prompts import load_prompt
+    from formspec_consult.providers.base import Completion, TextDelta
+    from formspec_consult.store.atomic import write_atomic
+
+    prompt = load_prompt("discovery-summary")
+    conversation = render_conversation([m for m in session.history.messages if m.get("role") != "system"])
+    request = [
+        {"role": "system", "content": prompt.render_system()},
+        {"role": "user", "content": prompt.render_user(conversation=conversation)},
+    ]
+    session.log.append(
+        "request",
+        purpose="summary",
+        message_count=len(request),
+        tokens=session.provider.count_tokens(request, None),
+        estimated=True,
+    )
+    text = ""
+    async for item in session.provider.stream(request, None):
+        if isinstance(item, TextDelta) and item.text:
+            yield AssistantDelta(item.text)
+        elif isinstance(item, Completion):
+            text = item.text
+    session.log.append("side_reply", purpose="summary", text=text)
+    message = AssistantMessage(text)
+    session.loop.record(message)
+    yield message
+    path = session.session_dir / "discovery-summary.md"
+    write_atomic(path, (text.strip() + "\n").encode("utf-8"))
+    rel = path.relative_to(session.project_root).as_posix()
+    session.log.append("summary_written", path=rel, text=text)
+    yield Notice("info", f"Wrote {rel}: read it, then confirm or correct it in the conversation.")

@@ -1,0 +1,150 @@
+"""Session-start context: the deterministic tool calls, and the system prompt that carries them.
+
+The reference client built this context and never sent it. Here the results of
+read_workspace_manifest, list_installed_modules, list_skills (and list_business_templates when
+the registry is up) are rendered into the consultant system prompt, which is the first message of
+the history — logged like any message, so a resumed session sends exactly the same prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from formspec_consult.mcp_client.manager import ToolError
+
+# (tool, prompt variable, required): a required call that fails stops the session start.
+START_CALLS: tuple[tuple[str, str, bool], ...] = (
+    ("read_workspace_manifest", "workspace_manifest", True),
+    ("list_installed_modules", "installed_modules", True),
+    ("list_skills", "skills", True),
+    ("list_business_templates", "business_templates", False),
+)
+CallTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+
+def as_text(value: Any) -> str:
+    """A tool result as the text the model reads (JSON, compact but readable)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def render_templates(result: Any) -> str:
+    """The business template catalogue as compact text (about half the tokens of its JSON).
+
+    Everything the model needs to match a business and guide discovery stays: pattern, title,
+    aliases, description, probing questions and candidate entities with their characteristic.
+    An unexpected shape falls back to the JSON text, so nothing is ever dropped.
+    """
+    templates = result.get("templates") if isinstance(result, dict) else None
+    if not isinstance(templates, list) or not all(isinstance(t, dict) for t in templates):
+        return as_text(result)
+    blocks = []
+    for template in templates:
+        entities = []
+        for entity in template.get("candidate_entities") or []:
+            if isinstance(entity, dict):
+                note = f": {entity['note']}" if entity.get("note") else ""
+                entities.append(f"{entity.get('name')} ({entity.get('characteristic', '?')}{note})")
+            else:
+                entities.append(str(entity))
+        lines = [
+            f"- {template.get('pattern')} — {template.get('title', '')}",
+            f"  aliases: {', '.join(map(str, template.get('applies_to') or []))}",
+            f"  {template.get('description', '')}",
+        ]
+        lines += [f"  ask: {question}" for question in template.get("probing_questions") or []]
+        if entities:
+            lines.append(f"  entities: {'; '.join(entities)}")
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
+
+
+async def collect_context(
+    call: CallTool, available: Callable[[str], bool]
+) -> tuple[dict[str, str], list[str]]:
+    """Call the start-up tools in a fixed order; return {variable: text} and the problems met.
+
+    Optional tools (the registry's) that are missing or fail leave their variable empty and add a
+    problem; a required one that fails raises ToolError.
+    """
+    values: dict[str, str] = {}
+    problems: list[str] = []
+    for tool, variable, required in START_CALLS:
+        if not available(tool):
+            if required:
+                raise ToolError(f"the local MCP server does not offer '{tool}'")
+            values[variable] = ""
+            continue
+        try:
+            result = await call(tool, {})
+            values[variable] = (
+                render_templates(result) if tool == "list_business_templates" else as_text(result)
+            )
+        except ToolError as exc:
+            if required:
+                raise
+            values[variable] = ""
+            problems.append(f"{tool} failed: {exc}")
+    return values, problems
+
+
+def render_system_prompt(session_id: str, context: dict[str, str]) -> str:
+    """The consultant system prompt with the session id and the start-up context filled in."""
+    from formspec_consult.prompting.prompts import load_prompt
+
+    prompt = load_prompt("consultant")
+    # Strict on purpose: a context variable the prompt does not declare is an error, never dropped.
+    return prompt.render_system(session_id=session_id, **context)
+
+
+def render_conversation(messages: list[dict[str, Any]]) -> str:
+    """Messages as plain text for the summariser (roles, tool calls and results labelled)."""
+    lines: list[str] = []
+    for message in messages:
+        role = message.get("role")
+        content = message.get("content") or ""
+        if role == "tool":
+            lines.append(f"[tool result {message.get('tool_call_id')}]\n{content}")
+            continue
+        if content:
+            lines.append(f"[{role}]\n{content}")
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            lines.append(
+                f"[assistant calls {function.get('name')} ({call.get('id')})] {function.get('arguments')}"
+            )
+    return "\n\n".join(lines)
+
+
+def make_summariser(
+    provider: Any, log: Any | None = None
+) -> Callable[[list[dict[str, Any]], str | None], Awaitable[str]]:
+    """A compaction summariser that asks the session's own model with the `compress` prompt.
+
+    Its raw reply goes to `log` as a `side_reply` event, so a replay can hand the same reply back.
+    """
+    from formspec_consult.prompting.prompts import load_prompt
+    from formspec_consult.providers.base import Completion
+
+    prompt = load_prompt("compress")
+
+    async def summarise(messages: list[dict[str, Any]], focus: str | None) -> str:
+        request = [
+            {"role": "system", "content": prompt.render_system()},
+            {
+                "role": "user",
+                "content": prompt.render_user(conversation=render_conversation(messages), focus=focus or ""),
+            },
+        ]
+        text = ""
+        async for item in provider.stream(request, None):
+            if isinstance(item, Completion):
+                text = item.text
+        if log is not None:
+            log.append("side_reply", purpose="compaction", text=text)
+        return text
+
+    return summarise

@@ -1,0 +1,163 @@
+"""The Engine: one consultation session — provider, MCP servers, history, loop — behind a small API.
+
+The TUI and the headless mode use only this. `Engine.open` resolves the project, settings and
+provider, starts the local MCP server (the `mcp-serve` stdio command external clients run), the
+registry and any extra servers, and creates or resumes the session. `run_turn` runs one user turn
+(slash commands included) as an async generator of AgentEvents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
+from formspec_consult.agent.loop.options import pick_option
+from formspec_consult.agent.commands.slash import SlashError, parse_slash
+from formspec_consult.mcp_client.manager import ToolError
+from formspec_consult.providers.base import Provider
+
+__all__ = ["Engine", "EngineOptions", "ToolError"]
+
+
+@dataclass
+class EngineOptions:
+    """How to open an engine (the CLI flags, or what a test injects)."""
+
+    project: Path | None = None  # default: cwd (spec.open_project walks up)
+    flags: Mapping[str, Any] = field(default_factory=dict)  # CLI flags for config.load_settings
+    resume: str | None = None
+    continue_latest: bool = False
+    provider: Provider | None = None  # injected (tests, demo); else open_provider(settings)
+    in_memory_server: bool = False  # tests: run the local server in-process
+
+
+class Engine:
+    """A running consultation session. Create it with :meth:`open`; close it with :meth:`aclose`."""
+
+    session_id: str
+    session_dir: Path
+    project_root: Path
+    model: str
+    provider_name: str
+
+    def __init__(self, session: Any) -> None:
+        # `session` is an engine_session.Session: the parts engine_session.open_session built.
+        self._s = session
+        self.session_id = session.session_id
+        self.session_dir = session.session_dir
+        self.project_root = session.project_root
+        self.model = session.provider.model
+        self.provider_name = session.provider.name
+
+    @classmethod
+    async def open(cls, options: EngineOptions) -> Engine:
+        """Open (or resume) a session; ProviderError, ProjectError and MCP start failures propagate."""
+        from formspec_consult.agent.engine.session import open_session
+
+        return cls(await open_session(options))
+
+    @property
+    def last_options(self) -> tuple[str, ...]:
+        """The options (`B) text`) the last assistant reply offered; () when it offered none."""
+        return self._s.loop.last_options
+
+    def past_events(self) -> list[AgentEvent]:
+        """The earlier conversation of a resumed session, tool calls included, as AgentEvents."""
+        from formspec_consult.agent.engine.replay import events_from_log
+
+        return events_from_log(self._s.resumed_events)
+
+    def resolve_choice(self, text: str) -> str:
+        """A bare `B` after options becomes `[chosen: B) full text]` (logged as a decision)."""
+        option = pick_option(text, self.last_options)
+        if option is None:
+            return text
+        self._s.log.append("decision", turn=self._s.loop.turn + 1, answer=text.strip(), option=option)
+        return f"[chosen: {option}]"
+
+    async def run_turn(self, text: str) -> AsyncGenerator[AgentEvent, None]:
+        """Run one user turn, or a slash command; the last event is always a TurnFinished.
+
+        Cancelling the consuming task cancels the turn and leaves a valid history. Consume it with
+        ``contextlib.aclosing`` so that cleanup also runs at once when the consumer itself is
+        cancelled between two events (otherwise it runs when the generator is finalised).
+        """
+        while self._s.start_problems:  # servers that failed to start: said once, at the first turn
+            yield Notice("warning", self._s.start_problems.pop(0))
+        try:
+            command = parse_slash(text)
+        except SlashError as exc:
+            yield Notice("error", str(exc))
+            yield TurnFinished("error", error=str(exc))
+            return
+        if command is not None:
+            from formspec_consult.agent.commands.run import run_slash
+
+            async with aclosing(run_slash(self, self._s, command)) as events:
+                async for event in events:
+                    yield event
+            return
+        # aclosing: closing this generator closes the loop's at once (its cleanup repairs the history).
+        async with aclosing(self._s.loop.run_turn(self.resolve_choice(text))) as events:
+            async for event in events:
+                yield event
+
+    def record_command(self, text: str) -> None:
+        """Log a slash command the UI ran itself (the app shows `/diff` in its diff pane instead of
+        sending it as a turn), so the session log — and a replay of it — holds it at this point.
+        Text that is not a slash command is ignored; a malformed one raises SlashError."""
+        from formspec_consult.agent.commands.run import log_command
+
+        command = parse_slash(text)
+        if command is not None:
+            log_command(self._s, command)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Call a local MCP tool (diff, apply, …) as the client; raises ToolError on failure."""
+        from formspec_consult.agent.engine.setup import LOCAL
+        from formspec_consult.agent.commands.review_log import review_record
+
+        result = await self._s.manager.call_on(LOCAL, name, arguments or {})
+        result = result if isinstance(result, dict) else {"result": result}
+        record = review_record(name, result)
+        if record is not None:  # apply/undo/reject are session history: log them and note them
+            kind, data, note = record
+            self._s.log.append(kind, **data)
+            self._s.transcript.write_note(note)
+        return result
+
+    async def restart_mcp(self, server: str | None = None) -> None:
+        """Restart the MCP servers (or one); problems are logged and shown by status()."""
+        for problem in await self._s.manager.restart(server):
+            self._s.log.append("notice", level="warning", message=problem)
+
+    def status(self) -> dict[str, Any]:
+        """Model, provider, session, context use (reported or estimated), cost, turn, MCP servers."""
+        loop, compressor = self._s.loop, self._s.compressor
+        return {
+            "model": self.model,
+            "provider": self.provider_name,
+            "session": self.session_id,
+            "session_dir": str(self.session_dir),
+            "project": str(self.project_root),
+            "context_tokens": loop.usage.context_tokens or loop.count(),
+            "threshold_tokens": compressor.threshold_tokens,
+            "window_tokens": compressor.usable_window,
+            "model_window": self._s.window,
+            "reported": loop.usage.reported,
+            "cost": loop.usage.cost,
+            "prompt_tokens": loop.usage.prompt_tokens,
+            "completion_tokens": loop.usage.completion_tokens,
+            "compactions": compressor.compactions,
+            "turn": loop.turn,
+            "mcp": self._s.manager.status(),
+            "mcp_log": str(self.project_root / ".formspec" / "consult" / "mcp-server.log"),
+        }
+
+    async def aclose(self) -> None:
+        """Stop the MCP servers (reaping their processes) and close the session files."""
+        await self._s.aclose()

@@ -1,0 +1,64 @@
+"""What the app needs from the consultation engine (`formspec_consult.agent.engine.engine.Engine`).
+
+The app never imports the engine module at start-up (it imports the provider, hence litellm):
+it is handed an :data:`EngineFactory` and only ever talks to the object it returns through this
+protocol. Tests pass a scripted fake that implements the same surface.
+
+Optional extras, looked up with `getattr`: `record_command(text)` (log a slash command the app
+ran itself, e.g. `/diff` shown in the diff pane) and `read_only` (a replay that refuses writes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # the events module is not needed to paint the first frame
+    from formspec_consult.store.agent_events import AgentEvent
+
+
+class EngineLike(Protocol):
+    """The engine surface the TUI uses (a subset of the engine contract)."""
+
+    session_id: str
+    session_dir: Path
+    project_root: Path
+    model: str
+    provider_name: str
+    last_options: tuple[str, ...]
+
+    def past_events(self) -> list[AgentEvent]:
+        """The earlier conversation of a resumed session, tool calls included."""
+        ...
+
+    def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
+        """Run one user turn (or slash command); cancel the consuming task to cancel it."""
+        ...
+
+    def resolve_choice(self, text: str) -> str:
+        """Turn a picked option ("B", "b)", the option text) into the text to send."""
+        ...
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Call a tool of the local MCP server directly (review actions, status)."""
+        ...
+
+    async def restart_mcp(self) -> None:
+        """Restart the MCP servers."""
+        ...
+
+    def status(self) -> dict[str, Any]:
+        """Model, provider, session, context figures, cost, compactions, turn, mcp state."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close servers and the session log."""
+        ...
+
+
+class EngineFactory(Protocol):
+    """Opens the engine: `resume` is a session id (None: what the command line asked for);
+    `model`, when given, replaces the configured model (`/model NAME` reopens the session)."""
+
+    def __call__(self, resume: str | None, *, model: str | None = None) -> Awaitable[EngineLike]: ...

@@ -1,0 +1,295 @@
+"""Opening a session: new or resumed, with its servers, history, compressor and loop."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.agent.compaction.compress import Compressor
+from formspec_consult.agent.engine.context import collect_context, make_summariser, render_system_prompt
+from formspec_consult.agent.engine.setup import (
+    LOCAL,
+    REGISTRY,
+    consult_dir,
+    resolve_project,
+    server_specs,
+    usable_window,
+)
+from formspec_consult.store.agent_events import AgentEvent
+from formspec_consult.agent.history.history import History
+from formspec_consult.agent.loop.loop import AgentLoop
+from formspec_consult.mcp_client.config import parse_servers
+from formspec_consult.mcp_client.manager import MCPManager
+from formspec_consult.providers.base import Provider
+from formspec_consult.store.events import EventLog
+
+
+@dataclass
+class Session:
+    """Everything an Engine drives; built by :func:`open_session`."""
+
+    session_id: str
+    session_dir: Path
+    project_root: Path
+    settings: Any
+    provider: Provider
+    manager: MCPManager
+    log: EventLog
+    history: History
+    compressor: Compressor
+    loop: AgentLoop
+    window: int
+    transcript: Any = None
+    resumed_events: list[dict[str, Any]] = field(default_factory=list)
+    start_problems: list[str] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        try:
+            await self.manager.aclose()
+            for conn in self.manager.connections.values():  # in-process servers own database handles
+                close = getattr(conn.spec.in_process, "close", None)
+                if close is not None:
+                    close()
+        finally:
+            self.log.close()
+            close = getattr(self.transcript, "close", None)
+            if close is not None:
+                close()
+
+
+def _open_transcript(session_dir: Path) -> Any:
+    from formspec_consult.store.transcript import Transcript
+
+    return Transcript(session_dir / "transcript.md")
+
+
+def _existing_session(options: Any, project_root: Path) -> tuple[str, Path] | None:
+    """(id, folder) for --resume ID or --continue (the latest); None for a new session. Writes nothing."""
+    from formspec_consult.store.folder import SessionError, existing_session, latest_session
+
+    folder = consult_dir(project_root)
+    if options.resume:
+        return options.resume, existing_session(folder, options.resume)
+    if options.continue_latest:
+        latest = latest_session(folder)
+        if latest is None:
+            raise SessionError(f"No session to continue in {folder}; start one without --continue.")
+        return latest, existing_session(folder, latest)
+    return None
+
+
+def _recorded(events: list[dict[str, Any]], key: str) -> Any:
+    """The latest value of `key` in session_started/session_resumed events."""
+    value = None
+    for event in events:
+        if event.get("type") in ("session_started", "session_resumed") and event.get(key):
+            value = event[key]
+    return value
+
+
+async def open_session(options: Any) -> Session:
+    """Resolve everything and start or resume the session (see Engine.open)."""
+    from formspec_consult.config import load_settings
+
+    project_root = resolve_project(options.project)
+    existing = _existing_session(options, project_root)
+    resumed = existing is not None
+    events = list(EventLog.read(existing[1] / "events.jsonl")) if existing else []
+    flags = dict(options.flags)
+    if resumed and not flags.get("model") and options.provider is None:
+        flags["model"] = _recorded(events, "model")  # resume keeps the session's model (and endpoint)
+        flags["base_url"] = flags.get("base_url") or _recorded(events, "base_url")
+        flags["context_window"] = flags.get("context_window") or _recorded(events, "window")
+        flags["allow_unvalidated"] = flags.get("allow_unvalidated") or _recorded(events, "allow_unvalidated")
+    settings = load_settings(project_root, flags)
+    provider = options.provider
+    if provider is None:
+        from formspec_consult.providers import check_capability, open_provider
+
+        provider = open_provider(settings)
+        check_capability(provider, allow_unvalidated=settings.allow_unvalidated)
+    if settings.mcp_servers:  # a bad MCP config fails before anything is written
+        parse_servers({"mcpServers": settings.mcp_servers})
+    if existing is None:
+        from formspec_consult.store.folder import ensure_session
+
+        existing = ensure_session(consult_dir(project_root), None)
+    session_id, session_dir = existing
+    warm = getattr(provider, "warm", None)
+    if callable(warm):  # the first litellm import takes seconds: keep the event loop (and a UI) free
+        await asyncio.to_thread(warm)
+    window, usable = usable_window(settings, provider)
+    manager = MCPManager(server_specs(settings, project_root, session_id, in_memory=options.in_memory_server))
+    log = EventLog(session_dir / "events.jsonl")
+    for secret in session_secrets(provider, settings):
+        log.add_secret(secret)  # masked wherever it would be written
+    try:
+        problems = await manager.start(required=[LOCAL])
+        session = _assemble(
+            session_id,
+            session_dir,
+            project_root,
+            settings,
+            provider,
+            manager,
+            log,
+            window,
+            usable,
+            events,
+            problems,
+        )
+        if resumed:
+            _resume(session, events)
+        else:
+            await _start(session)
+        return session
+    except BaseException:
+        await manager.aclose()
+        log.close()
+        raise
+
+
+def _assemble(
+    session_id: str,
+    session_dir: Path,
+    project_root: Path,
+    settings: Any,
+    provider: Provider,
+    manager: MCPManager,
+    log: EventLog,
+    window: int,
+    usable: int,
+    events: list[dict[str, Any]],
+    problems: list[str],
+) -> Session:
+    history = History.restore(events, log) if events else History(log)
+    compressor = Compressor(
+        count_tokens=lambda messages: provider.count_tokens(messages, manager.tool_declarations()),
+        usable_window=usable,
+        threshold=settings.compaction_threshold,
+        summarise=make_summariser(provider, log),
+    )
+    transcript = _open_transcript(session_dir)
+    for secret in session_secrets(provider, settings):
+        transcript.add_secret(secret)
+
+    def record(event: AgentEvent) -> None:
+        transcript.write(event)
+
+    from formspec_consult.agent.verify_pass import VerifyingTools
+
+    tools = VerifyingTools(
+        manager, settings.verify, provider, session_dir / "discovery-summary.md", log=log.append
+    )
+    loop = AgentLoop(
+        provider=provider,
+        history=history,
+        tools=tools,
+        compressor=compressor,
+        log=log,
+        record=record,
+        max_steps=settings.max_steps,
+        tool_result_cap=settings.tool_result_cap,
+    )
+    return Session(
+        session_id,
+        session_dir,
+        project_root,
+        settings,
+        provider,
+        manager,
+        log,
+        history,
+        compressor,
+        loop,
+        window,
+        transcript,
+        events,
+        problems,
+    )
+
+
+def _session_meta(session: Session) -> dict[str, Any]:
+    return {
+        "session_id": session.session_id,
+        "model": session.provider.model,
+        "provider": session.provider.name,
+        "base_url": session.settings.base_url,
+        "project": str(session.project_root),
+        "allow_unvalidated": bool(session.settings.allow_unvalidated),
+        "verify": session.settings.verify,
+        "window": session.window,
+        "usable_window": session.compressor.usable_window,
+        "threshold_tokens": session.compressor.threshold_tokens,
+    }
+
+
+async def _start(session: Session) -> None:
+    """A new session: the deterministic context calls, the system prompt, session_started."""
+    manager = session.manager
+
+    async def call(tool: str, arguments: dict[str, Any]) -> Any:
+        server = REGISTRY if tool == "list_business_templates" else LOCAL
+        return await manager.call_on(server, tool, arguments)
+
+    def available(tool: str) -> bool:
+        server = REGISTRY if tool == "list_business_templates" else LOCAL
+        conn = manager.connections.get(server)
+        return conn is not None and conn.state == "running" and any(t.name == tool for t in conn.tools)
+
+    context, problems = await collect_context(call, available)
+    session.start_problems.extend(problems)
+    created = datetime.now(UTC).isoformat(timespec="seconds")
+    session.log.append(
+        "session_started",
+        created=created,
+        context_tools=[name for name, value in context.items() if value],
+        **_session_meta(session),
+    )
+    session.transcript.write_heading(
+        f"Consultation {session.session_id}",
+        model=session.provider.model,
+        provider=session.provider.name,
+        project=str(session.project_root),
+        started=created,
+    )
+    for problem in session.start_problems:
+        session.log.append("notice", level="warning", message=problem)
+    session.history.append({"role": "system", "content": render_system_prompt(session.session_id, context)})
+
+
+def _resume(session: Session, events: list[dict[str, Any]]) -> None:
+    """A resumed session: the exact history, turn numbering, usage; an interrupted turn is closed."""
+    loop = session.loop
+    turns = [e.get("turn", 0) for e in events if e.get("type") == "turn_started"]
+    finished = {e.get("turn") for e in events if e.get("type") == "turn_finished"}
+    loop.turn = max(turns, default=0)
+    session.compressor.compactions = sum(1 for e in events if e.get("type") == "compaction")
+    loop.usage.restore(events)
+    session.log.append("session_resumed", **_session_meta(session))
+    session.transcript.write_heading(
+        f"Resumed {session.session_id}",
+        model=session.provider.model,
+        provider=session.provider.name,
+        at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    for problem in session.start_problems:
+        session.log.append("notice", level="warning", message=problem)
+    if turns and loop.turn not in finished:
+        repaired = session.history.repair_pairing()
+        session.log.append(
+            "turn_finished", turn=loop.turn, reason="cancelled", error="interrupted", repaired=repaired
+        )
+        session.transcript.write_note(
+            f"Turn {loop.turn} was interrupted (the program stopped); it was closed on resume."
+        )
+
+
+def session_secrets(provider: Any, settings: Any) -> tuple[str, ...]:
+    """Values no file of the session may contain: the provider's key, the registry token."""
+    secret_values = getattr(provider, "secret_values", None)
+    found = tuple(secret_values()) if callable(secret_values) else ()
+    return tuple(s for s in (*found, getattr(settings, "registry_token", None)) if s)

@@ -1,0 +1,322 @@
+"""The agent loop: one user turn as an async generator of AgentEvents. No UI code.
+
+Per request: compact when the history is over the threshold, check pairing both ways, count the
+tokens, log the request, stream the reply, then run every tool call through MCP and feed the
+(capped) results back, until the model answers in text or the step limit is reached. Every event
+goes to the event log and the transcript as it happens. Cancelling the consuming task leaves a
+valid history: unanswered calls get a result (repair_pairing) and `turn_finished` is logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, Protocol, TypeVar
+
+from formspec_consult.agent.compaction.compress import Compressor
+from formspec_consult.store.agent_events import (
+    AgentEvent,
+    AssistantDelta,
+    AssistantMessage,
+    DraftsChanged,
+    Notice,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+)
+from formspec_consult.agent.history.history import History
+from formspec_consult.agent.loop.usage import UsageTotals
+from formspec_consult.agent.loop.options import find_options
+from formspec_consult.agent.loop.tools import (
+    ArgumentsError,
+    cap_result,
+    drafts_touched,
+    parse_arguments,
+    tools_digest,
+)
+from formspec_consult.mcp_client.manager import ToolOutcome
+from formspec_consult.providers.base import Completion, Provider, ProviderError, TextDelta, ToolCall
+from formspec_consult.store.events import EventLog, EventLogWriteError
+
+_T = TypeVar("_T")
+_E = TypeVar("_E", bound=AgentEvent)
+
+
+class ToolRunner(Protocol):
+    """What the loop needs from the MCP side (MCPManager implements it)."""
+
+    def tool_declarations(self) -> list[dict[str, Any]]: ...
+    async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome: ...
+
+
+class AgentLoop:
+    """Runs user turns against a provider, a history and a set of tools."""
+
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        history: History,
+        tools: ToolRunner,
+        compressor: Compressor,
+        log: EventLog,
+        record: Callable[[AgentEvent], None],
+        max_steps: int = 15,
+        tool_result_cap: int = 8000,
+        turn: int = 0,
+    ) -> None:
+        self.provider, self.history, self.tools, self.compressor = provider, history, tools, compressor
+        self.log, self.record = log, record
+        self.max_steps, self.tool_result_cap = max_steps, tool_result_cap
+        self.turn = turn
+        self.usage = UsageTotals()
+        self.last_options: tuple[str, ...] = ()
+        self._logged_tools_digest: str | None = None
+        self._partial = ""  # text streamed by a reply that has not completed yet
+        self._unclosed_turn: int | None = None  # a turn whose turn_finished the log refused
+
+    def count(self, messages: list[dict[str, Any]] | None = None) -> int:
+        """Prompt tokens of a request with these messages (default: the history) and the tools."""
+        return self.provider.count_tokens(
+            self.history.messages if messages is None else messages, self.tools.tool_declarations()
+        )
+
+    def emit(self, event: _E) -> _E:
+        """Record an event (transcript, UI-independent) and hand it back for yielding."""
+        self.record(event)
+        return event
+
+    async def run_turn(self, user_text: str) -> AsyncGenerator[AgentEvent, None]:
+        """Run one user turn; `user_text` is what the model receives (a resolved choice included)."""
+        if self._unclosed_turn is not None:  # the log could not take turn_finished: close it now
+            self._repair_quietly()
+            if self._log_quietly("turn_finished", turn=self._unclosed_turn, reason="error",
+                                 error="the event log could not be written"):
+                self._unclosed_turn = None
+        self.last_options = ()
+        try:
+            self.log.append("turn_started", turn=self.turn + 1, user_text=user_text)
+        except EventLogWriteError as exc:  # nothing was recorded: the turn never started
+            yield self.emit(Notice("error", str(exc)))
+            yield self.emit(TurnFinished("error", error=str(exc)))
+            return
+        self.turn += 1
+        yield self.emit(TurnStarted(self.turn, user_text))
+        self.history.add_user(user_text)
+        finished: TurnFinished | None = None
+        try:
+            async with _closing(self._steps()) as steps:
+                async for event in steps:
+                    if isinstance(event, TurnFinished):
+                        finished = event
+                        break
+                    yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            self._finish_cancelled()
+            raise
+        except (ProviderError, EventLogWriteError) as exc:
+            message = str(exc)
+            if isinstance(exc, EventLogWriteError):
+                self._repair_quietly()
+            self._log_quietly("notice", level="error", message=message)
+            yield self.emit(Notice("error", message))
+            finished = TurnFinished("error", error=message)
+        except Exception as exc:  # a bug must not leave the session unusable
+            self._repair_quietly()
+            message = f"{type(exc).__name__}: {exc}"
+            self._log_quietly("notice", level="error", message=message)
+            yield self.emit(Notice("error", message))
+            finished = TurnFinished("error", error=message)
+        finished = finished or TurnFinished("done")
+        if not self._log_quietly("turn_finished", turn=self.turn, reason=finished.reason, error=finished.error):
+            self._unclosed_turn = self.turn  # closed by the next turn, or by --resume
+        yield self.emit(finished)
+
+    def _repair_quietly(self) -> None:
+        """Give unanswered tool calls a result, unless the log cannot take the repair (disk full)."""
+        try:
+            self.history.repair_pairing()
+        except EventLogWriteError:
+            pass
+
+    def _log_quietly(self, type: str, **data: Any) -> bool:  # noqa: A002 - the log's own name
+        """Append an event after a failure; False when the log itself cannot be written (disk full)."""
+        try:
+            self.log.append(type, **data)
+        except EventLogWriteError:
+            return False
+        return True
+
+    async def _steps(self) -> AsyncIterator[AgentEvent]:
+        for step in range(1, self.max_steps + 1):
+            async for event in self._compact_if_needed():
+                yield event
+            completion: Completion | None = None
+            async with _closing(self._request()) as items:
+                async for item in items:
+                    if isinstance(item, Completion):
+                        completion = item
+                    else:
+                        yield item
+            assert completion is not None
+            calls = list(completion.tool_calls)
+            self.history.add_assistant(completion.text, calls)
+            options = () if calls else find_options(completion.text)
+            self.last_options = options
+            yield self.emit(AssistantMessage(completion.text, tuple(_call_dict(c) for c in calls), options))
+            yield self._usage_event(completion)
+            if completion.finish_reason == "length":
+                message = (
+                    "The reply stopped at the model's output limit. Ask it to continue, or raise "
+                    "reserved_output in the config."
+                )
+                self.log.append("notice", level="warning", message=message)
+                yield self.emit(Notice("warning", message))
+            if not calls:
+                yield TurnFinished("done")
+                return
+            if step == self.max_steps:
+                for call in calls:  # keep the pairing valid: every call gets a result
+                    self.history.add_tool_result(
+                        call.id, "ERROR: not run — the step limit of this turn was reached."
+                    )
+                message = (
+                    f"Stopped after {self.max_steps} steps in one turn: the model kept calling tools. "
+                    "Send a message to let it continue, or rephrase the request."
+                )
+                self.log.append("notice", level="warning", message=message)
+                yield self.emit(Notice("warning", message))
+                yield TurnFinished("step_limit", error=message)
+                return
+            for call in calls:
+                async for event in self._run_tool(call):
+                    yield event
+
+    async def _compact_if_needed(self) -> AsyncIterator[AgentEvent]:
+        if self.compressor.needs_compaction(self.history):
+            done = await self.compressor.compact(self.history)
+            if done is not None:
+                yield self.emit(done)
+
+    async def _request(self) -> AsyncIterator[AgentEvent | Completion]:
+        """Send the history; yield AssistantDelta events and finally the Completion."""
+        self.history.check_pairing()
+        tools = self.tools.tool_declarations()
+        messages = self.history.snapshot()
+        tokens = self.provider.count_tokens(messages, tools)
+        digest = tools_digest(tools)
+        extra = {"tools": tools} if digest != self._logged_tools_digest else {}
+        self._logged_tools_digest = digest
+        self.log.append(
+            "request",
+            message_count=len(messages),
+            tokens=tokens,
+            estimated=True,
+            tools_sha256=digest,
+            **extra,
+        )
+        self.usage.context_tokens, self.usage.reported = tokens, False
+        completion: Completion | None = None
+        self._partial = ""
+        async with _closing(
+            self.provider.stream(messages, tools)
+        ) as stream:  # a cancel closes the HTTP stream
+            async for item in stream:
+                if isinstance(item, TextDelta):
+                    if item.text:
+                        self._partial += item.text
+                        yield self.emit(AssistantDelta(item.text))
+                else:
+                    completion = item
+        self._partial = ""
+        if completion is None:
+            raise ProviderError("the provider ended its reply without a completion", hint="try again")
+        self.log.append(
+            "response",
+            text=completion.text,
+            tool_calls=[_call_dict(c) for c in completion.tool_calls],
+            finish_reason=completion.finish_reason,
+        )
+        yield completion
+
+    def _usage_event(self, completion: Completion) -> UsageUpdated:
+        self.log.append("usage", **self.usage.add(completion))
+        totals, compressor = self.usage, self.compressor
+        return self.emit(
+            UsageUpdated(
+                totals.context_tokens,
+                compressor.threshold_tokens,
+                compressor.usable_window,
+                totals.reported,
+                totals.cost,
+                compressor.compactions,
+            )
+        )
+
+    async def _run_tool(self, call: ToolCall) -> AsyncIterator[AgentEvent]:
+        outcome: ToolOutcome | None = None
+        try:
+            arguments = parse_arguments(call.arguments)
+        except ArgumentsError as exc:
+            arguments, outcome = {}, ToolOutcome("?", call.name, False, f"ERROR: {exc}", 0.0)
+        server = getattr(self.tools, "server_of", lambda _n: "?")(call.name)
+        self.log.append("tool_call", call_id=call.id, server=server, name=call.name, arguments=arguments)
+        yield self.emit(ToolCallStarted(call.id, server, call.name, arguments))
+        if outcome is None:
+            started = time.perf_counter()
+            outcome = await self.tools.call(call.name, arguments)
+            if outcome.duration_ms == 0.0:
+                outcome = ToolOutcome(
+                    outcome.server,
+                    outcome.name,
+                    outcome.ok,
+                    outcome.text,
+                    (time.perf_counter() - started) * 1000,
+                    outcome.structured,
+                )
+        self.log.append(
+            "tool_result",
+            call_id=call.id,
+            server=outcome.server,
+            name=call.name,
+            ok=outcome.ok,
+            result=outcome.text,
+            duration_ms=round(outcome.duration_ms, 1),
+        )
+        self.history.add_tool_result(call.id, cap_result(outcome.text, self.tool_result_cap, call.id))
+        yield self.emit(
+            ToolCallFinished(
+                call.id, outcome.server, call.name, outcome.ok, outcome.text, outcome.duration_ms
+            )
+        )
+        paths = drafts_touched(call.name, arguments, outcome.ok)
+        if paths is not None:
+            yield self.emit(DraftsChanged(paths))
+
+    def _finish_cancelled(self) -> None:
+        """Leave a valid history after a cancelled turn, and say so in the log and transcript."""
+        if self._partial.strip():  # what the person already read stays in the model's view
+            self.history.add_assistant(self._partial.rstrip() + "\n[reply interrupted by the user]")
+            self._partial = ""
+        actions = self.history.repair_pairing()
+        self.log.append("turn_finished", turn=self.turn, reason="cancelled", error=None, repaired=actions)
+        self.record(TurnFinished("cancelled"))
+
+
+@asynccontextmanager
+async def _closing(iterator: AsyncIterator[_T]) -> AsyncIterator[AsyncIterator[_T]]:
+    """Close an async generator as soon as its consumer stops (break, error or cancel), not at GC."""
+    try:
+        yield iterator
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _call_dict(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "name": call.name, "arguments": call.arguments}

@@ -1,0 +1,75 @@
+"""Build the engine factory the app uses from the command line's options.
+
+Nothing heavy is imported here: the engine module (and litellm behind it) is imported in a
+worker thread once the first frame is on screen, so the event loop keeps painting meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+from dataclasses import replace
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.agent.engine.port import EngineFactory, EngineLike
+
+# Modules worth importing off the event loop before the engine opens (the import of litellm
+# alone takes seconds); a missing one is skipped, the engine imports what it really needs.
+PRELOAD = ("formspec_consult.agent.engine.engine", "litellm")
+
+
+def _preload(modules: tuple[str, ...]) -> None:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+    litellm = importlib.sys.modules.get("litellm")  # type: ignore[attr-defined]
+    if litellm is not None:
+        litellm.suppress_debug_info = True
+
+
+def engine_factory_for(
+    options: Mapping[str, Any],
+    *,
+    provider: Any = None,
+    in_memory_server: bool = False,
+    preload: tuple[str, ...] = PRELOAD,
+) -> EngineFactory:
+    """A factory opening `Engine` with these CLI options; `resume` overrides --resume/--continue.
+
+    `provider` injects an offline provider (demo, replay); then litellm is not preloaded.
+    `in_memory_server` runs the local MCP server in-process (tests).
+    """
+
+    async def factory(resume: str | None, *, model: str | None = None) -> EngineLike:
+        wanted = preload if provider is None else tuple(m for m in preload if m != "litellm")
+        await asyncio.to_thread(_preload, wanted)
+        from formspec_consult.agent.engine.engine import Engine
+        from formspec_consult.commands.consult import engine_options
+
+        # The same CLI → EngineOptions mapping as headless mode; a resume picked in the app wins.
+        base = engine_options({**options, "model": model} if model else options)
+        project = options.get("project")
+        opened = replace(
+            base,
+            project=Path(project) if project else None,
+            resume=resume or base.resume,
+            continue_latest=base.continue_latest and resume is None,
+            provider=provider,
+            in_memory_server=in_memory_server,
+        )
+        return await Engine.open(opened)
+
+    return factory
+
+
+def run_app(options: Mapping[str, Any]) -> None:
+    """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …)."""
+    from formspec_consult.tui.app import ConsultApp
+
+    ConsultApp(engine_factory_for(options)).run()

@@ -1,0 +1,89 @@
+"""`replay --check`: run a recording again, headless, and report where the new run diverges.
+
+The recorded assistant messages are replayed by the replay provider into the real engine and
+the real local server (in-process), working on a fresh copy of the project, and the user's steps
+are sent in order. The two event logs are then compared on what matters — user turns, replies,
+tool calls and results, apply and undo — with session ids and folders masked, timings ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.replay.recording import Recording, read_events
+
+_COMPARED = {
+    "turn_started", "response", "tool_call", "tool_result", "apply", "undo", "reject", "compaction", "command",
+}
+_SESSION_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first point where the runs differ (index in the compared sequence)."""
+
+    index: int
+    recorded: str
+    replayed: str
+
+    def describe(self) -> str:
+        return f"step {self.index + 1}:\n  recorded: {self.recorded}\n  replayed: {self.replayed}"
+
+
+def signature(events: list[dict[str, Any]]) -> list[str]:
+    """The comparable lines of a log: kind plus the fields that must match, ids masked."""
+    out: list[str] = []
+    for event in events:
+        kind = event.get("type")
+        if kind not in _COMPARED:
+            continue
+        fields = {k: v for k, v in event.items() if k not in {"v", "seq", "ts", "duration_ms", "call_id", "backup"}}
+        if kind == "response":
+            fields["tool_calls"] = [{"name": c.get("name"), "arguments": c.get("arguments")} for c in fields.get("tool_calls") or []]
+        out.append(_SESSION_ID.sub("<session>", json.dumps(fields, sort_keys=True, ensure_ascii=False)))
+    return out
+
+
+def compare(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> Divergence | None:
+    """The first divergence between two logs, or None when they match."""
+    old, new = signature(recorded), signature(replayed)
+    for index, (a, b) in enumerate(zip(old, new, strict=False)):
+        if a != b:
+            return Divergence(index, a[:400], b[:400])
+    if len(old) != len(new):
+        index = min(len(old), len(new))
+        return Divergence(index, old[index][:400] if index < len(old) else "(end)",
+                          new[index][:400] if index < len(new) else "(end)")
+    return None
+
+
+def copy_project(source: Path, into: Path) -> Path:
+    """A fresh copy of the project without its consultation folder (so the replay starts clean)."""
+    target = into / source.name
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(".formspec"), symlinks=True)
+    return target
+
+
+async def check(recording: Recording, project: Path) -> tuple[Divergence | None, int]:
+    """Replay `recording` on a copy of `project`; return the first divergence and the steps run."""
+    from formspec_consult.agent.engine.engine import Engine, EngineOptions
+    from formspec_consult.providers import ReplayProvider
+
+    provider = ReplayProvider.from_events(recording.raw, source=str(recording.folder))
+    with tempfile.TemporaryDirectory(prefix="formspec-replay-") as tmp:
+        copy = copy_project(project, Path(tmp))
+        engine = await Engine.open(EngineOptions(project=copy, provider=provider, in_memory_server=True))
+        try:
+            for step in recording.steps:
+                async for _ in engine.run_turn(step.text):
+                    pass
+            replayed = read_events(engine.session_dir)
+        finally:
+            await engine.aclose()
+    return compare(recording.raw, replayed), len(recording.steps)

@@ -1,0 +1,144 @@
+"""A read-only engine that plays a recording back: the same events, at a chosen speed.
+
+It stands in for the real Engine in `formspec-consult replay`: every `run_turn` plays the next
+recorded step (whatever the text), review tools answer from the drafts recorded so far, and
+anything that would change the project is refused — a replay never writes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from formspec_consult.store.agent_events import (
+    AgentEvent,
+    AssistantDelta,
+    AssistantMessage,
+    DraftsChanged,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageUpdated,
+)
+from formspec_consult.replay.recording import Recording
+
+READ_ONLY = "This is a read-only replay: nothing is applied. Run `formspec-consult demo` to try it for real."
+
+
+def _chunks(text: str, words: int = 4) -> list[str]:
+    parts = text.split(" ")
+    return [" ".join(parts[i : i + words]) + (" " if i + words < len(parts) else "") for i in range(0, len(parts), words)]
+
+
+class RecordedEngine:
+    """Plays `recording` step by step; `speed` scales the pauses (0 = as fast as possible)."""
+
+    provider_name = "replay"
+    read_only = True  # the player says "space to continue" at the review step, not "press a"
+
+    def __init__(self, recording: Recording, *, speed: float = 1.0) -> None:
+        self.recording = recording
+        self.speed = speed
+        self.position = 0
+        self.session_id = recording.session_id
+        self.session_dir = recording.folder
+        self.project_root = Path(str(recording.header.get("project") or recording.folder))
+        self.model = str(recording.header.get("model") or "recorded")
+        self.last_options: tuple[str, ...] = ()
+        self._usage: UsageUpdated | None = None
+        self._drafts: dict[str, dict[str, Any]] = {}
+        self._proposed: dict[str, dict[str, Any]] = {}
+
+    @property
+    def finished(self) -> bool:
+        """True once every recorded step has been played."""
+        return self.position >= len(self.recording.steps)
+
+    def past_events(self) -> list[AgentEvent]:
+        return []
+
+    def resolve_choice(self, text: str) -> str:
+        return text
+
+    def record_command(self, text: str) -> None:
+        """The app ran a recorded command itself (`/diff` opens the diff pane): move past it."""
+        if not self.finished and self.recording.steps[self.position].text == text.strip():
+            self.position += 1
+
+    async def _pause(self, seconds: float) -> None:
+        await anyio.sleep(seconds / self.speed if self.speed > 0 else 0)
+
+    async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
+        """Play the next recorded step (the text typed is ignored: the recording decides)."""
+        if self.finished:
+            return
+        step = self.recording.steps[self.position]
+        self.position += 1
+        if step.kind in {"apply", "reject"} and step.path:
+            self._drafts.pop(step.path, None)
+        for event in step.events:
+            if isinstance(event, AssistantMessage) and event.text:
+                for piece in _chunks(event.text):
+                    await self._pause(0.03)
+                    yield AssistantDelta(piece)
+                self.last_options = event.options
+            elif isinstance(event, ToolCallStarted):
+                self._proposed[event.call_id] = {"name": event.name, **event.arguments}
+                await self._pause(0.2)
+            elif isinstance(event, ToolCallFinished):
+                path = self._track(event)
+                if path:
+                    yield event
+                    yield DraftsChanged((path,))  # the log has no such event: the pane needs it
+                    continue
+            elif isinstance(event, UsageUpdated):
+                self._usage = event
+            yield event
+        await self._pause(0.4)
+
+    def _track(self, event: ToolCallFinished) -> str | None:
+        """Remember drafts from recorded `propose_spec_file` results; return the draft's path."""
+        call = self._proposed.pop(event.call_id, {})
+        if event.name != "propose_spec_file" or not event.ok:
+            return None
+        try:
+            result = json.loads(event.result)
+        except ValueError:
+            return None
+        path = str(result.get("path") or call.get("path") or "")
+        validation = result.get("validation") or {}
+        content = str(call.get("content") or "")
+        diff = "".join(difflib.unified_diff([], content.splitlines(keepends=True), "/dev/null", f"b/{path}"))
+        self._drafts[path] = {
+            "path": path, "status": result.get("status", "new"), "valid": bool(validation.get("ok", True)),
+            "problems": validation.get("problems") or [], "diff": diff,
+        }
+        return path
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        if name in {"list_drafts", "diff_drafts"}:
+            return {"drafts": list(self._drafts.values())}
+        raise PermissionError(READ_ONLY)
+
+    async def restart_mcp(self) -> None:
+        raise PermissionError(READ_ONLY)
+
+    def status(self) -> dict[str, Any]:
+        usage = self._usage
+        return {
+            "model": self.model, "provider": self.provider_name, "session": self.session_id,
+            "context_tokens": usage.context_tokens if usage else 0,
+            "threshold_tokens": usage.threshold_tokens if usage else 0,
+            "window_tokens": usage.window_tokens if usage else 0,
+            "reported": usage.reported if usage else False,
+            "cost": usage.session_cost if usage else None,
+            "compactions": usage.compactions if usage else 0,
+            "turn": self.position, "mcp": "replay (no servers)",
+        }
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,106 @@
+"""A recorded session (`events.jsonl`) read as the steps a user took and what came back.
+
+Steps are what the owner did, in order: a message (or a picked option, given as the letter that
+was typed), an apply, an undo, a reject. Each step keeps the recorded events it produced,
+already converted to AgentEvents, so the read-only replay can play them back as they happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.agent.engine.replay import events_from_log
+from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, DraftsChanged, Notice, UsageUpdated
+from formspec_consult.store.events import EventLogError, load_events
+
+EVENT_LOG = "events.jsonl"
+
+
+class RecordingError(ValueError):
+    """The folder or file is not a readable recorded session; the message says what to give."""
+
+
+@dataclass
+class Step:
+    """One thing the user did. `text` is what to send ("B", "/apply path", "/undo")."""
+
+    text: str
+    kind: str  # "say" | "apply" | "undo" | "reject" | "command" (another slash command: /diff, /summary…)
+    events: list[AgentEvent] = field(default_factory=list)
+    path: str | None = None
+
+
+@dataclass
+class Recording:
+    """A whole session: its header and its steps."""
+
+    folder: Path
+    header: dict[str, Any]
+    steps: list[Step]
+    raw: list[dict[str, Any]]
+
+    @property
+    def session_id(self) -> str:
+        return str(self.header.get("session_id") or self.folder.name)
+
+
+def read_events(path: Path) -> list[dict[str, Any]]:
+    """Event dicts of a session folder (or an events.jsonl file); a torn last line is skipped."""
+    log = path / EVENT_LOG if path.is_dir() else path
+    try:
+        return load_events(log)
+    except FileNotFoundError:
+        raise RecordingError(f"No recorded session at {path}: give a session folder that holds {EVENT_LOG}.") from None
+    except EventLogError as exc:
+        raise RecordingError(f"{exc}.") from None
+
+
+def _usage(event: Mapping[str, Any], header: Mapping[str, Any], compactions: int) -> UsageUpdated:
+    return UsageUpdated(
+        context_tokens=int(event.get("context_tokens") or 0),
+        threshold_tokens=int(header.get("threshold_tokens") or 0),
+        window_tokens=int(header.get("usable_window") or 0),
+        reported=bool(event.get("reported")),
+        session_cost=event.get("session_cost"),
+        compactions=compactions,
+    )
+
+
+def load(path: Path) -> Recording:
+    """Read a recorded session into steps."""
+    raw = read_events(path)
+    header = next((e for e in raw if e.get("type") == "session_started"), {})
+    steps: list[Step] = []
+    answer: str | None = None  # the letter typed for the next turn, from its "decision" event
+    compactions = 0
+    for event in raw:
+        kind = event.get("type")
+        if kind == "decision":
+            answer = str(event.get("answer") or "") or None
+        elif kind == "turn_started":
+            steps.append(Step(answer or str(event.get("user_text", "")), "say"))
+            answer = None
+            steps[-1].events.extend(events_from_log([event]))
+        elif kind in {"apply", "undo", "reject"}:
+            target = str(event.get("path") or "")
+            text = {"apply": f"/apply {target}", "undo": "/undo", "reject": f"/reject {target}"}[kind]
+            verb = {"apply": "Applied", "undo": "Undid the apply of", "reject": "Rejected"}[kind]
+            step = Step(text, kind, [Notice("info", f"{verb} {target} (recorded)."), DraftsChanged((target,))], target)
+            steps.append(step)
+        elif kind == "command":
+            words = [str(event.get("name") or ""), *(str(a) for a in event.get("args") or [])]
+            steps.append(Step("/" + " ".join(words), "command", path=words[1] if len(words) > 1 else None))
+        elif steps and steps[-1].kind in {"say", "command"}:
+            if kind == "summary_written":  # /summary: the reply is logged here, not as a response
+                steps[-1].events.append(AssistantMessage(str(event.get("text") or "")))
+            elif kind == "usage":
+                steps[-1].events.append(_usage(event, header, compactions))
+            else:
+                compactions += kind == "compaction"
+                steps[-1].events.extend(events_from_log([event]))
+    if not steps:
+        raise RecordingError(f"{path} holds no turns to replay; pick a session that has a conversation.")
+    return Recording(path, header, steps, raw)

@@ -1,0 +1,112 @@
+"""Apply a draft to the project and undo it, with the validation gate and exact-byte backups."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from formspec_consult.store import gate
+from formspec_consult.store.atomic import ABSENT, sha256_of, write_atomic
+from formspec_consult.store.drafts import decode_draft
+from formspec_consult.store.locks import target_lock
+from formspec_consult.store.paths import SpecPath
+
+if TYPE_CHECKING:
+    from formspec_consult.store.review import Review
+
+
+class ApplyRefused(ValueError):
+    """The draft fails the gate or its target changed; the message says how to proceed."""
+
+
+def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str, Any]:
+    """Move a draft into the project.
+
+    Refuses (unless ``force``) a draft that fails validation, whose target changed since it was
+    proposed, or whose record of the target is missing (``drafts.json`` lost or damaged). The
+    check, the validation and the write are one critical section across processes (a lock per
+    target file in ``.formspec/locks/``), and the bytes validated are exactly the bytes written.
+    Pushes the previous bytes onto the undo stack first, writes atomically, removes the draft and
+    revalidates the real tree.
+    """
+    store = review.store
+    spec_path = store.find(path)
+    formspec_dir = Path(review.project.root) / ".formspec"
+    with target_lock(formspec_dir, spec_path.project_rel):
+        return _apply_locked(review, spec_path, force=force)
+
+
+def _apply_locked(review: Review, spec_path: SpecPath, *, force: bool) -> dict[str, Any]:
+    store = review.store
+    draft = store.read_bytes(spec_path.rel)  # read once: these bytes are validated and written
+    text = decode_draft(spec_path.rel, draft)
+    record = store.record(spec_path.rel)
+    current = sha256_of(spec_path.target)
+    if record is None and not force:
+        raise ApplyRefused(
+            f"There is no record of the file {spec_path.rel} was proposed against (the session's "
+            "drafts.json is missing or damaged), so apply cannot tell whether it changed meanwhile. "
+            "Propose the draft again with propose_spec_file, or pass force: true to overwrite."
+        )
+    if record is not None and record.target_sha256 != current and not force:
+        what = (
+            "was created"
+            if record.target_sha256 == ABSENT
+            else ("was deleted" if current == ABSENT else "was edited")
+        )
+        raise ApplyRefused(
+            f"{spec_path.rel} {what} after this draft was proposed, so applying would overwrite those "
+            "changes. Propose the draft again from the current file, or pass force: true to overwrite."
+        )
+    if not force:
+        overlay = {**store.overlay(), spec_path.project_rel: text}
+        result = gate.check(review.project, overlay, spec_path.project_rel)
+        if not result.passes:
+            first = result.blocking[0]
+            raise ApplyRefused(
+                f"{spec_path.rel} fails validation ({len(result.blocking)} problem(s); first: "
+                f"{first.get('message')}). Fix the draft with propose_spec_file, or pass force: true "
+                "to apply it anyway."
+            )
+    before = spec_path.target.read_bytes() if current != ABSENT else None
+    root = Path(review.project.root)
+    created = tuple(
+        parent.relative_to(root).as_posix()
+        for parent in spec_path.target.parents
+        if root in parent.parents and not parent.exists()
+    )
+    entry = review.undo_stack.push(spec_path.rel, spec_path.project_rel, before, draft, created)
+    try:
+        write_atomic(spec_path.target, draft)
+    except OSError as exc:
+        review.undo_stack.drop(entry)
+        raise ApplyRefused(
+            f"Could not write {spec_path.rel}: {exc.strerror or exc}. Nothing was changed."
+        ) from exc
+    store.remove(spec_path.rel)
+    return {
+        "applied": spec_path.rel,
+        "file": spec_path.project_rel,
+        "backup": review.undo_stack.entry_dir(entry).relative_to(root).as_posix(),
+        "previous": "backed up" if before is not None else "did not exist",
+        "undo_step": entry.seq,
+        "forced": force,
+        "validation": review.project.validate(None).to_dict(),
+    }
+
+
+def undo_last(review: Review, *, force: bool = False) -> dict[str, Any]:
+    """Restore the file touched by the newest apply to its exact previous bytes."""
+    root = Path(review.project.root)
+    newest = review.undo_stack.entries()
+    with target_lock(root / ".formspec", newest[-1].project_rel) if newest else contextlib.nullcontext():
+        entry, outcome = review.undo_stack.restore(root, force=force)
+    return {
+        "undone": entry.rel,
+        "file": entry.project_rel,
+        "outcome": outcome,
+        "undo_step": entry.seq,
+        "remaining_steps": len(review.undo_stack.entries()),
+        "validation": review.project.validate(None).to_dict(),
+    }

@@ -1,0 +1,99 @@
+"""The validation gate: does a draft make the project worse?
+
+A draft is validated against the tree with *every* pending draft of its session overlaid (the
+state the person gets by applying the set). It blocks when the result has a problem in the
+draft's own file, or a problem in a real (non-draft) file that the tree does not already have —
+so a project with an old, unrelated problem, or a broken sibling draft, does not block a good one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+class Validating(Protocol):
+    """The part of ``formspec_consult.spec.Project`` the gate needs."""
+
+    root: Path
+
+    def validate(self, overlay: dict[str, str | None] | None = None) -> Any: ...
+
+
+@dataclass
+class GateResult:
+    """A validation result plus the problems that block applying one draft."""
+
+    validation: dict[str, Any]
+    blocking: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def passes(self) -> bool:
+        """True when nothing blocks the draft."""
+        return not self.blocking
+
+
+def same_file(source: object, project_rel: str, root: Path) -> bool:
+    """Whether a problem's ``source`` names the file at ``project_rel`` (absolute or relative)."""
+    if not isinstance(source, str) or not source:
+        return False
+    text = source
+    candidate = Path(text)
+    if candidate.is_absolute():
+        try:
+            text = candidate.relative_to(root).as_posix()
+        except ValueError:
+            try:
+                text = candidate.resolve().relative_to(root.resolve()).as_posix()
+            except ValueError:
+                return False
+    text = text.removeprefix("./")
+    # A source relative to the spec root ("modules/x/a.yaml") also names "spec/modules/x/a.yaml".
+    return text == project_rel or ("/" in text and project_rel.endswith("/" + text))
+
+
+def _key(problem: dict[str, Any]) -> tuple[str, str, str]:
+    return (str(problem.get("code")), str(problem.get("source")), str(problem.get("message")))
+
+
+def findings(project: Validating, overlay: dict[str, str | None], project_rel: str) -> list[dict[str, Any]]:
+    """The verifiers' advice about the draft at ``project_rel`` (run after validation; never blocks).
+
+    A project that cannot list its documents (a validation-only stand-in) has no findings."""
+    from formspec_consult.spec.verify import verify_overlay
+
+    if not callable(getattr(project, "documents", None)):
+        return []
+    return verify_overlay(project, overlay, [project_rel])
+
+
+def check(project: Validating, overlay: dict[str, str | None], project_rel: str) -> GateResult:
+    """Validate with ``overlay`` and work out what blocks the draft at ``project_rel``."""
+    return check_many(project, overlay, [project_rel])[project_rel]
+
+
+def check_many(
+    project: Validating, overlay: dict[str, str | None], project_rels: list[str]
+) -> dict[str, GateResult]:
+    """The gate for several drafts of one overlay, with one validation (plus at most one baseline)."""
+    validation = project.validate(overlay).to_dict()
+    problems = list(validation.get("problems", []))
+    baseline: set[tuple[str, str, str]] | None = None
+    results = {}
+    for project_rel in project_rels:
+        own = [p for p in problems if same_file(p.get("source"), project_rel, project.root)]
+        drafts = [rel for rel in overlay if rel != project_rel]
+        # A problem in a sibling draft belongs to that draft: it must not block this one.
+        others = [
+            p
+            for p in problems
+            if p not in own and not any(same_file(p.get("source"), rel, project.root) for rel in drafts)
+        ]
+        if others:
+            if baseline is None:
+                # Only then pay for a second validation of the real tree, to tell new problems from old.
+                baseline = {_key(p) for p in project.validate(None).to_dict().get("problems", [])}
+            others = [p for p in others if _key(p) not in baseline]
+        results[project_rel] = GateResult(validation, own + others)
+    return results

@@ -1,0 +1,90 @@
+"""``<session>/drafts.json``: per draft, the target's sha256 when it was proposed.
+
+Read-modify-write happens under an exclusive file lock, because the TUI's in-process server
+and a ``formspec-consult apply`` (or an external client) may serve the same session at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from formspec_consult.store.atomic import write_atomic
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+MANIFEST = "drafts.json"
+
+
+@dataclass(frozen=True)
+class DraftRecord:
+    """What the manifest knows about one draft."""
+
+    rel: str
+    project_rel: str
+    target_sha256: str
+    proposed_at: str
+
+
+class DraftManifest:
+    """The manifest of one session folder."""
+
+    def __init__(self, session_folder: Path) -> None:
+        self.folder = session_folder
+        self.path = session_folder / MANIFEST
+
+    def get(self, rel: str) -> DraftRecord | None:
+        """The record of draft ``rel``, if any."""
+        return self.load().get(rel)
+
+    def put(self, record: DraftRecord) -> None:
+        """Add or replace one record."""
+        with self._locked():
+            records = self.load()
+            records[record.rel] = record
+            self._save(records)
+
+    def drop(self, rel: str) -> None:
+        """Forget draft ``rel``."""
+        with self._locked():
+            records = self.load()
+            if records.pop(rel, None) is not None:
+                self._save(records)
+
+    def load(self) -> dict[str, DraftRecord]:
+        """Every record; a missing or corrupt manifest counts as empty."""
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return {}
+        records = {}
+        for rel, item in (raw.get("drafts", {}) if isinstance(raw, dict) else {}).items():
+            try:
+                records[rel] = DraftRecord(**item)
+            except TypeError:
+                continue
+        return records
+
+    def _save(self, records: dict[str, DraftRecord]) -> None:
+        payload = {"v": 1, "drafts": {rel: asdict(rec) for rel, rec in sorted(records.items())}}
+        # Scratch state next to the drafts: atomic, but not worth an fsync per proposal.
+        write_atomic(self.path, json.dumps(payload, indent=2).encode("utf-8"), durable=False)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        if fcntl is None:  # pragma: no cover - not POSIX
+            yield
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.folder / ".drafts.lock", "a+b") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -1,0 +1,154 @@
+"""Drafts of one session under review: propose, list, diff, reject, apply and undo.
+
+This is the single implementation behind the MCP tools of the local server and the
+``diff`` / ``apply`` / ``reject`` / ``undo`` commands, so every caller gets the same gate.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.store import gate
+from formspec_consult.store.apply import apply_one, undo_last
+from formspec_consult.store.drafts import DraftStore, Roots
+from formspec_consult.store.undo import UndoStack
+
+_KIND = re.compile(r"^kind:\s*[\"']?([A-Za-z][A-Za-z0-9_]*)", re.MULTILINE)
+
+
+def draft_kind(content: str) -> str | None:
+    """The ``kind:`` of the first document of ``content`` (cheap; tolerates broken YAML)."""
+    match = _KIND.search(content)
+    return match.group(1) if match else None
+
+
+class Review:
+    """The drafts and undo stack of one session of one project."""
+
+    def __init__(self, project: Any, session_folder: Path) -> None:
+        self.project = project
+        self.folder = session_folder
+        self.store = DraftStore(
+            session_folder, Roots(Path(project.root), Path(project.spec_root), Path(project.overrides_dir))
+        )
+        self.undo_stack = UndoStack(session_folder / "undo")
+
+    def _check(self, project_rel: str) -> gate.GateResult:
+        return gate.check(self.project, self.store.overlay(), project_rel)
+
+    def propose(self, path: object, content: object) -> dict[str, Any]:
+        """Write a draft, validate the tree with the session's drafts overlaid, say what is next."""
+        spec_path = self.store.roots.resolve(path)
+        file = self.store.write(spec_path, content)  # type: ignore[arg-type]  # checked inside
+        result = self._check(spec_path.project_rel)
+        advice = gate.findings(self.project, self.store.overlay(), spec_path.project_rel)
+        kind = draft_kind(str(content))
+        skills = self.project.skills_for_kind(kind) if kind else []
+        status = self.store.info(spec_path).status
+        if status == "unchanged":
+            nxt = (
+                "The draft is identical to the current file, so there is nothing to apply. Discard it with "
+                f"reject_draft('{spec_path.rel}') or propose the change you meant."
+            )
+        elif result.passes:
+            nxt = (
+                f"The draft passes validation. Tell the person it is ready and ask them to review it "
+                f"(/diff in formspec-consult), then apply it with apply_draft('{spec_path.rel}') "
+                "once they agree."
+            )
+            if advice:
+                nxt += (
+                    f" The verifiers raised {len(advice)} finding(s) (see findings): address each one before "
+                    "asking for review — fix the draft, or ask the person when it is a business question."
+                )
+        else:
+            nxt = (
+                f"The draft has {len(result.blocking)} problem(s). Fix them and call propose_spec_file again "
+                "with the full corrected content; do not ask the person to apply it yet."
+            )
+        return {
+            "written": True,
+            "path": spec_path.rel,
+            "draft_path": file.relative_to(Path(self.project.root)).as_posix(),
+            "status": status,
+            "validation": result.validation,
+            "blocking_problems": len(result.blocking),
+            "relevant_skills": [
+                {"name": getattr(s, "name", str(s)), "description": getattr(s, "description", "")}
+                for s in skills
+            ],
+            "findings": advice,
+            "next": nxt,
+        }
+
+    def list(self) -> list[dict[str, Any]]:
+        """Every draft with status, validity, problem count and whether its target changed."""
+        paths = self.store.spec_paths()
+        gates = gate.check_many(self.project, self.store.overlay(), [p.project_rel for p in paths])
+        rows = []
+        for spec_path in paths:
+            info = self.store.info(spec_path)
+            result = gates[spec_path.project_rel]
+            rows.append(
+                {
+                    "path": spec_path.rel,
+                    "status": info.status,
+                    "valid": result.passes,
+                    "problems": len(result.blocking),
+                    "target_changed": info.target_changed,
+                }
+            )
+        return rows
+
+    def diff(self, path: object = None) -> list[dict[str, Any]]:
+        """A unified diff (real file -> draft) per draft, or for the one draft at ``path``."""
+        paths = [self.store.find(path)] if path else self.store.spec_paths()
+        gates = gate.check_many(self.project, self.store.overlay(), [p.project_rel for p in paths])
+        out = []
+        for spec_path in paths:
+            rel = spec_path.rel
+            info = self.store.info(spec_path)
+            before = spec_path.target.read_bytes() if info.status != "new" else b""
+            result = gates[spec_path.project_rel]
+            out.append(
+                {
+                    "path": rel,
+                    "status": info.status,
+                    "valid": result.passes,
+                    "problems": result.blocking,
+                    "target_changed": info.target_changed,
+                    "diff": unified_diff(rel, before, self.store.read_bytes(rel), new=info.status == "new"),
+                }
+            )
+        return out
+
+    def reject(self, path: object) -> dict[str, Any]:
+        """Discard a draft; the real file is untouched."""
+        spec_path = self.store.find(path)
+        self.store.remove(spec_path.rel)
+        return {"rejected": spec_path.rel, "remaining": self.store.rels()}
+
+    def apply(self, path: object, *, force: bool = False) -> dict[str, Any]:
+        """Apply one draft through the gate (see :func:`apply_one`)."""
+        return apply_one(self, path, force=force)
+
+    def undo(self, *, force: bool = False) -> dict[str, Any]:
+        """Undo the newest apply of this session (see :func:`undo_last`)."""
+        return undo_last(self, force=force)
+
+
+def unified_diff(rel: str, before: bytes, after: bytes, *, new: bool = False) -> str:
+    """A plain unified diff of two versions of a spec file, marking a missing final newline."""
+    old_lines = _lines(before)
+    new_lines = _lines(after)
+    lines = difflib.unified_diff(old_lines, new_lines, "/dev/null" if new else f"a/{rel}", f"b/{rel}")
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def _lines(data: bytes) -> list[str]:
+    return data.decode("utf-8", errors="replace").splitlines(keepends=True)

@@ -1,0 +1,151 @@
+"""The undo stack of one session: ``<session>/undo/NNNN/{meta.json,before}``.
+
+Every apply pushes one numbered entry holding the exact previous bytes of the target (or the
+fact that it did not exist) and the hash of what apply wrote. ``restore`` pops the newest entry,
+refusing when the file changed since that apply unless forced. Applying the same path twice
+stacks two entries, undone newest first.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from formspec_consult.store.atomic import ABSENT, remove_file, sha256_bytes, sha256_of, write_atomic
+
+
+class UndoError(ValueError):
+    """Nothing to undo, or the file changed since it was applied."""
+
+
+@dataclass(frozen=True)
+class UndoEntry:
+    """One apply that can be undone."""
+
+    seq: int
+    rel: str
+    project_rel: str
+    existed: bool
+    before_sha256: str
+    after_sha256: str
+    applied_at: str
+    # Folders the apply had to create (project-relative, deepest first): undo removes them if empty.
+    created_dirs: tuple[str, ...] = ()
+
+
+class UndoStack:
+    """Numbered undo entries in ``folder`` (the session's ``undo/``)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def entries(self) -> list[UndoEntry]:
+        """Every entry, oldest first."""
+        if not self.folder.is_dir():
+            return []
+        found = []
+        for entry in self.folder.iterdir():
+            if entry.is_dir() and entry.name.isdigit():
+                try:
+                    meta = json.loads((entry / "meta.json").read_text(encoding="utf-8"))
+                    meta["created_dirs"] = tuple(meta.get("created_dirs", ()))
+                    found.append(UndoEntry(**meta))
+                except (OSError, ValueError, TypeError):
+                    continue  # a torn entry (crash before meta.json was written) is not undoable
+        return sorted(found, key=lambda e: e.seq)
+
+    def entry_dir(self, entry: UndoEntry) -> Path:
+        """The folder holding ``entry``."""
+        return self.folder / f"{entry.seq:04d}"
+
+    def push(
+        self,
+        rel: str,
+        project_rel: str,
+        before: bytes | None,
+        after: bytes,
+        created_dirs: tuple[str, ...] = (),
+    ) -> UndoEntry:
+        """Record the state of a target just before apply overwrites it with ``after``."""
+        entries = self.entries()
+        seq = (entries[-1].seq if entries else 0) + 1
+        self.folder.mkdir(parents=True, exist_ok=True)
+        while True:  # claim a free number: skips torn leftovers and a concurrent apply's entry
+            try:
+                (self.folder / f"{seq:04d}").mkdir()
+                break
+            except FileExistsError:
+                seq += 1
+        entry = UndoEntry(
+            seq=seq,
+            rel=rel,
+            project_rel=project_rel,
+            existed=before is not None,
+            before_sha256=sha256_bytes(before),
+            after_sha256=sha256_bytes(after),
+            applied_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            created_dirs=tuple(created_dirs),
+        )
+        folder = self.entry_dir(entry)
+        if before is not None:
+            write_atomic(folder / "before", before)
+        # meta.json last: an entry without it never counts, so a crash leaves no false undo step.
+        write_atomic(folder / "meta.json", json.dumps(asdict(entry), indent=2).encode("utf-8"))
+        return entry
+
+    def drop(self, entry: UndoEntry) -> None:
+        """Forget ``entry`` (after it was restored, or when apply failed to write)."""
+        shutil.rmtree(self.entry_dir(entry), ignore_errors=True)
+
+    def _verified_before(self, entry: UndoEntry) -> bytes:
+        """The backed-up bytes of ``entry``, only when they match the sha256 recorded at apply."""
+        backup = self.entry_dir(entry) / "before"
+        where = f"{self.folder.name}/{self.entry_dir(entry).name}/before"
+        if any(p.is_symlink() for p in (self.folder, self.entry_dir(entry), backup)):
+            raise UndoError(f"The backup {where} is a symbolic link; refusing to restore {entry.rel} from it.")
+        try:
+            data = backup.read_bytes()
+        except OSError as exc:
+            raise UndoError(f"The backup {where} of {entry.rel} cannot be read ({exc.strerror or exc}).") from exc
+        if sha256_bytes(data) != entry.before_sha256:
+            raise UndoError(
+                f"The backup {where} of {entry.rel} does not match the sha256 recorded when it was "
+                "applied (it was changed or damaged), so undo cannot restore the exact earlier bytes. "
+                "Nothing was changed; restore the file from version control instead."
+            )
+        return data
+
+    def restore(self, project_root: Path, *, force: bool = False) -> tuple[UndoEntry, str]:
+        """Undo the newest apply. Returns the entry and what happened (``restored`` or ``deleted``)."""
+        entries = self.entries()
+        if not entries:
+            raise UndoError("There is nothing to undo in this session.")
+        entry = entries[-1]
+        target = project_root.joinpath(*entry.project_rel.split("/"))
+        current = sha256_of(target)
+        if current == entry.before_sha256:
+            # The apply never reached the file (or it was reverted by hand): nothing to write.
+            self.drop(entry)
+            return entry, "already restored"
+        if current != entry.after_sha256 and not force:
+            state = "was deleted" if current == ABSENT else "was edited"
+            raise UndoError(
+                f"{entry.rel} {state} after it was applied, so undo would lose those changes. "
+                "Review the file, then call undo_apply with force: true to restore the earlier "
+                "version anyway."
+            )
+        if entry.existed:
+            write_atomic(target, self._verified_before(entry))
+            outcome = "restored"
+        else:
+            remove_file(target)
+            for rel_dir in entry.created_dirs:
+                folder = project_root.joinpath(*rel_dir.split("/"))
+                if folder.is_dir() and not any(folder.iterdir()):
+                    folder.rmdir()
+            outcome = "deleted"
+        self.drop(entry)
+        return entry, outcome
