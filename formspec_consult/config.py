@@ -43,6 +43,7 @@ class Settings:
     max_steps: int = 15  # tool rounds per turn
     tool_result_cap: int = 8000  # characters of a tool result the model sees
     tool_timeout: float = 60.0  # seconds per MCP tool call
+    request_timeout: float = 120.0  # seconds per model request (each retry gets its own)
     verify: str = "deterministic"  # after each draft: off | deterministic (the verifiers' findings) | llm (+ verify-draft)
     mcp_servers: dict[str, Any] = field(default_factory=dict)  # the `mcpServers` JSON shape
     registry_url: str | None = None
@@ -132,6 +133,7 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "max_steps": (_positive_int, "FORMSPEC_MAX_STEPS"),
     "tool_result_cap": (_positive_int, "FORMSPEC_TOOL_RESULT_CAP"),
     "tool_timeout": (_positive_float, "FORMSPEC_TOOL_TIMEOUT"),
+    "request_timeout": (_positive_float, "FORMSPEC_REQUEST_TIMEOUT"),
     "verify": (_verify_mode, "FORMSPEC_VERIFY"),
     "mcp_servers": (_servers, "FORMSPEC_MCP_SERVERS"),
     "registry_url": (_text, "FORMSPEC_REGISTRY_URL"),

@@ -13,7 +13,13 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.integrity import scenarios_disk, scenarios_locks, scenarios_models, scenarios_tamper  # noqa: F401
+from tests.integrity import (  # noqa: F401 - they register their scenarios
+    scenarios_disk,
+    scenarios_locks,
+    scenarios_models,
+    scenarios_setup,
+    scenarios_tamper,
+)
 from tests.integrity.scenarios import SCENARIOS
 
 MATRIX = Path(__file__).with_name("fault_matrix.yaml")

@@ -286,6 +286,10 @@ def _resume(session: Session, events: list[dict[str, Any]]) -> None:
         session.transcript.write_note(
             f"Turn {loop.turn} was interrupted (the program stopped); it was closed on resume."
         )
+    elif session.history.pairing_issues():  # e.g. a reply with one tool-call id twice: fix it now,
+        repaired = session.history.repair_pairing()  # not after the first request fails
+        message = "The resumed history had tool-call pairing defects; repaired: " + "; ".join(repaired)
+        session.log.append("notice", level="warning", message=message)
 
 
 def session_secrets(provider: Any, settings: Any) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ valid history: unanswered calls get a result (repair_pairing) and `turn_finished
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -39,7 +40,15 @@ from formspec_consult.agent.loop.tools import (
     tools_digest,
 )
 from formspec_consult.mcp_client.manager import ToolOutcome
-from formspec_consult.providers.base import Completion, Provider, ProviderError, TextDelta, ToolCall
+from formspec_consult.providers.base import (
+    INCOMPLETE,
+    Completion,
+    Provider,
+    ProviderError,
+    Retrying,
+    TextDelta,
+    ToolCall,
+)
 from formspec_consult.store.events import EventLog, EventLogWriteError
 
 _T = TypeVar("_T")
@@ -169,6 +178,11 @@ class AgentLoop:
             self.last_options = options
             yield self.emit(AssistantMessage(completion.text, tuple(_call_dict(c) for c in calls), options))
             yield self._usage_event(completion)
+            if completion.finish_reason == INCOMPLETE:
+                why = completion.raw.get("cut_short") or "the provider's stream ended before the reply was finished"
+                message = f"The reply was cut off: {why}. What you read is kept; ask the consultant to continue."
+                self.log.append("notice", level="warning", message=message)
+                yield self.emit(Notice("warning", message))
             if completion.finish_reason == "length":
                 message = (
                     "The reply stopped at the model's output limit. Ask it to continue, or raise "
@@ -230,11 +244,17 @@ class AgentLoop:
                     if item.text:
                         self._partial += item.text
                         yield self.emit(AssistantDelta(item.text))
+                elif isinstance(item, Retrying):  # never silent: a notice on screen and in the log
+                    message = item.message()
+                    self.log.append("notice", level="warning", message=message,
+                                    retry={"attempt": item.attempt, "delay": round(item.delay, 2)})
+                    yield self.emit(Notice("warning", message))
                 else:
                     completion = item
         self._partial = ""
         if completion is None:
             raise ProviderError("the provider ended its reply without a completion", hint="try again")
+        completion = _unique_call_ids(completion, self.history.messages)
         self.log.append(
             "response",
             text=completion.text,
@@ -316,6 +336,26 @@ async def _closing(iterator: AsyncIterator[_T]) -> AsyncIterator[AsyncIterator[_
         close = getattr(iterator, "aclose", None)
         if close is not None:
             await close()
+
+
+def _unique_call_ids(completion: Completion, messages: list[dict[str, Any]]) -> Completion:
+    """The completion with every tool-call id unique in the reply and the history.
+
+    Some OpenAI-compatible servers number calls per reply (two ``call_0`` in one answer, or the
+    same id in every answer); chat APIs refuse such a history for ever, so ids are renamed on
+    receipt, deterministically (``call_0`` → ``call_0~2``) so a replay renames them the same way.
+    """
+    taken = {call["id"] for m in messages for call in m.get("tool_calls") or []}
+    renamed, changed = [], False
+    for call in completion.tool_calls:
+        call_id, n = call.id, 1
+        while call_id in taken:
+            n += 1
+            call_id = f"{call.id}~{n}"
+        taken.add(call_id)
+        changed = changed or call_id != call.id
+        renamed.append(ToolCall(id=call_id, name=call.name, arguments=call.arguments))
+    return dataclasses.replace(completion, tool_calls=tuple(renamed)) if changed else completion
 
 
 def _call_dict(call: ToolCall) -> dict[str, Any]:
