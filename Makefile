@@ -18,7 +18,12 @@ $(STAMP): pyproject.toml
 setup-test-tools: $(STAMP)
 	@for script in tests/setup/*.sh; do [ -e "$$script" ] || continue; bash "$$script" || exit 1; done
 
-test: setup-test-tools
+# ruff and mypy (config in pyproject.toml: strict on spec/, store/ and agent/) run before the tests.
+lint: $(STAMP)
+	$(BIN)/ruff check formspec_consult
+	$(BIN)/mypy
+
+test: setup-test-tools lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 demo: $(STAMP)

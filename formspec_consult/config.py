@@ -156,7 +156,7 @@ def project_config_path(project_root: Path) -> Path:
 
 
 def _parse(name: str, raw: Any, where: str) -> Any:
-    parser, env = FIELDS[name]
+    parser, _env = FIELDS[name]
     if name == "mcp_servers" and isinstance(raw, str):  # the env var carries JSON
         import json
 

@@ -21,9 +21,9 @@ import click
 @click.option("--paused", is_flag=True, help="Start paused (space plays, n steps).")
 def demo(folder: Path | None, speed: float, paused: bool) -> None:
     """Watch a consultation on an example barbershop project, offline."""
-    from formspec_consult.resources import package_path
     from formspec_consult.replay.recording import RecordingError, load
     from formspec_consult.replay.sources import EXAMPLE_SESSION, bundled_sessions, isolated_registry
+    from formspec_consult.resources import package_path
 
     work = folder or Path(tempfile.mkdtemp(prefix="formspec-consult-demo-"))
     project = work / "barbershop"
@@ -45,8 +45,8 @@ def demo(folder: Path | None, speed: float, paused: bool) -> None:
 def run_demo(project: Path, recording: object, *, speed: float = 1.0, autoplay: bool = True,
              in_memory_server: bool = False) -> None:
     """Play `recording` on `project` in the app with the replay provider and real tools."""
-    from formspec_consult.providers import ReplayProvider
     from formspec_consult.commands.launch import engine_factory_for
+    from formspec_consult.providers import ReplayProvider
     from formspec_consult.tui.replay.player import PlayerApp
 
     provider = ReplayProvider.from_events(recording.raw, source="the example session")  # type: ignore[attr-defined]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
-from dataclasses import replace
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 

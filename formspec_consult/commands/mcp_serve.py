@@ -47,8 +47,8 @@ def _log_to_file(consult_dir: Path) -> None:
 @click.pass_context
 def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | None) -> None:
     """Run the local FormSpec MCP server on stdio, bound to one consultation session."""
-    from formspec_consult.store.folder import SessionError, check_session_id
     from formspec_consult.spec import ProjectError, open_project
+    from formspec_consult.store.folder import SessionError, check_session_id
 
     parent = (ctx.obj or {}).get("project") if ctx.obj else None
     folder = project_opt or parent or Path.cwd()

@@ -7,8 +7,12 @@ and local server on a fresh copy of the project and reports the first divergence
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from formspec_consult.replay.recording import Recording
 
 
 @click.command()
@@ -31,8 +35,8 @@ def replay(session: str, check: bool, speed: float, paused: bool, project: Path 
     if check:
         _check(recording, project or project_of(folder))
         return
-    from formspec_consult.tui.replay.player import PlayerApp
     from formspec_consult.replay.recorded_engine import RecordedEngine
+    from formspec_consult.tui.replay.player import PlayerApp
 
     engine = RecordedEngine(recording, speed=speed)
 
@@ -42,7 +46,7 @@ def replay(session: str, check: bool, speed: float, paused: bool, project: Path 
     PlayerApp(factory, recording.steps, autoplay=not paused, speed=speed).run()
 
 
-def _check(recording: object, project: Path) -> None:
+def _check(recording: Recording, project: Path) -> None:
     import tempfile
 
     import anyio

@@ -77,8 +77,8 @@ def with_local_server(
 
 def _record(root: Path, session_id: str, tool: str, result: dict[str, Any]) -> None:
     """Log apply/undo/reject in the session's event log and transcript, like the engine does."""
-    from formspec_consult.agent.engine.setup import consult_dir
     from formspec_consult.agent.commands.review_log import review_record
+    from formspec_consult.agent.engine.setup import consult_dir
     from formspec_consult.store.events import EventLog
     from formspec_consult.store.transcript import Transcript
 

@@ -52,7 +52,7 @@ def resolve_config(
 ) -> DevConfig:
     """Work out the dev-server command and health URL for ``project_root``."""
     app = _app_config(project_root)
-    consult = app.get("consult") if isinstance(app.get("consult"), dict) else {}
+    consult = _consult if isinstance(_consult := app.get("consult"), dict) else {}
     env_command = _words(os.environ.get("FORMSPEC_DEV_COMMAND"))
     if command:
         resolved, source = tuple(command), "factory argument"
@@ -64,7 +64,7 @@ def resolve_config(
         resolved, source = DEFAULT_COMMAND, "default"
     url = health_url or os.environ.get("FORMSPEC_HEALTH_URL") or consult.get("health_url")
     if not isinstance(url, str) or not url:
-        runtime = app.get("runtime") if isinstance(app.get("runtime"), dict) else {}
+        runtime = _runtime if isinstance(_runtime := app.get("runtime"), dict) else {}
         port = app.get("port") or runtime.get("port") or DEFAULT_PORT
         url = f"http://127.0.0.1:{port}/health"
     return DevConfig(command=resolved, health_url=url, source=source)

@@ -72,7 +72,7 @@ class ServerConnection:
         except TimeoutError:
             await self.stop()
             self.state, self.last_error = "dead", f"did not start within {START_TIMEOUT:.0f}s"
-        if self.state != "running":
+        if self.state != "running":  # type: ignore[comparison-overlap]  # set by the _own task meanwhile
             raise ServerDied(
                 f"MCP server '{self.spec.name}' could not start: {self.last_error}{self._log_hint()}"
             )

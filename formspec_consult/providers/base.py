@@ -84,8 +84,16 @@ class Provider(Protocol):
 
     name: str  # e.g. "scripted", "replay", "litellm"
     model: str  # the model id as configured
-    context_window: int  # input tokens the model accepts
-    max_output_tokens: int  # tokens reserved for the answer
+
+    @property
+    def context_window(self) -> int:
+        """Input tokens the model accepts."""
+        ...
+
+    @property
+    def max_output_tokens(self) -> int:
+        """Tokens reserved for the answer."""
+        ...
 
     def count_tokens(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
         """Count the prompt tokens of a request, offline."""

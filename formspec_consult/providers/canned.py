@@ -133,7 +133,7 @@ class CannedProvider:
 
 def tool_call_from(raw: Mapping[str, Any], turn_no: int, index: int, where: str) -> ToolCall:
     """Build a ToolCall from `{name, arguments, id?}` or the OpenAI `{id, function: {...}}` shape."""
-    function = raw.get("function") if isinstance(raw.get("function"), Mapping) else raw
+    function = _function if isinstance(_function := raw.get("function"), Mapping) else raw
     name = function.get("name")
     if not isinstance(name, str) or not name:
         raise ProviderError(f"{where}: turn {turn_no} tool call {index + 1} has no 'name'", hint="add a tool name")

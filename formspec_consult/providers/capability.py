@@ -30,7 +30,7 @@ class Verdict:
 def assess(provider: Provider) -> Verdict:
     """Measure the provider against the bar, without raising."""
     if provider.name in OFFLINE_KINDS:
-        usable = provider.context_window - provider.max_output_tokens
+        usable: int | None = provider.context_window - provider.max_output_tokens
         return Verdict(True, True, provider.context_window, usable)
     facts = getattr(provider, "facts", None)
     known = bool(getattr(facts, "known", True))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -61,9 +62,9 @@ def retry_after_of(exc: BaseException) -> float | None:
             return max(0.0, float(value))
         except ValueError:
             try:
-                from datetime import datetime, timezone
+                from datetime import datetime
 
-                return max(0.0, (parsedate_to_datetime(str(value)) - datetime.now(timezone.utc)).total_seconds())
+                return max(0.0, (parsedate_to_datetime(str(value)) - datetime.now(UTC)).total_seconds())
             except (TypeError, ValueError):
                 continue
     return None

@@ -51,9 +51,9 @@ async def probe(provider: Provider, timeout: float = 60.0) -> ProbeResult:
         await asyncio.wait_for(run(), timeout)
     except ProviderError as error:
         return ProbeResult(time.monotonic() - started, text=text, error=error)
-    except asyncio.TimeoutError:
-        error = ProviderError(f"no answer within {timeout:.0f} s", hint="the provider is slow or unreachable")
-        return ProbeResult(time.monotonic() - started, text=text, error=error)
+    except TimeoutError:
+        late = ProviderError(f"no answer within {timeout:.0f} s", hint="the provider is slow or unreachable")
+        return ProbeResult(time.monotonic() - started, text=text, error=late)
     elapsed = time.monotonic() - started
     assert completion is not None
     called = any(call.name == "ping" for call in completion.tool_calls)

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from formspec_consult.providers.base import Completion, ProviderError, StreamItem, TextDelta
-from formspec_consult.providers.canned import DEFAULT_WINDOW, CannedProvider, CannedTurn, chunk_text, tool_call_from
+from formspec_consult.providers.canned import (
+    DEFAULT_WINDOW,
+    CannedProvider,
+    CannedTurn,
+    chunk_text,
+    tool_call_from,
+)
 from formspec_consult.providers.tokens import content_text
 from formspec_consult.store.events import EventLogError, load_events
 

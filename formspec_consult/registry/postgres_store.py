@@ -85,7 +85,7 @@ class PostgresStore(RegistryStore[psycopg.Connection]):
         with conn.transaction(), conn.cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_ID,))
             for statement in filter(str.strip, _SCHEMA.split(";")):
-                cur.execute(statement)  # type: ignore[arg-type]  # constant DDL
+                cur.execute(statement)  # constant DDL
             yield cur
 
     def _get_meta(self, cur: psycopg.Cursor, key: str) -> str | None:
@@ -148,7 +148,7 @@ class PostgresStore(RegistryStore[psycopg.Connection]):
             sql += " AND category = %(category)s"
         sql += " ORDER BY score DESC, name LIMIT %(limit)s"
         params = {"q": " | ".join(terms), "category": category, "limit": limit}
-        return [(r[0], r[1]) for r in self._conn().execute(sql, params)]  # type: ignore[arg-type]
+        return [(r[0], r[1]) for r in self._conn().execute(sql, params)]
 
     def raw_search_ids(self, terms: list[str], limit: int) -> list[str]:
         """The bare full-text query without decoding or snippets: the benchmark's floor."""

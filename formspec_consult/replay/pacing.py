@@ -7,8 +7,8 @@ so the viewer can read the diff and accept the draft themselves.
 
 from __future__ import annotations
 
-from formspec_consult.store.agent_events import AssistantMessage, Notice, ToolCallStarted
 from formspec_consult.replay.recording import Step
+from formspec_consult.store.agent_events import AssistantMessage, Notice, ToolCallStarted
 
 WORDS_PER_S = 3.3  # ≈200 words a minute: unhurried reading of unfamiliar text
 PER_TOOL_CALL_S = 1.5  # a glance at the tool pane

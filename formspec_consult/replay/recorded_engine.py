@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 
+from formspec_consult.replay.recording import Recording
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantDelta,
@@ -24,7 +25,6 @@ from formspec_consult.store.agent_events import (
     ToolCallStarted,
     UsageUpdated,
 )
-from formspec_consult.replay.recording import Recording
 
 READ_ONLY = "This is a read-only replay: nothing is applied. Run `formspec-consult demo` to try it for real."
 

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from formspec_consult.agent.engine.replay import events_from_log
-from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, DraftsChanged, Notice, UsageUpdated
+from formspec_consult.store.agent_events import (
+    AgentEvent,
+    AssistantMessage,
+    DraftsChanged,
+    Notice,
+    UsageUpdated,
+)
 from formspec_consult.store.events import EventLogError, load_events
 
 EVENT_LOG = "events.jsonl"

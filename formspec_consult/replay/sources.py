@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from formspec_consult.resources import data_dir, package_path
 from formspec_consult.replay.recording import RecordingError
+from formspec_consult.resources import data_dir, package_path
 
 EXAMPLE_SESSION = "barbershop-queue"
 

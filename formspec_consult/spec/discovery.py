@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from formspec_consult.spec.errors import ProjectError
@@ -25,8 +26,10 @@ def find_root(start: str | Path) -> Path:
     if path.is_file():
         path = path.parent
     chain = [path, *path.parents]
-    for test in (lambda d: (d / APP_CONFIG).is_file(), lambda d: (d / "spec").is_dir(),
-                 lambda d: (d / "modules").is_dir()):
+    tests: tuple[Callable[[Path], bool], ...] = (
+        lambda d: (d / APP_CONFIG).is_file(), lambda d: (d / "spec").is_dir(), lambda d: (d / "modules").is_dir()
+    )
+    for test in tests:
         for folder in chain:
             if test(folder):
                 return folder

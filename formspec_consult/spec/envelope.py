@@ -5,8 +5,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from formspec_consult.spec.kinds import (KIND_ALIASES, LEGACY_API_VERSIONS, METADATA_KEYS,
-                                         STABLE_API_VERSIONS, TOP_LEVEL_KEYS, canonical_kind, known_kinds)
+from formspec_consult.spec.kinds import (
+    KIND_ALIASES,
+    LEGACY_API_VERSIONS,
+    METADATA_KEYS,
+    STABLE_API_VERSIONS,
+    TOP_LEVEL_KEYS,
+    canonical_kind,
+    known_kinds,
+)
 from formspec_consult.spec.model import Problem
 from formspec_consult.spec.yamlpos import node_position
 

@@ -8,12 +8,7 @@ CORE_SPEC_VERSION = "1.0.0"
 STABLE_API_VERSIONS = frozenset({"formspec.dev/v1"})
 LEGACY_API_VERSIONS = frozenset({"forma.dev/v1alpha1"})
 
-_KINDS_34 = (
-    "Api App ApprovalInbox Calendar Config Dashboard Datastore Entity Environment Form Integrator "
-    "Kanban KindDefinition Listing Migration Mockup Module NotificationCenter Page PersistBackend "
-    "Policy Print Renderer Report Service Subscription Table Theme Timeline VisualSpecKind Webhook "
-    "Widget Wizard Workflow"
-).split()
+_KINDS_34 = ["Api", "App", "ApprovalInbox", "Calendar", "Config", "Dashboard", "Datastore", "Entity", "Environment", "Form", "Integrator", "Kanban", "KindDefinition", "Listing", "Migration", "Mockup", "Module", "NotificationCenter", "Page", "PersistBackend", "Policy", "Print", "Renderer", "Report", "Service", "Subscription", "Table", "Theme", "Timeline", "VisualSpecKind", "Webhook", "Widget", "Wizard", "Workflow"]
 #: Every kind a document may declare: the 34 standard kinds, Workspace, Seed and the alias Document.
 KNOWN_KINDS: tuple[str, ...] = tuple(_KINDS_34) + ("Workspace", "Seed", "Document")
 _BY_LOWER = {k.lower(): k for k in KNOWN_KINDS}

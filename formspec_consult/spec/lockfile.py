@@ -59,5 +59,6 @@ def lock_entry(lock: dict[str, Any] | None, module: str) -> dict[str, Any] | Non
     for key in ("alias", "name"):
         for entry in lock.get("modules", []):
             if str(entry.get(key, "")).lower() == module.lower():
-                return entry
+                found: dict[str, Any] = entry
+                return found
     return None

@@ -59,10 +59,10 @@ def parse_text(text: str, rel: str, path: Path, spec_rel: str) -> ParsedFile:
 def _document(raw: Any, rel: str, path: Path, origin: str, path_module: str | None,
               lines: list[str]) -> Document:
     data: dict[str, Any] = raw.value
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    kind = data.get("kind") if isinstance(data.get("kind"), str) else ""
-    name = meta.get("name") if isinstance(meta.get("name"), str) else None
-    module = meta.get("module") if isinstance(meta.get("module"), str) else None
+    meta = _meta if isinstance(_meta := data.get("metadata"), dict) else {}
+    kind = _kind if isinstance(_kind := data.get("kind"), str) else ""
+    name = _name if isinstance(_name := meta.get("name"), str) else None
+    module = _module if isinstance(_module := meta.get("module"), str) else None
     if kind == "Module":
         module = name  # a module manifest belongs to the module it declares
     elif module is None and kind not in ("App", "Workspace"):
@@ -95,8 +95,8 @@ class ParseCache:
         if hit is not None and hit[0] == key:
             return hit[1]
         if st.st_size > MAX_FILE_BYTES:  # do not even read a huge file into memory
-            exc = too_large(st.st_size)
-            parsed = ParsedFile([], [Problem(exc.code, rel, None, "parse", exc.message, exc.hint)], [], [])
+            huge = too_large(st.st_size)
+            parsed = ParsedFile([], [Problem(huge.code, rel, None, "parse", huge.message, huge.hint)], [], [])
         else:
             parsed = _parse_bytes(root / rel, rel, spec_rel)
         self._disk[rel] = (key, parsed)

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from formspec_consult.spec import inventory, skills as skill_store
+from formspec_consult.spec import inventory
+from formspec_consult.spec import skills as skill_store
 from formspec_consult.spec.discovery import find_root, read_spec_setting
 from formspec_consult.spec.errors import SkillNotFound
 from formspec_consult.spec.kinds import SHADOWABLE_KINDS, canonical_kind, effective_kind
@@ -51,8 +52,8 @@ class Project:
             for rel in sorted(set(rels) | set(extra)):
                 if rel not in extra:
                     out.append((rel, self._cache.from_disk(self.root, rel, self._spec_rel)))
-                elif extra[rel] is not None:
-                    out.append((rel, self._cache.from_text(self.root, rel, extra[rel], self._spec_rel)))
+                elif (text := extra[rel]) is not None:
+                    out.append((rel, self._cache.from_text(self.root, rel, text, self._spec_rel)))
         return out
 
     def documents(self, overlay: Overlay | None = None) -> list[Document]:

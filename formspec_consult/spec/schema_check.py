@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from typing import Any
 
 from jsonschema.exceptions import ValidationError, best_match
@@ -68,7 +69,8 @@ def menu_item_problem(item: dict[str, Any], depth: int) -> str | None:
 
 def _hint(error: ValidationError, kind: str) -> str:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = set((error.schema.get("properties") or {}).keys())
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        allowed = set((schema.get("properties") or {}).keys())
         extra = [k for k in error.instance if k not in allowed]
         for key in extra:
             if key in _TYPO_HINTS:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +26,10 @@ _RICH = {"Entity", "Module", "App", "Workspace", "Form", "Table", "Page"}
 BUILTIN_SOURCE = "formspec-consult built-in schema"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _builtin_file(name: str) -> dict[str, Any]:
-    return json.loads((_BUILTIN_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads((_BUILTIN_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
+    return schema
 
 
 def builtin_schema(kind: str) -> dict[str, Any]:
@@ -146,7 +147,7 @@ def sibling_registry(file: Path, schema: dict[str, Any]) -> Any:
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
 
-    base_id = schema.get("$id") if isinstance(schema.get("$id"), str) else None
+    base_id = _base_id if isinstance(_base_id := schema.get("$id"), str) else None
     resources = []
     for sibling in sorted(file.parent.glob("*.json")):
         try:

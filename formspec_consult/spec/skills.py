@@ -45,8 +45,8 @@ def load_skill(path: Path, source: str) -> Skill:
     minimum = meta.get("min_core_spec_version")
     minimum = str(minimum) if minimum is not None else None
     stale = minimum is not None and version_tuple(minimum) > version_tuple(CORE_SPEC_VERSION)
-    name = meta.get("name") if isinstance(meta.get("name"), str) and meta.get("name") else folder_name
-    description = meta.get("description") if isinstance(meta.get("description"), str) else ""
+    name = _name if isinstance(_name := meta.get("name"), str) and _name else folder_name
+    description = _description if isinstance(_description := meta.get("description"), str) else ""
     return Skill(name, description.strip(), kinds, minimum, source, path, stale)  # type: ignore[arg-type]
 
 

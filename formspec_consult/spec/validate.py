@@ -15,9 +15,9 @@ from formspec_consult.spec.checks.context import Findings, Index
 from formspec_consult.spec.checks.entity import check_entity
 from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
 from formspec_consult.spec.checks.modules import check_module_links
+from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.checks.unknown_keys import check_unknown_keys
 from formspec_consult.spec.checks.view_fields import FieldRef, check_view_fields, collect_view_fields
-from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document, Problem, ValidationResult
 from formspec_consult.spec.parse import ParsedFile

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -72,7 +72,7 @@ class Builder:
                 self._check_tag(node, SEQ_TAG)
                 return [self.build(child) for child in node.value]
             self._check_tag(node, MAP_TAG)
-            return self._mapping(node)
+            return self._mapping(cast(yaml.MappingNode, node))  # a node is a scalar, a sequence or a mapping
         finally:
             self.active.discard(key)
             self.replaying -= replay

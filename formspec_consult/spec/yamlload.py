@@ -18,8 +18,17 @@ try:  # the C composer is ~10x faster; fall back silently where libyaml is missi
 except ImportError:  # pragma: no cover - depends on the build of PyYAML
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
-from formspec_consult.spec.yamlbuild import (MAP_TAG, MAX_ALIASES, MAX_DEPTH, MAX_NODES, NULL_TAG, SEQ_TAG,
-                                             STR_TAG, Builder, YamlLoadError)
+from formspec_consult.spec.yamlbuild import (
+    MAP_TAG,
+    MAX_ALIASES,
+    MAX_DEPTH,
+    MAX_NODES,
+    NULL_TAG,
+    SEQ_TAG,
+    STR_TAG,
+    Builder,
+    YamlLoadError,
+)
 
 __all__ = ["MAX_ALIASES", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_NODES", "RawDocument", "YamlLoadError",
            "decode", "load_stream", "too_large"]
@@ -30,7 +39,7 @@ MAX_FILE_BYTES = 1024 * 1024
 _IMPLICIT_FIRST = frozenset(k for k in _BaseLoader.yaml_implicit_resolvers if k)
 
 
-class SpecLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+class SpecLoader(_BaseLoader):
     """The safe loader with a short-cut resolver (the composer calls it for every node).
 
     Most scalars in a spec are words that no implicit type could match; answering `str` for
@@ -42,7 +51,8 @@ class SpecLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         """The tag of an untagged node (fast path for scalars no implicit type can match)."""
         if kind is yaml.ScalarNode:
             if implicit[0] and (not value or value[0] in _IMPLICIT_FIRST):
-                return super().resolve(kind, value, implicit)
+                tag: str = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+                return tag
             return STR_TAG
         return SEQ_TAG if kind is yaml.SequenceNode else MAP_TAG
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -133,7 +133,7 @@ class DraftStore:
                 rel=spec_path.rel,
                 project_rel=spec_path.project_rel,
                 target_sha256=sha256_of(spec_path.target),
-                proposed_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                proposed_at=datetime.now(UTC).isoformat(timespec="seconds"),
             )
         )
         return file

@@ -310,6 +310,6 @@ def _last_seq(path: Path) -> int:
             event = json.loads(raw)
         except ValueError:
             continue
-        if isinstance(event, dict) and isinstance(event.get("seq"), int):
-            return event["seq"]
+        if isinstance(event, dict) and isinstance(seq := event.get("seq"), int):
+            return seq
     return max((e.get("seq", 0) for e in EventLog.read(path) if isinstance(e.get("seq"), int)), default=0)

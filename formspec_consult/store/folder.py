@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 _GENERATED = re.compile(r"^(\d{8}-\d{6})-[0-9a-f]{4}$")
@@ -32,7 +32,7 @@ class SessionInfo:
 
 def new_session_id(now: datetime | None = None) -> str:
     """A fresh, sortable session id such as ``20261130-214233-9f3a``."""
-    moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
     return f"{moment:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
@@ -54,8 +54,8 @@ def session_dir(consult_dir: Path, session_id: str) -> Path:
 def _created(path: Path) -> datetime:
     match = _GENERATED.match(path.name)
     if match:
-        return datetime.strptime(match.group(1), "%Y%m%d-%H%M%S").replace(tzinfo=timezone.utc)
-    return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+        return datetime.strptime(match.group(1), "%Y%m%d-%H%M%S").replace(tzinfo=UTC)
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC)
 
 
 def list_sessions(consult_dir: Path) -> list[SessionInfo]:

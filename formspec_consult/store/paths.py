@@ -62,7 +62,7 @@ def normalise(raw: object) -> str:
         raise PathRefused(
             f"The path {path!r} contains a backslash; use forward slashes ('modules/x/y.yaml')."
         )
-    if path.startswith("/") or path.startswith("~") or _DRIVE.match(path):
+    if path.startswith(("/", "~")) or _DRIVE.match(path):
         raise PathRefused(
             f"The path {path!r} is absolute; give it relative to the spec root, e.g. 'modules/<module>/…'."
         )

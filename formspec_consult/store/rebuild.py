@@ -22,7 +22,7 @@ from typing import Any
 
 Message = dict[str, Any]
 
-__all__ = ["apply_event", "rebuild_history", "pruned_stub"]
+__all__ = ["apply_event", "pruned_stub", "rebuild_history"]
 
 
 def pruned_stub(message: Message, tool_name: str | None) -> str:

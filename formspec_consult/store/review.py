@@ -6,6 +6,7 @@ This is the single implementation behind the MCP tools of the local server and t
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import re
 from pathlib import Path
@@ -84,7 +85,7 @@ class Review:
             "next": nxt,
         }
 
-    def list(self) -> list[dict[str, Any]]:
+    def list(self) -> builtins.list[dict[str, Any]]:
         """Every draft with status, validity, problem count and whether its target changed."""
         paths = self.store.spec_paths()
         gates = gate.check_many(self.project, self.store.overlay(), [p.project_rel for p in paths])
@@ -103,7 +104,7 @@ class Review:
             )
         return rows
 
-    def diff(self, path: object = None) -> list[dict[str, Any]]:
+    def diff(self, path: object = None) -> builtins.list[dict[str, Any]]:
         """A unified diff (real file -> draft) per draft, or for the one draft at ``path``."""
         paths = [self.store.find(path)] if path else self.store.spec_paths()
         gates = gate.check_many(self.project, self.store.overlay(), [p.project_rel for p in paths])

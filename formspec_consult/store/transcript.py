@@ -24,7 +24,7 @@ from formspec_consult.store.agent_events import (
     TurnStarted,
 )
 
-__all__ = ["Transcript", "RESULT_EXCERPT_CHARS"]
+__all__ = ["RESULT_EXCERPT_CHARS", "Transcript"]
 
 RESULT_EXCERPT_CHARS = 1200
 _log = logging.getLogger(__name__)

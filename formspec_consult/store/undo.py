@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from formspec_consult.store.atomic import ABSENT, remove_file, sha256_bytes, sha256_of, write_atomic
@@ -86,7 +86,7 @@ class UndoStack:
             existed=before is not None,
             before_sha256=sha256_bytes(before),
             after_sha256=sha256_bytes(after),
-            applied_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            applied_at=datetime.now(UTC).isoformat(timespec="seconds"),
             created_dirs=tuple(created_dirs),
         )
         folder = self.entry_dir(entry)

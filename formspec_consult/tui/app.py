@@ -9,10 +9,9 @@ never closes the app.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
 from contextlib import aclosing
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -22,8 +21,8 @@ from textual.notifications import SeverityLevel
 from textual.widgets import Footer
 from textual.worker import Worker
 
-from formspec_consult.resources import data_dir
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
+from formspec_consult.resources import data_dir
 from formspec_consult.tui.layout import LayoutActions
 from formspec_consult.tui.slash import SlashSpec, parse
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
@@ -32,7 +31,6 @@ from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
-    from formspec_consult.tui.review import Review
     from formspec_consult.tui.slash_router import SlashRouter
     from formspec_consult.tui.widgets.diff_pane import DiffPane
     from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
@@ -175,10 +173,13 @@ class ConsultApp(LayoutActions, App[None]):
         from formspec_consult.tui.review import Review
 
         self.review = Review(engine, self.diff_pane, lambda m, s: self.notify(m, severity=s))  # type: ignore[arg-type]
-        self.refresh_status()
+        # "ready" only once the resumed conversation, its tool calls and the drafts are mounted:
+        # a person (or a test) acting on "ready" must find the session as it was.
+        self.refresh_status("opening…")
         await self.presenter.load(engine.past_events())
         self.sub_title = f"{engine.model} · session {engine.session_id}"
         await self.review.refresh()
+        status.info = status.info.with_(state="ready")
 
     def refresh_status(self, state: str = "ready") -> None:
         """Pull the engine's status into the bar and the MCP state line."""

@@ -55,5 +55,5 @@ class LayoutActions(_Base):
 
     def watch_theme(self, theme: str) -> None:
         # Rich's diff highlighting has its own palette: follow the app's light/dark.
-        for pane in self.query("#diff-pane") if self.is_mounted else ():
+        for pane in self.query("#diff-pane"):  # App.is_mounted is a method (always truthy)
             pane.syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"  # type: ignore[attr-defined]

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from formspec_consult.tui.drafts import DraftView, parse_drafts
 from formspec_consult.agent.engine.port import EngineLike
+from formspec_consult.tui.drafts import DraftView, parse_drafts
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
 Notify = Callable[[str, str], None]

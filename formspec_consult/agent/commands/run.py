@@ -6,11 +6,16 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, DraftsChanged, Notice, TurnFinished
-from formspec_consult.agent.commands.slash import SlashCommand, help_text
 from formspec_consult.agent.commands.format import format_apply, format_diffs, format_status, format_undo
+from formspec_consult.agent.commands.slash import SlashCommand, help_text
 from formspec_consult.mcp_client.manager import ToolError
-
+from formspec_consult.store.agent_events import (
+    AgentEvent,
+    AssistantMessage,
+    DraftsChanged,
+    Notice,
+    TurnFinished,
+)
 
 # Commands whose effect the log records anyway: the review tools log apply/reject/undo themselves.
 _SELF_LOGGED = frozenset({"apply", "reject", "undo"})
@@ -121,9 +126,9 @@ async def _summary(engine: Any, session: Any) -> AsyncGenerator[AgentEvent, None
     consultation history is left as it was.
     """
     from formspec_consult.agent.engine.context import render_conversation
-    from formspec_consult.store.agent_events import AssistantDelta
     from formspec_consult.prompting.prompts import load_prompt
     from formspec_consult.providers.base import Completion, TextDelta
+    from formspec_consult.store.agent_events import AssistantDelta
     from formspec_consult.store.atomic import write_atomic
 
     prompt = load_prompt("discovery-summary")

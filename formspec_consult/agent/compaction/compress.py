@@ -18,9 +18,9 @@ from typing import Any
 from formspec_consult.agent.compaction.extractive import chosen_options, extractive_summary
 from formspec_consult.agent.compaction.plan import Plan, plan_compaction, summary_message, tool_names
 from formspec_consult.agent.compaction.rolling import Summariser, rolling_summary
-from formspec_consult.store.agent_events import CompactionDone
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.history.pairing import find_pairing_issues
+from formspec_consult.store.agent_events import CompactionDone
 from formspec_consult.store.rebuild import apply_event
 
 Message = dict[str, Any]
@@ -127,7 +127,7 @@ class Compressor:
             "method": method,
             "pruned": plan.pruned,
             "stubs": plan.stubs,
-            "pruned_tools": [names.get(history.messages[i].get("tool_call_id")) for i in plan.pruned],
+            "pruned_tools": [names.get(str(history.messages[i].get("tool_call_id"))) for i in plan.pruned],
             "focus": focus,
         }
         after = copy.deepcopy(history.messages)

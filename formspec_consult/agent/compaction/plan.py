@@ -87,7 +87,7 @@ def plan_compaction(
             and len(str(messages[i].get("content") or "")) > prune_over
             and not str(messages[i].get("content")).startswith(_STUB_PREFIX)
         ]
-        return indices, [pruned_stub(messages[i], names.get(messages[i].get("tool_call_id"))) for i in indices]
+        return indices, [pruned_stub(messages[i], names.get(str(messages[i].get("tool_call_id")))) for i in indices]
 
     if not user_starts:  # no turn yet: only bulky outputs before the latest block can go
         pruned, stubs = prune(last_block_start)

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
-from formspec_consult.agent.loop.options import pick_option
 from formspec_consult.agent.commands.slash import SlashError, parse_slash
+from formspec_consult.agent.loop.options import pick_option
 from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.providers.base import Provider
+from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
 
 __all__ = ["Engine", "EngineOptions", "ToolError"]
 
@@ -63,7 +63,7 @@ class Engine:
     @property
     def last_options(self) -> tuple[str, ...]:
         """The options (`B) text`) the last assistant reply offered; () when it offered none."""
-        return self._s.loop.last_options
+        return tuple(self._s.loop.last_options)
 
     def past_events(self) -> list[AgentEvent]:
         """The earlier conversation of a resumed session, tool calls included, as AgentEvents."""
@@ -118,8 +118,8 @@ class Engine:
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         """Call a local MCP tool (diff, apply, …) as the client; raises ToolError on failure."""
-        from formspec_consult.agent.engine.setup import LOCAL
         from formspec_consult.agent.commands.review_log import review_record
+        from formspec_consult.agent.engine.setup import LOCAL
 
         result = await self._s.manager.call_on(LOCAL, name, arguments or {})
         result = result if isinstance(result, dict) else {"result": result}

@@ -26,7 +26,11 @@ class EngineLike(Protocol):
     project_root: Path
     model: str
     provider_name: str
-    last_options: tuple[str, ...]
+
+    @property
+    def last_options(self) -> tuple[str, ...]:
+        """The options the last assistant reply offered."""
+        ...
 
     def past_events(self) -> list[AgentEvent]:
         """The earlier conversation of a resumed session, tool calls included."""

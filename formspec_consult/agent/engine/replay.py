@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from formspec_consult.agent.loop.options import find_options
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantMessage,
@@ -16,7 +17,6 @@ from formspec_consult.store.agent_events import (
     TurnStarted,
     UsageUpdated,
 )
-from formspec_consult.agent.loop.options import find_options
 
 
 def _one(event: dict[str, Any]) -> AgentEvent | None:

@@ -18,12 +18,12 @@ from formspec_consult.agent.engine.setup import (
     server_specs,
     usable_window,
 )
-from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.loop import AgentLoop
 from formspec_consult.mcp_client.config import parse_servers
 from formspec_consult.mcp_client.manager import MCPManager
 from formspec_consult.providers.base import Provider
+from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.store.events import EventLog
 
 

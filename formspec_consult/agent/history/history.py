@@ -30,7 +30,7 @@ BlockKind = Literal["head", "summary", "user", "assistant", "system"]
 SUMMARY_PREFIX = "[Summary of the earlier conversation"
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 
-__all__ = ["Block", "History", "HistoryError", "SUMMARY_PREFIX", "is_summary", "normalise_tool_call"]
+__all__ = ["SUMMARY_PREFIX", "Block", "History", "HistoryError", "is_summary", "normalise_tool_call"]
 
 
 class HistoryError(Exception):

@@ -121,7 +121,7 @@ def plan_repair(messages: list[Message]) -> RepairPlan:
     names = {c["id"]: c["function"]["name"] for m in messages for c in m.get("tool_calls") or []}
     new_len = 0
     removed = set(stray)
-    for index, message in enumerate(messages):
+    for index in range(len(messages)):
         if index in removed:
             continue
         new_len += 1

@@ -17,6 +17,26 @@ from contextlib import asynccontextmanager
 from typing import Any, Protocol, TypeVar
 
 from formspec_consult.agent.compaction.compress import Compressor
+from formspec_consult.agent.history.history import History
+from formspec_consult.agent.loop.options import find_options
+from formspec_consult.agent.loop.tools import (
+    ArgumentsError,
+    cap_result,
+    drafts_touched,
+    parse_arguments,
+    tools_digest,
+)
+from formspec_consult.agent.loop.usage import UsageTotals
+from formspec_consult.mcp_client.manager import ToolOutcome
+from formspec_consult.providers.base import (
+    INCOMPLETE,
+    Completion,
+    Provider,
+    ProviderError,
+    Retrying,
+    TextDelta,
+    ToolCall,
+)
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantDelta,
@@ -28,26 +48,6 @@ from formspec_consult.store.agent_events import (
     TurnFinished,
     TurnStarted,
     UsageUpdated,
-)
-from formspec_consult.agent.history.history import History
-from formspec_consult.agent.loop.usage import UsageTotals
-from formspec_consult.agent.loop.options import find_options
-from formspec_consult.agent.loop.tools import (
-    ArgumentsError,
-    cap_result,
-    drafts_touched,
-    parse_arguments,
-    tools_digest,
-)
-from formspec_consult.mcp_client.manager import ToolOutcome
-from formspec_consult.providers.base import (
-    INCOMPLETE,
-    Completion,
-    Provider,
-    ProviderError,
-    Retrying,
-    TextDelta,
-    ToolCall,
 )
 from formspec_consult.store.events import EventLog, EventLogWriteError
 

@@ -35,7 +35,7 @@ def server_state(server: MCPServer) -> LocalState:
     state = getattr(server, "formspec_state", None)
     if state is None:
         raise TypeError("not a server built by create_local_server")
-    return state  # type: ignore[no-any-return]
+    return state
 
 
 def create_local_server(

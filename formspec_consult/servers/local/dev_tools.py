@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -32,11 +34,8 @@ def register(server: MCPServer, state: LocalState) -> None:
             )
         stopped = state.devserver.stop()
         started = state.devserver.start()
-        return {
-            **started,
-            "was_running": bool(stopped.get("stopped")),  # type: ignore[typeddict-item]
-            "log": str(state.devserver.log_path),
-        }
+        restarted = {**started, "was_running": bool(stopped.get("stopped")), "log": str(state.devserver.log_path)}
+        return cast(Restarted, restarted)
 
     @server.tool(annotations=READ_ONLY, structured_output=True)
     @tool_errors

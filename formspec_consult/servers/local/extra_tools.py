@@ -99,6 +99,7 @@ def _register_prompts(server: MCPServer) -> None:
                     for v in prompt.variables
                 ],
                 fn=_renderer(prompt),
+                context_kwarg=None,
             )
         )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -11,6 +11,7 @@ from pydantic import Field
 
 from formspec_consult.servers.local.modules_view import module_entry
 from formspec_consult.servers.local.results import (
+    AppFile,
     Modules,
     ModuleSpec,
     Naming,
@@ -55,7 +56,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     @state.serialised
     def read_workspace_manifest() -> Workspace:
         """Return every App manifest (kind: App) of the project with its path and full YAML text."""
-        apps = [
+        apps: list[AppFile] = [
             {"path": state.tool_path(doc.rel), "file": doc.rel, "name": doc.name, "content": doc.text}
             for doc in state.project.apps()
         ]
@@ -84,7 +85,7 @@ def register(server: MCPServer, state: LocalState) -> None:
                 f"No {kind} named {name!r} in module {module!r}. Call list_installed_modules to see the "
                 "modules, or check the spelling of the kind and metadata.name."
             )
-        result = {
+        result: ModuleSpec = {
             "path": state.tool_path(doc.rel),
             "file": doc.rel,
             "kind": doc.kind,
@@ -108,7 +109,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         """Check whether a name is already used in the project: {name, matches, conflicts, available}."""
         if not name.strip():
             raise ToolError("The name is empty; give the metadata.name you plan to use.")
-        return dict(state.project.naming_conflicts(name, module, kind))
+        return cast(Naming, dict(state.project.naming_conflicts(name, module, kind)))
 
     @server.tool(annotations=READ_ONLY, structured_output=True)
     @state.serialised

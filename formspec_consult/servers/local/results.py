@@ -6,9 +6,9 @@ dropped from the structured result (the test client checks text and structured o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 
 class Validation(TypedDict):

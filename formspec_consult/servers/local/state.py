@@ -13,13 +13,13 @@ from typing import Any, ParamSpec, TypeVar
 from mcp.server.mcpserver.exceptions import ToolError
 
 from formspec_consult.devserver import DevServer, DevServerError
+from formspec_consult.spec.errors import ProjectError, SkillNotFound, UnknownKind
 from formspec_consult.store.apply import ApplyRefused
 from formspec_consult.store.drafts import DraftError
 from formspec_consult.store.folder import SessionError, existing_session
 from formspec_consult.store.paths import PathRefused, tool_path
 from formspec_consult.store.review import Review
 from formspec_consult.store.undo import UndoError
-from formspec_consult.spec.errors import ProjectError, SkillNotFound, UnknownKind
 
 P = ParamSpec("P")
 R = TypeVar("R")

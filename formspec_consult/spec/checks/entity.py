@@ -84,7 +84,7 @@ def _check_natural_key(doc: Document, fields: list[tuple[int, dict[str, Any]]], 
                       f"field {f['name']!r} has natural_key_rule but not natural_key: true",
                       "Add `natural_key: true` to the field, or drop the rule.")
         reset = rule.get("reset", "never")
-        fmt = rule.get("format") if isinstance(rule.get("format"), str) else ""
+        fmt = _fmt if isinstance(_fmt := rule.get("format"), str) else ""
         wanted = _RESET_PLACEHOLDERS.get(reset)
         if wanted and not any(p in fmt for p in wanted):
             out.error("FS-NATURAL-KEY-RESET", doc, where + ("reset",),
@@ -109,12 +109,12 @@ def _check_transaction_date(doc: Document, spec: dict[str, Any], fields: list[tu
 
 
 def _event_names(spec: dict[str, Any]) -> set[str]:
-    raw = spec.get("events") if isinstance(spec.get("events"), list) else []
+    raw = _raw if isinstance(_raw := spec.get("events"), list) else []
     return {e if isinstance(e, str) else str(e.get("name")) for e in raw if isinstance(e, (str, dict))}
 
 
 def _check_actions(doc: Document, spec: dict[str, Any], out: Findings) -> None:
-    actions = spec.get("actions") if isinstance(spec.get("actions"), list) else []
+    actions = _actions if isinstance(_actions := spec.get("actions"), list) else []
     events = _event_names(spec)
     seen: set[str] = set()
     for i, action in enumerate(actions):

@@ -30,7 +30,7 @@ def check_module_links(doc: Document, index: Index, out: Findings) -> None:
 def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index, out: Findings) -> None:
     known = ", ".join(sorted(index.module_names))
     if kind == "Module":
-        deps = spec.get("depends") if isinstance(spec.get("depends"), list) else []
+        deps = _deps if isinstance(_deps := spec.get("depends"), list) else []
         for i, dep in enumerate(deps):
             name = dep.get("module") if isinstance(dep, dict) else None
             if not isinstance(name, str):
@@ -43,7 +43,7 @@ def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index
                           f"depends on module {name!r}, which is not in this project",
                           f"Install or create it, or fix the name (known modules: {known}).")
     if kind == "App":
-        mods = spec.get("modules") if isinstance(spec.get("modules"), list) else []
+        mods = _mods if isinstance(_mods := spec.get("modules"), list) else []
         for i, name in enumerate(mods):
             if isinstance(name, str) and not index.has_module(name):
                 out.error("FS-APP-MODULE", doc, ("spec", "modules", i),

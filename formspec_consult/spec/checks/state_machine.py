@@ -26,7 +26,7 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
         out.error("FS-SM-FIELD-TYPE", doc, base + ("field",),
                   f"state_machine.field {field_name!r} is of type {target.get('type')!r}, not enum",
                   "Make the state field `type: enum` with the states as enum_values.")
-    raw_states = sm.get("states") if isinstance(sm.get("states"), list) else []
+    raw_states = _raw_states if isinstance(_raw_states := sm.get("states"), list) else []
     states: list[str] = []
     for i, state in enumerate(raw_states):
         name = state.get("name") if isinstance(state, dict) else None
@@ -53,9 +53,9 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
 
 def _check_transitions(doc: Document, sm: dict[str, Any], spec: dict[str, Any], declared: set[str],
                        listing: str, out: Findings) -> None:
-    actions = spec.get("actions") if isinstance(spec.get("actions"), list) else []
+    actions = _actions if isinstance(_actions := spec.get("actions"), list) else []
     action_names = {a["name"] for a in actions if isinstance(a, dict) and isinstance(a.get("name"), str)}
-    transitions = sm.get("transitions") if isinstance(sm.get("transitions"), list) else []
+    transitions = _transitions if isinstance(_transitions := sm.get("transitions"), list) else []
     for i, tr in enumerate(transitions):
         if not isinstance(tr, dict):
             continue

@@ -38,7 +38,7 @@ def collect_view_fields(doc: Document) -> list[FieldRef]:
     found: list[FieldRef] = []
     if kind == "Form":
         _collect(spec.get("fields"), ("spec", "fields"), found)
-        sections = spec.get("sections") if isinstance(spec.get("sections"), list) else []
+        sections = _sections if isinstance(_sections := spec.get("sections"), list) else []
         for j, section in enumerate(sections):
             if isinstance(section, dict):
                 _collect(section.get("fields"), ("spec", "sections", j, "fields"), found)
@@ -52,7 +52,7 @@ def check_view_fields(doc: Document, refs: list[FieldRef], index: Index, out: Fi
     if not refs:
         return
     spec = doc.spec
-    target = spec.get("entity") if isinstance(spec.get("entity"), str) else spec.get("resource")
+    target = _target if isinstance(_target := spec.get("entity"), str) else spec.get("resource")
     key = index.entity_key(target, doc.module) if isinstance(target, str) else None
     if key is None:
         return  # an unknown entity is already reported as FS-VIEW-ENTITY

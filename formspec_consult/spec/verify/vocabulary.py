@@ -16,7 +16,7 @@ BRANCH_WORDS = frozenset({
     "noshow", "abandoned", "withdrawn", "disputed", "aborted", "terminated", "suspended", "written",
     # Indonesian
     "batal", "dibatalkan", "pembatalan", "ditolak", "tolak", "hilang", "gagal", "kedaluwarsa",
-    "kadaluarsa", "terlambat", "telat", "dikembalikan", "retur", "refund", "hangus", "ditarik",
+    "kadaluarsa", "terlambat", "telat", "dikembalikan", "retur", "hangus", "ditarik",
 })
 
 #: A state that plausibly ends a lifecycle (no way out is expected).

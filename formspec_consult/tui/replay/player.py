@@ -15,10 +15,10 @@ import time
 
 from textual.binding import Binding
 
-from formspec_consult.tui.app import ConsultApp
 from formspec_consult.agent.engine.port import EngineFactory
 from formspec_consult.replay.pacing import INTRO_S, REVIEW_HOLD_S, reading_seconds, scaled
 from formspec_consult.replay.recording import Step
+from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.slash import parse
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
@@ -52,7 +52,9 @@ class PlayerApp(ConsultApp):
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one(PromptInput).disabled = True
-        self.set_interval(0.1, self._tick)
+        # The playback clock belongs to the main screen whose widgets it drives: owned by the app,
+        # it kept firing while the app shut down and queried a PromptInput that was already gone.
+        self.screen.set_interval(0.1, self._tick)
         self._show_state()
 
     @property

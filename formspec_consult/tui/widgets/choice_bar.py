@@ -32,7 +32,7 @@ class ChoiceBar(HorizontalGroup):
             self.letter = letter
             self.option = option
 
-    def compose(self):  # type: ignore[override]
+    def compose(self):
         for index, option in enumerate(self.options):
             letter = option_letter(option, index)
             text = _LABEL.match(option)

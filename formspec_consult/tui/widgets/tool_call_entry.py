@@ -55,7 +55,7 @@ class ToolCallEntry(Collapsible):
         self.arguments = arguments
         self.result = ""
         self.duration_ms: float | None = None
-        self.title = self.header()
+        self.title = self.header()  # type: ignore[assignment]  # Collapsible renders Content titles
 
     @staticmethod
     def _body_text(arguments: dict[str, Any], result: str | None) -> str:
@@ -93,4 +93,4 @@ class ToolCallEntry(Collapsible):
         # A draft the validation gate refused is a success of the tool but worth seeing at a glance.
         self.status = ("refused" if gate_refused(result) else "ok") if ok else "error"
         self._body.update(self._body_text(self.arguments, result))
-        self.title = self.header()
+        self.title = self.header()  # type: ignore[assignment]  # Collapsible renders Content titles
