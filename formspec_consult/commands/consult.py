@@ -115,6 +115,7 @@ async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
             "ProviderError",
             "ProjectError",
             "SessionError",
+            "SessionBusy",
             "ConfigError",
             "MCPConfigError",
             "ServerDied",

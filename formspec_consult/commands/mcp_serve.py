@@ -42,7 +42,12 @@ def _log_to_file(consult_dir: Path) -> None:
     help="FormSpec project folder (default: --project of the main command, else the current folder).",
 )
 @click.option(
-    "--session", "session_id", default=None, metavar="ID", help="Bind to this session (created when omitted)."
+    "--session",
+    "session_id",
+    default=None,
+    metavar="ID",
+    help="Bind to this session; 'new' starts a fresh one. Default: the project's current external "
+    "session (shared by every mcp-serve started without --session), created on the first write.",
 )
 @click.pass_context
 def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | None) -> None:

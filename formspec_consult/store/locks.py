@@ -99,9 +99,12 @@ class SessionWriter:
                 f"{_holder_text(self.holder())}. One process writes a session at a time: close "
                 "that one first, or start a new session (without --resume/--continue)."
             ) from exc
+        program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
+        if program in ("__main__.py", "-m", "-c"):  # `python -m formspec_consult`
+            program = "formspec-consult"
         info = {
             "pid": os.getpid(),
-            "command": " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv))[:200],
+            "command": " ".join([program, *sys.argv[1:]])[:200],
             "since": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         (self.folder / ".writer.json").write_text(json.dumps(info), encoding="utf-8")
