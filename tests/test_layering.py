@@ -17,6 +17,9 @@ CASES = {
     "formspec_consult.servers.local": {"textual", "litellm", "formspec_consult.tui", "formspec_consult.providers"},
     "formspec_consult.servers.registry": {"textual", "litellm", "formspec_consult.tui"},
     "formspec_consult.agent.engine.engine": {"textual", "litellm", "formspec_consult.tui"},
+    "formspec_consult.spec.verify": {"mcp", "textual", "litellm", "formspec_consult.agent", "formspec_consult.tui",
+                                     "formspec_consult.store", "formspec_consult.servers"},
+    "formspec_consult.eval.runner": {"textual", "litellm", "formspec_consult.tui"},
     "formspec_consult.providers": {"textual", "litellm", "mcp", "formspec_consult.tui"},
     "formspec_consult.mcp_client": {"textual", "litellm", "formspec_consult.tui"},
 }

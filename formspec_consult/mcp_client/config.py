@@ -5,9 +5,15 @@ The shape is the one every MCP client shares (Claude Desktop, Cursor, VS Code)::
     {"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}, "cwd": "..."},
                     "other": {"url": "https://…/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}
 
-Strings may use `${VAR}` or `${VAR:-default}`; a missing variable without a default is a named
-error, never an empty string. Third-party stdio servers get a minimal environment (PATH, HOME,
-LANG, …) plus their own `env`: the parent's API keys are never passed on.
+Strings may use `${VAR}`, `${env:VAR}` (Cursor / VS Code spelling) or `${VAR:-default}`; a
+missing variable without a default is a named error, never an empty string. Third-party stdio
+servers get a minimal environment (PATH, HOME, LANG, …) plus their own `env`: the parent's API
+keys are never passed on.
+
+`type` may say `stdio`, `http` (Streamable HTTP; also `streamable-http`, `streamableHttp`) or
+`sse` (the legacy HTTP+SSE transport of 2024-11-05); without it a `url` means Streamable HTTP.
+`disabled: true` keeps a server in the file without starting it. `timeout` (seconds) bounds one
+tool call; without it the session's `tool_timeout` applies.
 """
 
 from __future__ import annotations
@@ -35,7 +41,10 @@ SAFE_ENV_VARS = (
     "TZ",
 )
 
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_VAR = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+DEFAULT_TIMEOUT = 60.0
+_HTTP_TYPES = {"http", "streamable-http", "streamable_http", "streamablehttp"}
+_TYPES = "stdio, http (Streamable HTTP) or sse (legacy HTTP+SSE)"
 
 
 class MCPConfigError(ValueError):
@@ -55,13 +64,17 @@ class ServerSpec:
     headers: Mapping[str, str] = field(default_factory=dict)
     errlog: Path | None = None  # where a stdio server's stderr goes (never the terminal)
     in_process: Any = None  # an MCPServer instance, connected in memory (tests, demo)
-    timeout: float = 60.0  # seconds allowed for one tool call
+    timeout: float = DEFAULT_TIMEOUT  # seconds allowed for one tool call
+    sse: bool = False  # `url` speaks the legacy HTTP+SSE transport, not Streamable HTTP
+    auth_hint: str = ""  # where the token of an HTTP server goes, said when it answers 401
 
     @property
     def transport(self) -> str:
         if self.in_process is not None:
             return "memory"
-        return "http" if self.url else "stdio"
+        if self.url:
+            return "sse" if self.sse else "http"
+        return "stdio"
 
 
 def expand_vars(value: str, environ: Mapping[str, str], where: str) -> str:
@@ -92,17 +105,59 @@ def safe_environment(extra: Mapping[str, str], environ: Mapping[str, str] | None
 
 
 def parse_servers(
-    config: Mapping[str, Any], environ: Mapping[str, str] | None = None, errlog_dir: Path | None = None
+    config: Mapping[str, Any],
+    environ: Mapping[str, str] | None = None,
+    errlog_dir: Path | None = None,
+    *,
+    default_timeout: float = DEFAULT_TIMEOUT,
 ) -> list[ServerSpec]:
-    """Parse an `mcpServers` mapping (or a document holding one) into server specs."""
+    """Parse an `mcpServers` mapping (or a document holding one) into server specs.
+
+    Servers marked `disabled: true` are left out (their entry is still checked for shape, not for
+    variables: a disabled server's missing token is no error). `default_timeout` is the tool-call
+    limit of servers that set no `timeout` of their own (the session's `tool_timeout`).
+    """
     source = os.environ if environ is None else environ
     servers = config.get("mcpServers", config) if isinstance(config, Mapping) else None
     if not isinstance(servers, Mapping):
         raise MCPConfigError('MCP config: expected an object {"mcpServers": {name: {...}}}')
     specs: list[ServerSpec] = []
     for name, raw in servers.items():
-        specs.append(_parse_one(str(name), raw, source, errlog_dir))
+        if _disabled(str(name), raw):
+            continue
+        specs.append(_parse_one(str(name), raw, source, errlog_dir, default_timeout))
     return specs
+
+
+def _disabled(name: str, raw: Any) -> bool:
+    if not isinstance(raw, Mapping) or "disabled" not in raw:
+        return False
+    value = raw["disabled"]
+    if not isinstance(value, bool):
+        raise MCPConfigError(f"mcpServers.{name}.disabled: expected true or false (got {value!r})")
+    return value
+
+
+def _timeout(raw: Mapping[str, Any], where: str, default: float) -> float:
+    if "timeout" not in raw:
+        return default
+    value = raw["timeout"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise MCPConfigError(f"{where}.timeout: expected a number of seconds above 0 (got {value!r})")
+    return float(value)
+
+
+def _transport_type(raw: Mapping[str, Any], where: str) -> str | None:
+    """The declared `type`, normalised to stdio / http / sse (None when not declared)."""
+    if "type" not in raw:
+        return None
+    declared = str(raw["type"])
+    kind = declared.strip().lower()
+    if kind in _HTTP_TYPES:
+        return "http"
+    if kind in ("stdio", "sse"):
+        return kind
+    raise MCPConfigError(f"{where}.type: unknown transport {declared!r}; use {_TYPES}")
 
 
 def _strings(raw: Any, where: str, environ: Mapping[str, str]) -> dict[str, str]:
@@ -113,12 +168,19 @@ def _strings(raw: Any, where: str, environ: Mapping[str, str]) -> dict[str, str]
     return {str(k): expand_vars(str(v), environ, f"{where}.{k}") for k, v in raw.items()}
 
 
-def _parse_one(name: str, raw: Any, environ: Mapping[str, str], errlog_dir: Path | None) -> ServerSpec:
+def _parse_one(
+    name: str, raw: Any, environ: Mapping[str, str], errlog_dir: Path | None, default_timeout: float
+) -> ServerSpec:
     where = f"mcpServers.{name}"
     if not isinstance(raw, Mapping):
         raise MCPConfigError(f"{where}: expected an object with 'command' or 'url'")
-    timeout = float(raw.get("timeout", 60.0))
-    if "url" in raw:
+    timeout = _timeout(raw, where, default_timeout)
+    kind = _transport_type(raw, where)
+    if kind in ("http", "sse") and "url" not in raw:
+        raise MCPConfigError(f"{where}: type {raw['type']!r} needs a 'url'")
+    if kind == "stdio" and "command" not in raw:
+        raise MCPConfigError(f"{where}: type 'stdio' needs a 'command'")
+    if "url" in raw and kind != "stdio":
         url = expand_vars(str(raw["url"]), environ, f"{where}.url")
         if not url.startswith(("http://", "https://")):
             raise MCPConfigError(f"{where}.url: must start with http:// or https:// (got {url!r})")
@@ -127,6 +189,8 @@ def _parse_one(name: str, raw: Any, environ: Mapping[str, str], errlog_dir: Path
             url=url,
             headers=_strings(raw.get("headers"), f"{where}.headers", environ),
             timeout=timeout,
+            sse=kind == "sse",
+            auth_hint=f"put the token in {where}.headers, e.g. \"Authorization\": \"Bearer ${{TOKEN}}\"",
         )
     if "command" not in raw:
         raise MCPConfigError(f"{where}: needs 'command' (stdio server) or 'url' (HTTP server)")
@@ -146,7 +210,11 @@ def _parse_one(name: str, raw: Any, environ: Mapping[str, str], errlog_dir: Path
 
 
 def load_servers_file(
-    path: Path, environ: Mapping[str, str] | None = None, errlog_dir: Path | None = None
+    path: Path,
+    environ: Mapping[str, str] | None = None,
+    errlog_dir: Path | None = None,
+    *,
+    default_timeout: float = DEFAULT_TIMEOUT,
 ) -> list[ServerSpec]:
     """Read an `mcpServers` JSON file; a broken file is an MCPConfigError naming it."""
     try:
@@ -155,4 +223,4 @@ def load_servers_file(
         raise MCPConfigError(f"MCP config {path} does not exist") from exc
     except json.JSONDecodeError as exc:
         raise MCPConfigError(f"MCP config {path} is not valid JSON: {exc}") from exc
-    return parse_servers(data, environ, errlog_dir)
+    return parse_servers(data, environ, errlog_dir, default_timeout=default_timeout)

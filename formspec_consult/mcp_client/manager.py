@@ -1,28 +1,46 @@
 """Several MCP servers behind one tool list: routing, namespacing, errors as text, restarts.
 
-Tool names are exposed as-is unless two servers declare the same name; only then are the clashing
-ones exposed as `<server>__<tool>`. A call never raises for the model: a tool error, a protocol
-error or a dead server all become an `ERROR: …` text. A dead server is restarted with a bounded
-backoff and the message says so, so the model can simply call again and the turn goes on.
+Tool names are exposed as-is when they suit every provider (`^[a-zA-Z0-9_-]{1,64}$`) and no
+earlier server declared the same name. Otherwise they are mapped (see :func:`exposed_name`):
+clashing ones become `<server>__<tool>`, other characters become `_`, and a name that would
+exceed 64 characters is cut and given a short hash of the real name, so it stays unique and
+stable; calls are routed back to the server's real name. A name once given keeps its meaning for
+the session, also when a server's tool list changes.
+
+A call never raises for the model: a tool error, a protocol error, a refused token or a dead
+server all become an `ERROR: …` text. A dead server is restarted with a bounded backoff and the
+message says so, so the model can simply call again and the turn goes on.
+
+Non-text content is passed on (:func:`render_result`): the text of embedded resources, the URI
+and name of resource links, images as OpenAI `image_url` parts next to a placeholder that names
+them (the agent loop attaches the parts only for models that take images).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import json
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import mcp_types
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
 from formspec_consult.mcp_client.config import ServerSpec
-from formspec_consult.mcp_client.connection import ServerConnection, ServerDied
+from formspec_consult.mcp_client.connection import AuthenticationFailed, ServerConnection, ServerDied
 
 RESTART_BACKOFF = (0.2, 1.0, 3.0)  # seconds before each restart attempt of one outage
 MAX_RESTARTS = 5  # per server and session: past this it stays down until /mcp restart
+MAX_NAME = 64  # the providers' limit on a function name
+VALID_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_INVALID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 class ToolError(RuntimeError):
@@ -39,23 +57,99 @@ class ToolOutcome:
     text: str
     duration_ms: float
     structured: Any = None
+    parts: tuple[dict[str, Any], ...] = ()  # OpenAI content parts (images) beyond `text`
 
 
 def _clean_error(text: str, name: str) -> str:
     """Drop the SDK's "Error executing tool X: " prefix: the tool name is already known."""
     prefix = f"Error executing tool {name}: "
-    return text[len(prefix) :] if text.startswith(prefix) else text
+    return text.removeprefix(prefix)
 
 
 def result_text(result: CallToolResult) -> str:
-    """The text of a tool result: its text blocks joined, or its structured content as JSON."""
-    parts = [getattr(block, "text", None) for block in result.content]
-    texts = [part for part in parts if isinstance(part, str)]
-    if texts:
-        return "\n".join(texts)
-    if result.structured_content is not None:
-        return json.dumps(result.structured_content, ensure_ascii=False)
-    return ""
+    """The text of a tool result for the model: every block rendered (see render_result)."""
+    return render_result(result)[0]
+
+
+def render_result(result: CallToolResult) -> tuple[str, tuple[dict[str, Any], ...]]:
+    """(text, image parts) of a tool result.
+
+    Text blocks as they are; an embedded text resource as its text under a line naming its URI;
+    a resource link as its name and URI; an image as a placeholder naming it plus an OpenAI
+    `image_url` part (a data URL); audio and binary resources as placeholders naming them.
+    Without any block, the structured content as JSON.
+    """
+    texts: list[str] = []
+    parts: list[dict[str, Any]] = []
+    for block in result.content:
+        if isinstance(block, mcp_types.TextContent):
+            texts.append(block.text)
+        elif isinstance(block, mcp_types.ImageContent):
+            parts.append(_image_part(block.mime_type, block.data))
+            texts.append(f"[image {len(parts)}: {block.mime_type}, {_size(block.data)}]")
+        elif isinstance(block, mcp_types.AudioContent):
+            texts.append(f"[audio: {block.mime_type}, {_size(block.data)}; audio is not passed to the model]")
+        elif isinstance(block, mcp_types.ResourceLink):
+            texts.append(_link_text(block))
+        elif isinstance(block, mcp_types.EmbeddedResource):
+            texts.append(_embedded_text(block.resource, parts))
+        else:  # a content type newer than this client
+            kind = getattr(block, "type", type(block).__name__)
+            texts.append(f"[{kind} content: not supported by this client]")
+    if not result.content and result.structured_content is not None:
+        return json.dumps(result.structured_content, ensure_ascii=False), ()
+    return "\n".join(texts), tuple(parts)
+
+
+def _image_part(mime_type: str, data: str) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{mime_type};base64,{data}"}}
+
+
+def _size(data: str) -> str:
+    """The decoded size of base64 `data`, for a placeholder."""
+    try:
+        size = len(base64.b64decode(data, validate=False))
+    except (binascii.Error, ValueError):
+        size = len(data) * 3 // 4
+    return f"{size} bytes" if size < 1024 else f"{size / 1024:.1f} kB"
+
+
+def _link_text(link: mcp_types.ResourceLink) -> str:
+    name = link.title or link.name
+    details = ", ".join(
+        part for part in (link.mime_type, f"{link.size} bytes" if link.size is not None else None) if part
+    )
+    text = f"[resource link: {name} <{link.uri}>{f' ({details})' if details else ''}"
+    return text + (f" — {link.description}]" if link.description else "]")
+
+
+def _embedded_text(
+    resource: mcp_types.TextResourceContents | mcp_types.BlobResourceContents, parts: list[dict[str, Any]]
+) -> str:
+    mime = resource.mime_type or "unknown type"
+    if isinstance(resource, mcp_types.TextResourceContents):
+        return f"[resource {resource.uri} ({mime})]\n{resource.text}"
+    if resource.mime_type and resource.mime_type.startswith("image/"):
+        parts.append(_image_part(resource.mime_type, resource.blob))
+        return f"[image {len(parts)}: resource {resource.uri} ({mime}, {_size(resource.blob)})]"
+    return f"[resource {resource.uri}: {mime}, {_size(resource.blob)} of binary data, not shown]"
+
+
+def exposed_name(wanted: str, key: str, taken: set[str] | dict[str, Any]) -> str:
+    """A valid (`^[a-zA-Z0-9_-]{1,64}$`), unused name for the tool `key` (`server/tool`), from `wanted`.
+
+    Invalid characters become `_`; a name that is too long or already taken is cut and given a
+    hash of `key`, so the same tool always maps to the same name.
+    """
+    cleaned = _INVALID_CHARS.sub("_", wanted) or "tool"
+    if len(cleaned) <= MAX_NAME and cleaned not in taken:
+        return cleaned
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
+    for width in range(8, len(digest) + 1):  # widen the hash in the (absurd) case it is taken
+        candidate = f"{cleaned[: MAX_NAME - width - 1]}_{digest[:width]}"
+        if candidate not in taken:
+            return candidate
+    raise RuntimeError(f"no free tool name for {key}")  # pragma: no cover - 2^256 names taken
 
 
 class MCPManager:
@@ -73,6 +167,7 @@ class MCPManager:
         self.max_restarts = max_restarts
         self.restarts: dict[str, int] = dict.fromkeys(self.connections, 0)
         self._routes: dict[str, tuple[str, str]] = {}
+        self._generations: dict[str, int] = {}
         self._recovering: dict[str, anyio.Lock] = {}
 
     async def start(self, required: Sequence[str] = ()) -> list[str]:
@@ -118,10 +213,30 @@ class MCPManager:
     def has_tool(self, exposed: str) -> bool:
         return exposed in self._routes
 
+    def real_name(self, exposed: str) -> str:
+        """The server's own name of an exposed tool (the name itself when unknown)."""
+        return self._routes.get(exposed, ("?", exposed))[1]
+
+    async def refresh(self) -> bool:
+        """Re-list the tools of servers that said their list changed; True when the offer changed.
+
+        The agent loop awaits this before each model request, so a tool a server adds is offered
+        from the next request on.
+        """
+        changed = False
+        for conn in self.connections.values():
+            if conn.tools_stale:
+                changed = await conn.relist() or changed
+        if changed:
+            self._reroute()
+        return changed
+
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome:
         """Call a tool by its exposed name; never raises for tool-level failures."""
         started = time.perf_counter()
         route = self._routes.get(exposed)
+        if route is None and await self.refresh():
+            route = self._routes.get(exposed)
         if route is None:
             known = ", ".join(sorted(self._routes)) or "none"
             return ToolOutcome(
@@ -133,12 +248,16 @@ class MCPManager:
         except ServerDied as exc:
             note = await self._recover(server)
             return self._outcome(server, exposed, False, f"ERROR: {exc}. {note}", started)
+        except AuthenticationFailed as exc:
+            return self._outcome(server, exposed, False, f"ERROR: {exc}. Tell the user.", started)
         except MCPError as exc:
             return self._outcome(server, exposed, False, f"ERROR: {exc}", started)
-        text = result_text(result)
+        finally:
+            self._reroute_if_relisted()
+        text, parts = render_result(result)
         if result.is_error:
             return self._outcome(server, exposed, False, f"ERROR: {_clean_error(text, name)}", started)
-        return self._outcome(server, exposed, True, text, started, result.structured_content)
+        return self._outcome(server, exposed, True, text, started, result.structured_content, parts)
 
     async def call_on(self, server: str, name: str, arguments: dict[str, Any] | None = None) -> Any:
         """Call one server's tool directly (the client's own calls); raise ToolError on failure.
@@ -150,8 +269,12 @@ class MCPManager:
         except ServerDied as exc:
             note = await self._recover(server)
             raise ToolError(f"{exc}. {note}") from exc
+        except AuthenticationFailed as exc:
+            raise ToolError(str(exc)) from exc
         except MCPError as exc:
             raise ToolError(f"{name}: {exc}") from exc
+        finally:
+            self._reroute_if_relisted()
         text = result_text(result)
         if result.is_error:
             raise ToolError(f"{name}: {_clean_error(text, name)}")
@@ -212,20 +335,46 @@ class MCPManager:
         return f"The server '{server}' could not be restarted ({conn.last_error}); tell the user."
 
     def _outcome(
-        self, server: str, exposed: str, ok: bool, text: str, started: float, structured: Any = None
+        self,
+        server: str,
+        exposed: str,
+        ok: bool,
+        text: str,
+        started: float,
+        structured: Any = None,
+        parts: tuple[dict[str, Any], ...] = (),
     ) -> ToolOutcome:
-        return ToolOutcome(server, exposed, ok, text, (time.perf_counter() - started) * 1000, structured)
+        elapsed = (time.perf_counter() - started) * 1000
+        return ToolOutcome(server, exposed, ok, text, elapsed, structured, parts)
+
+    def _reroute_if_relisted(self) -> None:
+        """A call that re-created a lost session re-listed that server's tools: route them."""
+        generations = {name: conn.generation for name, conn in self.connections.items()}
+        if generations != self._generations:
+            self._reroute()
 
     def _reroute(self) -> None:
-        """Expose tool names plainly; on a clash the earlier server keeps the plain name and the later
-        ones are exposed as `<server>__<tool>`.
+        """Map every running server's tools to exposed names (see the module docstring).
 
-        Servers are listed local first, then the registry, then the user's extras, so a third-party
-        server can never rename the tools the prompts refer to (propose_spec_file, …).
+        Names given before are kept while their tool exists, so a list change or a restart never
+        renames a tool the model already knows. New tools are named in server order: local first,
+        then the registry, then the user's extras, so a third-party server can never take the names
+        the prompts refer to (propose_spec_file, …). On a clash the earlier server keeps the plain
+        name and later ones are exposed as `<server>__<tool>`.
         """
-        routes: dict[str, tuple[str, str]] = {}
-        for name, conn in self.connections.items():
-            for tool in conn.tools:
-                exposed = tool.name if tool.name not in routes else f"{name}__{tool.name}"
-                routes.setdefault(exposed, (name, tool.name))
-        self._routes = routes
+        present = [(name, tool.name) for name, conn in self.connections.items() for tool in conn.tools]
+        alive = set(present)
+        routes: dict[str, tuple[str, str]] = {
+            exposed: route for exposed, route in self._routes.items() if route in alive
+        }
+        named = set(routes.values())
+        for server, tool in present:
+            if (server, tool) in named:
+                continue
+            key = f"{server}/{tool}"
+            wanted = tool if _INVALID_CHARS.sub("_", tool) not in routes else f"{server}__{tool}"
+            routes[exposed_name(wanted, key, routes)] = (server, tool)
+            named.add((server, tool))
+        order = {route: index for index, route in enumerate(present)}
+        self._routes = dict(sorted(routes.items(), key=lambda item: order[item[1]]))
+        self._generations = {name: conn.generation for name, conn in self.connections.items()}

@@ -49,6 +49,7 @@ class CannedProvider:
     """Plays back `turns` in order; raises a clear ProviderError when they run out."""
 
     name = "canned"
+    accepts_images = False  # whether tool results may carry image parts (see AgentLoop)
 
     def __init__(
         self,

@@ -31,6 +31,9 @@ from formspec_consult.providers.tokens import count_messages, count_text
 
 UNKNOWN_WINDOW_FALLBACK = 8192  # used only with --allow-unvalidated: compaction starts early, safely
 CACHE_CONTROL_FAMILIES = ("anthropic/", "bedrock/", "vertex_ai/")  # explicit cache_control markers
+# Providers whose APIs take images inside a tool result (litellm translates the OpenAI image_url
+# parts of a tool message for them); OpenAI's chat API takes images only in user messages.
+TOOL_IMAGE_PROVIDERS = frozenset({"anthropic", "bedrock", "vertex_ai", "vertex_ai_beta", "gemini"})
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,16 @@ class LiteLLMProvider:
         except Exception:  # noqa: BLE001 - odd content shapes must not break counting
             return count_messages(messages, tools)
 
+    @property
+    def accepts_images(self) -> bool:
+        """Whether tool results may carry image parts: a vision model of a provider that takes them."""
+        litellm = load_litellm()
+        try:
+            provider = litellm.get_llm_provider(self.model)[1]
+            return provider in TOOL_IMAGE_PROVIDERS and bool(litellm.supports_vision(self.model))
+        except Exception:  # noqa: BLE001 - an unknown model reads placeholders only
+            return False
+
     def uses_cache_control(self) -> bool:
         """Anthropic-style explicit cache markers apply (other providers cache automatically)."""
         return self.model.startswith(CACHE_CONTROL_FAMILIES) and self.facts.prompt_caching
@@ -166,7 +179,7 @@ class LiteLLMProvider:
                 finally:
                     await _close(response)  # also when the caller stops early or the turn is cancelled
                 break
-            except Exception as exc:  # noqa: BLE001 - every provider failure becomes a ProviderError
+            except Exception as exc:
                 if assembler.text:  # the person has read part of it: keep it, say what happened
                     cut_short = _cut_short_reason(exc)
                     break

@@ -1,7 +1,7 @@
 """The scripted provider: replies read from a YAML/JSON file, for tests, evals and demos.
 
 Script format (YAML or JSON) — a list of turns, or a mapping with ``turns`` (and optionally
-``model`` and ``context_window``)::
+``context_window``, and ``images: true`` to play a model that takes images in tool results)::
 
     - text: "Hello! What does your business do?"
       expect: "barbershop"            # optional: the last user/tool message must contain this
@@ -71,11 +71,13 @@ class ScriptedProvider(CannedProvider):
         context_window: int = DEFAULT_WINDOW,
         max_output_tokens: int = 4096,
         source: str = "the script",
+        images: bool = False,
     ) -> None:
         turns = [r if isinstance(r, CannedTurn) else parse_turn(r, i + 1, source) for i, r in enumerate(replies)]
         super().__init__(
             turns, model=model, context_window=context_window, max_output_tokens=max_output_tokens, source=source
         )
+        self.accepts_images = images
 
     @classmethod
     def from_file(
@@ -91,12 +93,15 @@ class ScriptedProvider(CannedProvider):
             mark = getattr(exc, "problem_mark", None)
             at = f" at line {mark.line + 1}" if mark is not None else ""
             raise ProviderError(f"{path}: not valid YAML/JSON{at}", hint="fix the script's syntax") from None
-        window = DEFAULT_WINDOW
+        window, images = DEFAULT_WINDOW, False
         if isinstance(data, Mapping):
-            unknown = set(map(str, data)) - {"turns", "context_window"}
+            unknown = set(map(str, data)) - {"turns", "context_window", "images"}
             if unknown:
                 raise ProviderError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}",
-                                    hint="a script mapping holds only 'turns' and 'context_window'")
+                                    hint="a script mapping holds only 'turns', 'context_window' and 'images'")
+            images = data.get("images", False)
+            if not isinstance(images, bool):
+                raise ProviderError(f"{path}: images must be true or false")
             raw_window = data.get("context_window", window)
             if isinstance(raw_window, bool) or not isinstance(raw_window, int) or raw_window <= 0:
                 raise ProviderError(f"{path}: context_window must be a whole number of tokens, e.g. 8000")
@@ -110,4 +115,5 @@ class ScriptedProvider(CannedProvider):
             context_window=context_window or window,
             max_output_tokens=max_output_tokens,
             source=str(path),
+            images=images,
         )

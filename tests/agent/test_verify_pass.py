@@ -10,8 +10,8 @@ import anyio
 import pytest
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
-from formspec_consult.store.agent_events import ToolCallFinished
 from formspec_consult.providers import ScriptedProvider
+from formspec_consult.store.agent_events import ToolCallFinished
 from formspec_consult.store.events import EventLog
 from tests.e2e.project import make_project
 

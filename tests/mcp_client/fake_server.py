@@ -1,5 +1,7 @@
 """A tiny stdio MCP server for the client tests: echo, a tool that kills its own process, a hang,
-and a tool that reports the environment it was given (to prove the parent env is not leaked)."""
+a tool that reports the environment it was given (to prove the parent env is not leaked), names
+no provider accepts (`files.read`, 65 characters), and `grow`, which adds a tool and says so
+with `notifications/tools/list_changed`."""
 
 from __future__ import annotations
 
@@ -7,8 +9,15 @@ import os
 import sys
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.utilities.types import Image
+
+PIXEL = bytes.fromhex(  # a 1×1 PNG
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cfc0f01f0005fe02fea7d6a4a50000000049454e44ae426082"
+)
+LONG_NAME = "summarise_every_open_purchase_order_of_the_current_fiscal_year_xy"  # 65 characters
 
 
 def build(name: str = "fake") -> MCPServer:
@@ -44,6 +53,39 @@ def build(name: str = "fake") -> MCPServer:
     def pid() -> str:
         """This server's process id."""
         return str(os.getpid())
+
+    @server.tool(name="files.read")
+    def files_read(path: str) -> str:
+        """A dotted name, as filesystem servers have."""
+        return f"{name} read {path}"
+
+    @server.tool(name=LONG_NAME)
+    def long_name() -> str:
+        """A name over the providers' 64 characters."""
+        return f"{name} long"
+
+    @server.tool()
+    def whoami(ctx: Context) -> str:
+        """The client's name and version, as it introduced itself."""
+        params = ctx.session.client_params
+        info = params.client_info if params is not None else None
+        return f"{info.name} {info.version}" if info is not None else "anonymous"
+
+    @server.tool()
+    def picture() -> list[str | Image]:
+        """A caption and a 1×1 PNG."""
+        return ["a picture:", Image(data=PIXEL, format="png")]
+
+    @server.tool()
+    async def grow(tool: str, ctx: Context) -> str:
+        """Add a tool named `tool` (it answers "grown <tool>") and notify the client."""
+
+        def grown() -> str:
+            return f"grown {tool}"
+
+        server.add_tool(grown, name=tool, description="Added while the session ran.")
+        await ctx.session.send_tool_list_changed()
+        return f"added {tool}"
 
     return server
 

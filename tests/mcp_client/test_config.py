@@ -60,3 +60,55 @@ def test_a_broken_config_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_the_child_environment_keeps_path_and_drops_api_keys() -> None:
     env = safe_environment({"OWN": "1"}, {"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "LANG": "C.UTF-8"})
     assert env == {"PATH": "/bin", "LANG": "C.UTF-8", "OWN": "1"}
+
+
+def test_env_colon_variables_are_expanded_like_plain_ones() -> None:
+    (spec,) = parse_servers(
+        {"mcpServers": {"x": {"url": "https://${env:HOST}/mcp", "headers": {"Authorization": "Bearer ${env:T}"}}}},
+        {"HOST": "example.org", "T": "t0k"},
+    )
+    assert spec.url == "https://example.org/mcp" and dict(spec.headers) == {"Authorization": "Bearer t0k"}
+    with pytest.raises(MCPConfigError, match=r"mcpServers\.y\.command: environment variable GONE is not set"):
+        parse_servers({"mcpServers": {"y": {"command": "${env:GONE}"}}}, {})
+
+
+def test_a_disabled_server_is_left_out_even_when_its_variables_are_unset() -> None:
+    specs = parse_servers(
+        {"mcpServers": {"off": {"command": "${NOT_SET}", "disabled": True}, "on": {"command": "srv", "disabled": False}}},
+        {},
+    )
+    assert [spec.name for spec in specs] == ["on"]
+    with pytest.raises(MCPConfigError, match=r"mcpServers\.off\.disabled: expected true or false"):
+        parse_servers({"mcpServers": {"off": {"command": "srv", "disabled": "yes"}}}, {})
+
+
+def test_type_sse_selects_the_legacy_transport_and_http_spellings_select_streamable_http() -> None:
+    sse, http, plain = parse_servers(
+        {
+            "mcpServers": {
+                "old": {"type": "sse", "url": "http://127.0.0.1:1/sse"},
+                "new": {"type": "streamableHttp", "url": "http://127.0.0.1:1/mcp"},
+                "bare": {"url": "http://127.0.0.1:1/mcp"},
+            }
+        },
+        {},
+    )
+    assert (sse.transport, http.transport, plain.transport) == ("sse", "http", "http")
+
+
+def test_an_unknown_type_or_a_type_without_its_endpoint_is_refused_with_what_to_write() -> None:
+    with pytest.raises(MCPConfigError, match=r"mcpServers\.x\.type: unknown transport 'websocket'; use stdio, http"):
+        parse_servers({"mcpServers": {"x": {"type": "websocket", "url": "ws://h"}}}, {})
+    with pytest.raises(MCPConfigError, match=r"mcpServers\.x: type 'sse' needs a 'url'"):
+        parse_servers({"mcpServers": {"x": {"type": "sse", "command": "srv"}}}, {})
+
+
+def test_servers_without_their_own_timeout_take_the_session_tool_timeout() -> None:
+    own, inherited = parse_servers(
+        {"mcpServers": {"own": {"command": "srv", "timeout": 5}, "inherited": {"command": "srv"}}},
+        {},
+        default_timeout=300.0,
+    )
+    assert (own.timeout, inherited.timeout) == (5.0, 300.0)
+    with pytest.raises(MCPConfigError, match=r"mcpServers\.x\.timeout: expected a number of seconds above 0"):
+        parse_servers({"mcpServers": {"x": {"command": "srv", "timeout": "soon"}}}, {})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,10 +12,11 @@ import anyio
 import pytest
 
 from formspec_consult.mcp_client import MCPManager, ServerSpec, ToolError
-from tests.mcp_client.fake_server import build
+from tests.mcp_client.fake_server import LONG_NAME, build
 
 pytestmark = pytest.mark.anyio
 FAKE = str(Path(__file__).with_name("fake_server.py"))
+VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what every provider accepts as a function name
 
 
 def stdio_spec(tmp_path: Path, name: str = "fake", timeout: float = 20.0) -> ServerSpec:
@@ -149,5 +151,70 @@ async def test_two_calls_failing_at_once_share_one_restart(tmp_path: Path) -> No
         assert all("restarted" in o.text for o in outcomes)
         assert manager.status()[0]["restarts"] == 1
         assert (await manager.call("echo", {"text": "ok"})).ok
+    finally:
+        await manager.aclose()
+
+
+async def test_names_no_provider_accepts_are_mapped_to_valid_unique_ones_and_called_by_their_real_name() -> None:
+    long_server = "warehouse_inventory_and_purchasing_of_the_northern_region_s"  # 59 chars: prefix > 64
+    manager = MCPManager(
+        [ServerSpec(name="a", in_process=build("a")), ServerSpec(name=long_server, in_process=build("b"))]
+    )
+    await manager.start()
+    try:
+        names = [d["function"]["name"] for d in manager.tool_declarations()]
+        assert all(VALID.match(name) for name in names) and len(names) == len(set(names))
+        assert "files_read" in names and "files.read" not in names
+        assert (await manager.call("files_read", {"path": "p"})).text == "a read p"
+        prefixed = [n for n in names if n.startswith(long_server[:40]) and manager.real_name(n) == "echo"]
+        assert len(prefixed) == 1 and len(prefixed[0]) == 64
+        outcome = await manager.call(prefixed[0], {"text": "to b"})
+        assert (outcome.ok, outcome.server, outcome.text) == (True, long_server, "to b")
+        long_names = [n for n in names if manager.real_name(n) == LONG_NAME]
+        assert len(long_names) == 2 and all(len(n) <= 64 for n in long_names)
+        assert {manager.server_of(n) for n in long_names} == {"a", long_server}
+        assert (await manager.call(long_names[1], {})).text == "b long"
+        # Stable: a restart (new tool lists) maps every tool to the same name again.
+        await manager.restart()
+        assert [d["function"]["name"] for d in manager.tool_declarations()] == names
+    finally:
+        await manager.aclose()
+
+
+async def test_a_tool_added_by_the_server_is_offered_after_its_list_changed_notification() -> None:
+    manager = MCPManager([ServerSpec(name="a", in_process=build("a"))])
+    await manager.start()
+    try:
+        assert not manager.has_tool("fresh")
+        assert (await manager.call("grow", {"tool": "fresh"})).text == "added fresh"
+        assert await manager.refresh() is True
+        assert "fresh" in [d["function"]["name"] for d in manager.tool_declarations()]
+        assert (await manager.call("fresh", {})).text == "grown fresh"
+        assert await manager.refresh() is False  # nothing changed since
+    finally:
+        await manager.aclose()
+
+
+@pytest.mark.slow
+async def test_over_stdio_a_tool_added_later_can_be_called_without_an_explicit_refresh(tmp_path: Path) -> None:
+    manager = MCPManager([stdio_spec(tmp_path)])
+    with anyio.fail_after(60):
+        await manager.start(required=["fake"])
+        try:
+            await manager.call("grow", {"tool": "later"})
+            outcome = await manager.call("later", {})  # an unknown name re-lists a changed server first
+            assert (outcome.ok, outcome.text) == (True, "grown later")
+        finally:
+            await manager.aclose()
+
+
+async def test_an_image_becomes_a_placeholder_naming_it_and_an_image_part() -> None:
+    manager = MCPManager([ServerSpec(name="a", in_process=build("a"))])
+    await manager.start()
+    try:
+        outcome = await manager.call("picture", {})
+        assert outcome.text == "a picture:\n[image 1: image/png, 71 bytes]"
+        (part,) = outcome.parts
+        assert part["type"] == "image_url" and part["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
     finally:
         await manager.aclose()

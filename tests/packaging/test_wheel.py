@@ -38,6 +38,15 @@ def test_wheel_ships_styles_and_prompts_inside_the_package(wheel: Path) -> None:
         assert any(n.startswith("formspec_consult/prompts/") and n.endswith("/" + name) for n in names), name
 
 
+def test_wheel_ships_the_eval_corpus_and_its_recordings(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    corpus = ROOT / "formspec_consult" / "eval" / "corpus"
+    files = sorted(p.relative_to(ROOT).as_posix() for p in corpus.rglob("*.yaml"))
+    assert len(files) >= 24  # twelve cases, twelve recorded consultants
+    for name in files:
+        assert name in names, name
+
+
 def test_unpacked_wheel_finds_its_own_data(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)

@@ -61,7 +61,13 @@ def registry_server_spec(
 
             token, _where = registry_token(settings.registry_url)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return ServerSpec(name=REGISTRY, url=settings.registry_url, headers=headers, timeout=timeout)
+        hint = (
+            f"set the registry token: `formspec-consult registry token set {settings.registry_url}`, "
+            "registry_token in the config or FORMSPEC_REGISTRY_TOKEN"
+        )
+        return ServerSpec(
+            name=REGISTRY, url=settings.registry_url, headers=headers, timeout=timeout, auth_hint=hint
+        )
     try:
         from formspec_consult.servers.registry import bundled_registry_command, create_registry_server
     except ImportError:
@@ -95,7 +101,11 @@ def server_specs(settings: Any, project_root: Path, session_id: str, *, in_memor
     if registry is not None:
         specs.append(registry)
     extra = (
-        parse_servers({"mcpServers": settings.mcp_servers}, errlog_dir=consult_dir(project_root))
+        parse_servers(
+            {"mcpServers": settings.mcp_servers},
+            errlog_dir=consult_dir(project_root),
+            default_timeout=timeout,  # `tool_timeout`, unless a server sets its own `timeout`
+        )
         if settings.mcp_servers
         else []
     )

@@ -99,8 +99,9 @@ class History:
             message["tool_calls"] = [normalise_tool_call(call) for call in tool_calls]
         self.append(message)
 
-    def add_tool_result(self, call_id: str, content: str) -> None:
-        """Append the result of tool call `call_id` (its assistant message must come before)."""
+    def add_tool_result(self, call_id: str, content: str | list[dict[str, Any]]) -> None:
+        """Append the result of tool call `call_id` (its assistant message must come before);
+        `content` is text, or OpenAI content parts (text and images)."""
         self.append({"role": "tool", "tool_call_id": call_id, "content": content})
 
     def apply_logged(self, type: str, **data: Any) -> dict[str, Any]:  # noqa: A002

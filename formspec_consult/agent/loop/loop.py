@@ -56,7 +56,11 @@ _E = TypeVar("_E", bound=AgentEvent)
 
 
 class ToolRunner(Protocol):
-    """What the loop needs from the MCP side (MCPManager implements it)."""
+    """What the loop needs from the MCP side (MCPManager implements it).
+
+    A runner may also have ``async refresh() -> bool`` (re-list tools a server said changed),
+    awaited before each request so new tools are offered from the next request on.
+    """
 
     def tool_declarations(self) -> list[dict[str, Any]]: ...
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome: ...
@@ -219,6 +223,9 @@ class AgentLoop:
     async def _request(self) -> AsyncIterator[AgentEvent | Completion]:
         """Send the history; yield AssistantDelta events and finally the Completion."""
         self.history.check_pairing()
+        refresh = getattr(self.tools, "refresh", None)
+        if refresh is not None:
+            await refresh()
         tools = self.tools.tool_declarations()
         messages = self.history.snapshot()
         tokens = self.provider.count_tokens(messages, tools)
@@ -290,14 +297,7 @@ class AgentLoop:
             started = time.perf_counter()
             outcome = await self.tools.call(call.name, arguments)
             if outcome.duration_ms == 0.0:
-                outcome = ToolOutcome(
-                    outcome.server,
-                    outcome.name,
-                    outcome.ok,
-                    outcome.text,
-                    (time.perf_counter() - started) * 1000,
-                    outcome.structured,
-                )
+                outcome = dataclasses.replace(outcome, duration_ms=(time.perf_counter() - started) * 1000)
         self.log.append(
             "tool_result",
             call_id=call.id,
@@ -307,7 +307,12 @@ class AgentLoop:
             result=outcome.text,
             duration_ms=round(outcome.duration_ms, 1),
         )
-        self.history.add_tool_result(call.id, cap_result(outcome.text, self.tool_result_cap, call.id))
+        content: str | list[dict[str, Any]] = cap_result(outcome.text, self.tool_result_cap, call.id)
+        if outcome.parts and getattr(self.provider, "accepts_images", False):
+            # Images go next to the text that names them, for models that take them; others
+            # read only the placeholder. The message (images included) is what the log keeps.
+            content = [{"type": "text", "text": content}, *outcome.parts]
+        self.history.add_tool_result(call.id, content)
         yield self.emit(
             ToolCallFinished(
                 call.id, outcome.server, call.name, outcome.ok, outcome.text, outcome.duration_ms

@@ -1,0 +1,115 @@
+"""The consultant of an eval case: the real engine, driven through its public API only.
+
+This is the ONE module of the eval harness that knows the engine (Engine, EngineOptions, its
+events and call_tool): everything else sees :class:`Consultation`. Drafts are applied the way
+every client applies them, through the local MCP server's tools.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any
+
+from formspec_consult.agent.engine.engine import Engine, EngineOptions, ToolError
+from formspec_consult.eval.owner import ConsultantTurn
+from formspec_consult.eval.scoring import ApplyOutcome
+from formspec_consult.providers.base import Provider
+from formspec_consult.store.agent_events import AssistantMessage, ToolCallFinished, TurnFinished
+
+
+class CaseFailed(RuntimeError):
+    """The consultant could not run the case (the engine failed a turn)."""
+
+
+class Consultation:
+    """One case's session on a fresh project, with the run's shared provider instance."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    async def open(
+        cls, project: Path, provider: Provider, *, verify: str, max_steps: int | None = None,
+        in_process: bool = False,
+    ) -> Consultation:
+        flags: dict[str, Any] = {"verify": verify}
+        if max_steps:
+            flags["max_steps"] = max_steps
+        engine = await Engine.open(
+            EngineOptions(project=project, flags=flags, provider=provider, in_memory_server=in_process)
+        )
+        return cls(engine)
+
+    @property
+    def session_dir(self) -> Path:
+        return self.engine.session_dir
+
+    async def turn(self, text: str) -> ConsultantTurn:
+        """Run one owner message; a turn that ends in error raises CaseFailed."""
+        reply, passed, reason, error = "", 0, "done", None
+        async with aclosing(self.engine.run_turn(text)) as events:
+            async for event in events:
+                if isinstance(event, AssistantMessage) and event.text:
+                    reply = event.text
+                elif isinstance(event, ToolCallFinished) and event.ok and _is_propose(event.name):
+                    passed += _passes(event.result)
+                elif isinstance(event, TurnFinished):
+                    reason, error = event.reason, event.error
+        if reason == "error":
+            raise CaseFailed(error or "the turn failed")
+        return ConsultantTurn(reply, tuple(self.engine.last_options), passed)
+
+    async def apply_all(self) -> ApplyOutcome:
+        """Apply every draft that passes the gate (list_drafts, apply_draft); note the refusals."""
+        outcome = ApplyOutcome()
+        drafts = (await self.engine.call_tool("list_drafts")).get("drafts") or []
+        outcome.drafts = {str(d.get("path")): bool(d.get("valid")) for d in drafts}
+        for draft in drafts:
+            path = str(draft.get("path"))
+            if not draft.get("valid"):
+                outcome.refused.append({"path": path, "error": f"{draft.get('problems')} blocking problem(s)"})
+                continue
+            try:
+                result = await self.engine.call_tool("apply_draft", {"file": path})
+            except ToolError as exc:
+                outcome.refused.append({"path": path, "error": str(exc)})
+                continue
+            outcome.applied.append(path)
+            validation = result.get("validation") or {}
+            outcome.project_valid = bool(validation.get("ok"))
+            outcome.project_problems = len(validation.get("problems") or [])
+        return outcome
+
+    async def aclose(self) -> None:
+        await self.engine.aclose()
+
+
+def _is_propose(name: str) -> bool:
+    return name.rsplit("__", 1)[-1] == "propose_spec_file"
+
+
+def _passes(result: str) -> int:
+    """1 when a propose_spec_file result says nothing blocks the draft."""
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return 0
+    return int(isinstance(data, dict) and data.get("blocking_problems", 1) == 0)
+
+
+def read_events(session_dir: Path) -> list[dict[str, Any]]:
+    """The session's event log (what the model saw, every tool call and result, usage)."""
+    from formspec_consult.store.events import load_events
+
+    return load_events(session_dir / "events.jsonl")
+
+
+def system_prompt(events: list[dict[str, Any]]) -> str:
+    """The system prompt the consultant was given (the first system message of the log)."""
+    for event in events:
+        message = event.get("message") if event.get("type") == "message" else None
+        if isinstance(message, dict) and message.get("role") == "system":
+            return str(message.get("content") or "")
+    return ""

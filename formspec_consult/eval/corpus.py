@@ -1,0 +1,223 @@
+"""Case files: one business case per YAML file, checked before any run starts.
+
+    id: laundry-kiloan
+    language: id                 # en | id
+    starter: barbershop          # barbershop | empty | <path to a project folder>
+    template: laundry            # optional: the business template the case exercises
+    opening: "Saya punya laundry kiloan di Depok ..."
+    owner_facts: ["Pelanggan bayar di muka atau saat ambil", ...]
+    expected:
+      entities: [{name: laundry-order, aliases: [order, cucian]}, customer]
+      states: {laundry-order: [received, washing, ready, collected, cancelled]}
+      relations: [[laundry-order, customer]]
+      modules: [order-status-tracking]
+
+A state is a name or ``{name, aliases, branch}``; branch states (cancelled, lost, overdue, …)
+are recognised by name unless ``branch`` says otherwise. A bad file is a :class:`CorpusError`
+naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from formspec_consult.resources import package_path
+from formspec_consult.spec.verify.vocabulary import is_branch
+
+LANGUAGES = ("en", "id")
+REQUIRED = ("id", "language", "starter", "opening", "owner_facts", "expected")
+OPTIONAL = ("template", "description", "persona")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+class CorpusError(ValueError):
+    """A case file that cannot be used: the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Named:
+    """An expected entity or state: its name and the other words that count as it."""
+
+    name: str
+    aliases: tuple[str, ...] = ()
+    branch: bool = False
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+@dataclass(frozen=True)
+class Expected:
+    entities: tuple[Named, ...] = ()
+    states: dict[str, tuple[Named, ...]] = field(default_factory=dict)
+    relations: tuple[tuple[str, str], ...] = ()
+    modules: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    language: str
+    starter: str
+    opening: str
+    owner_facts: tuple[str, ...]
+    expected: Expected
+    file: Path
+    template: str | None = None
+    persona: str = ""
+
+    def starter_path(self) -> Path | None:
+        """The starter project folder (None for ``empty``)."""
+        if self.starter == "empty":
+            return None
+        if self.starter == "barbershop":
+            return package_path("examples", "barbershop")
+        path = Path(self.starter).expanduser()
+        return path if path.is_absolute() else (self.file.parent / path).resolve()
+
+
+def bundled_corpus() -> Path:
+    """The corpus shipped in the package."""
+    return Path(__file__).resolve().parent / "corpus"
+
+
+def _fail(file: Path, key: str, message: str) -> CorpusError:
+    return CorpusError(f"{file}: {key}: {message}")
+
+
+def _text(file: Path, key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(file, key, "must be non-empty text")
+    return value.strip()
+
+
+def _named(file: Path, key: str, raw: Any, *, state: bool = False) -> Named:
+    if isinstance(raw, str) and raw.strip():
+        name = raw.strip()
+        return Named(name, (), state and is_branch(name))
+    if isinstance(raw, Mapping):
+        unknown = set(raw) - {"name", "aliases", "branch"}
+        if unknown:
+            raise _fail(file, key, f"unknown key(s) {', '.join(sorted(map(str, unknown)))}; use name, aliases, branch")
+        name = _text(file, f"{key}.name", raw.get("name"))
+        aliases = raw.get("aliases") or []
+        if not isinstance(aliases, list) or not all(isinstance(a, str) and a.strip() for a in aliases):
+            raise _fail(file, f"{key}.aliases", "must be a list of names")
+        branch = raw.get("branch", state and is_branch(name))
+        if not isinstance(branch, bool):
+            raise _fail(file, f"{key}.branch", "must be true or false")
+        return Named(name, tuple(a.strip() for a in aliases), branch)
+    raise _fail(file, key, "must be a name or a mapping with name (and aliases)")
+
+
+def _expected(file: Path, raw: Any) -> Expected:
+    if not isinstance(raw, Mapping):
+        raise _fail(file, "expected", "must be a mapping with entities, states, relations, modules")
+    unknown = set(raw) - {"entities", "states", "relations", "modules"}
+    if unknown:
+        raise _fail(file, "expected", f"unknown key(s) {', '.join(sorted(map(str, unknown)))}")
+    entities_raw = raw.get("entities")
+    if not isinstance(entities_raw, list) or not entities_raw:
+        raise _fail(file, "expected.entities", "must be a non-empty list")
+    entities = tuple(_named(file, f"expected.entities[{i}]", e) for i, e in enumerate(entities_raw))
+    known = {e.name for e in entities}
+    states_raw = raw.get("states") or {}
+    if not isinstance(states_raw, Mapping):
+        raise _fail(file, "expected.states", "must map an expected entity to its list of states")
+    states: dict[str, tuple[Named, ...]] = {}
+    for entity, items in states_raw.items():
+        key = f"expected.states.{entity}"
+        if entity not in known:
+            raise _fail(file, key, f"names no expected entity (expected: {', '.join(sorted(known))})")
+        if not isinstance(items, list) or not items:
+            raise _fail(file, key, "must be a non-empty list of states")
+        states[str(entity)] = tuple(_named(file, f"{key}[{i}]", s, state=True) for i, s in enumerate(items))
+    relations_raw = raw.get("relations") or []
+    if not isinstance(relations_raw, list):
+        raise _fail(file, "expected.relations", "must be a list of [entity, entity] pairs")
+    relations = []
+    for i, pair in enumerate(relations_raw):
+        key = f"expected.relations[{i}]"
+        if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(p, str) for p in pair):
+            raise _fail(file, key, "must be a pair [entity, entity]")
+        for name in pair:
+            if name not in known:
+                raise _fail(file, key, f"{name!r} is not an expected entity")
+        relations.append((pair[0], pair[1]))
+    modules = raw.get("modules") or []
+    if not isinstance(modules, list) or not all(isinstance(m, str) and m for m in modules):
+        raise _fail(file, "expected.modules", "must be a list of module names")
+    return Expected(entities, states, tuple(relations), tuple(modules))
+
+
+def load_case(file: Path) -> Case:
+    """Read and check one case file."""
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CorpusError(f"{file}: cannot be read ({exc.strerror})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise CorpusError(f"{file}: not valid YAML{at}; fix the syntax") from None
+    if not isinstance(data, Mapping):
+        raise CorpusError(f"{file}: a case is a mapping with {', '.join(REQUIRED)}")
+    for key in REQUIRED:
+        if key not in data:
+            raise _fail(file, key, "missing (every case needs " + ", ".join(REQUIRED) + ")")
+    unknown = set(data) - set(REQUIRED) - set(OPTIONAL)
+    if unknown:
+        raise _fail(file, min(map(str, unknown)), "unknown key; known: " + ", ".join(REQUIRED + OPTIONAL))
+    case_id = _text(file, "id", data["id"])
+    if not _ID.match(case_id):
+        raise _fail(file, "id", "use lower-case letters, digits and dashes")
+    language = _text(file, "language", data["language"])
+    if language not in LANGUAGES:
+        raise _fail(file, "language", f"must be one of {', '.join(LANGUAGES)}")
+    facts = data["owner_facts"]
+    if not isinstance(facts, list) or not facts or not all(isinstance(f, str) and f.strip() for f in facts):
+        raise _fail(file, "owner_facts", "must be a non-empty list of sentences")
+    case = Case(
+        id=case_id,
+        language=language,
+        starter=_text(file, "starter", data["starter"]),
+        opening=_text(file, "opening", data["opening"]),
+        owner_facts=tuple(f.strip() for f in facts),
+        expected=_expected(file, data["expected"]),
+        file=file,
+        template=data.get("template"),
+        persona=str(data.get("persona") or ""),
+    )
+    starter = case.starter_path()
+    if starter is not None and not starter.is_dir():
+        raise _fail(file, "starter", f"{starter} is not a project folder (use barbershop, empty or a path)")
+    return case
+
+
+def load_corpus(folder: Path | None = None, ids: Iterable[str] = ()) -> list[Case]:
+    """Every case in `folder` (default: the bundled corpus), or only `ids`; any bad file fails all."""
+    folder = Path(folder) if folder is not None else bundled_corpus()
+    if not folder.is_dir():
+        raise CorpusError(f"{folder}: no such corpus folder")
+    cases = [load_case(file) for file in sorted(folder.glob("*.yaml"))]
+    if not cases:
+        raise CorpusError(f"{folder}: no case files (*.yaml)")
+    seen: dict[str, Path] = {}
+    for case in cases:
+        if case.id in seen:
+            raise _fail(case.file, "id", f"{case.id!r} is also the id of {seen[case.id]}")
+        seen[case.id] = case.file
+    wanted = list(ids)
+    if wanted:
+        missing = [i for i in wanted if i not in seen]
+        if missing:
+            raise CorpusError(f"{folder}: no case with id {', '.join(missing)} (cases: {', '.join(sorted(seen))})")
+        cases = [c for c in cases if c.id in wanted]
+    return cases

@@ -1,0 +1,260 @@
+"""Scores of one case, from what the run left behind: the session's event log, the project after
+the drafts were applied, and the outcome of applying them. Pure: no model, no MCP, no clock.
+
+- validity: every proposed draft passes the gate (its last version), the project validates after
+  applying all of them, and how many gate refusals happened on the way;
+- coverage (alias-aware): expected entities, their states (main and branch states apart) and
+  relations, matched against the project's entities by name, plural or label;
+- module reuse: expected registry modules the consultant looked up, named or depended on;
+- discipline: no spec YAML pasted in chat; a skill for the kind read before its first draft.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from formspec_consult.eval.corpus import Expected, Named
+
+_SPEC_IN_CHAT = (re.compile(r"(?m)^\s*apiVersion:\s*\S+"), re.compile(r"(?m)^\s*kind:\s*[A-Z][A-Za-z]+\s*$"))
+_KIND = re.compile(r"(?m)^kind:\s*[\"']?([A-Za-z][A-Za-z0-9_]*)")
+
+
+def norm(name: str) -> str:
+    """Compare names loosely: case, separators and a plural `s` do not matter."""
+    text = re.sub(r"[^a-z0-9]", "", name.lower())
+    if len(text) > 4 and text.endswith("ies"):
+        return text[:-3] + "y"
+    if len(text) > 3 and text.endswith("s") and not text.endswith("ss"):
+        return text[:-1]
+    return text
+
+
+@dataclass(frozen=True)
+class EntityFacts:
+    """What scoring needs of one entity of the final project."""
+
+    name: str
+    module: str | None
+    spellings: tuple[str, ...]  # name, plural, label
+    states: tuple[str, ...]
+    relations: tuple[str, ...]  # target entity names (module prefix dropped)
+
+    @classmethod
+    def of(cls, name: str, module: str | None, spec: Mapping[str, Any]) -> EntityFacts:
+        spellings = tuple(str(s) for s in (name, spec.get("plural"), spec.get("label")) if isinstance(s, str) and s)
+        raw_sm = spec.get("state_machine")
+        sm: Mapping[str, Any] = raw_sm if isinstance(raw_sm, Mapping) else {}
+        states = [str(s.get("name")) for s in sm.get("states") or [] if isinstance(s, Mapping) and s.get("name")]
+        fields = [f for f in spec.get("fields") or [] if isinstance(f, Mapping)]
+        if sm and not states:
+            for f in fields:
+                if f.get("name") == sm.get("field") and isinstance(f.get("enum_values"), list):
+                    states = [str(v.get("value") if isinstance(v, Mapping) else v) for v in f["enum_values"]]
+        relations = []
+        for f in fields:
+            rel = f.get("relation")
+            if isinstance(rel, Mapping) and isinstance(rel.get("resource"), str):
+                relations.append(re.split(r"[./]", rel["resource"])[-1])
+        return cls(name, module, spellings, tuple(states), tuple(relations))
+
+
+@dataclass
+class ApplyOutcome:
+    """What applying the drafts at the end of the case did (through the local MCP server)."""
+
+    drafts: dict[str, bool] = field(default_factory=dict)  # every draft at the end: passes the gate?
+    applied: list[str] = field(default_factory=list)
+    refused: list[dict[str, str]] = field(default_factory=list)  # {path, error}
+    project_valid: bool | None = None  # None: nothing was applied
+    project_problems: int = 0
+
+
+def _match(expected: Named, entities: Iterable[EntityFacts]) -> EntityFacts | None:
+    wanted = {norm(s) for s in expected.spellings}
+    for entity in entities:
+        if wanted & {norm(s) for s in entity.spellings}:
+            return entity
+    return None
+
+
+def _ratio(hit: int, total: int) -> float | None:
+    return None if total == 0 else round(hit / total, 3)
+
+
+def _base(name: object) -> str:
+    return str(name or "").rsplit("__", 1)[-1]
+
+
+def _calls(events: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """(tool_call, its tool_result or None), in order."""
+    results = {e.get("call_id"): e for e in events if e.get("type") == "tool_result"}
+    return [(e, results.get(e.get("call_id"))) for e in events if e.get("type") == "tool_call"]
+
+
+def _json(text: object) -> dict[str, Any]:
+    try:
+        value = json.loads(str(text))
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def validity(events: list[dict[str, Any]], outcome: ApplyOutcome) -> dict[str, Any]:
+    """The gate's verdict: on the drafts at the end (before applying), on the way, and after applying."""
+    refusals = 0
+    findings: dict[str, int] = {}
+    for call, result in _calls(events):
+        if _base(call.get("name")) != "propose_spec_file":
+            continue
+        path = str((call.get("arguments") or {}).get("path") or "?")
+        data = _json(result.get("result")) if result and result.get("ok") else {}
+        refusals += 0 if data and int(data.get("blocking_problems") or 0) == 0 else 1
+        findings[path] = len(data.get("findings") or [])
+    all_pass = bool(outcome.drafts) and all(outcome.drafts.values())
+    parts = [1.0 if all_pass else 0.0, 1.0 if outcome.project_valid else 0.0]
+    return {
+        "drafts": len(outcome.drafts),
+        "drafts_passing": sum(outcome.drafts.values()),
+        "all_drafts_pass": all_pass,
+        "gate_refusals": refusals,
+        "findings_on_last_drafts": sum(findings.values()),
+        "applied": len(outcome.applied),
+        "apply_refusals": len(outcome.refused),
+        "project_valid": outcome.project_valid,
+        "project_problems": outcome.project_problems,
+        "score": round(sum(parts) / len(parts), 3),
+    }
+
+
+def coverage(entities: list[EntityFacts], expected: Expected) -> dict[str, Any]:
+    matched = {e.name: _match(e, entities) for e in expected.entities}
+    main_hit = main_total = branch_hit = branch_total = 0
+    missing_states: dict[str, list[str]] = {}
+    for entity_name, states in expected.states.items():
+        found = matched.get(entity_name)
+        have = {norm(s) for s in found.states} if found else set()
+        for state in states:
+            hit = bool(have & {norm(s) for s in state.spellings})
+            if state.branch:
+                branch_total, branch_hit = branch_total + 1, branch_hit + hit
+            else:
+                main_total, main_hit = main_total + 1, main_hit + hit
+            if not hit:
+                missing_states.setdefault(entity_name, []).append(state.name)
+    rel_hit = 0
+    missing_relations = []
+    for a, b in expected.relations:
+        ea, eb = matched.get(a), matched.get(b)
+        linked = bool(ea and eb) and (
+            norm(eb.name) in {norm(r) for r in ea.relations} or norm(ea.name) in {norm(r) for r in eb.relations}  # type: ignore[union-attr]
+        )
+        rel_hit += linked
+        if not linked:
+            missing_relations.append([a, b])
+    return {
+        "entities": _ratio(sum(1 for m in matched.values() if m), len(matched)),
+        "entities_matched": {k: (v.name if v else None) for k, v in matched.items()},
+        "states": _ratio(main_hit, main_total),
+        "branch_states": _ratio(branch_hit, branch_total),
+        "missing_states": missing_states,
+        "relations": _ratio(rel_hit, len(expected.relations)),
+        "missing_relations": missing_relations,
+    }
+
+
+def module_reuse(events: list[dict[str, Any]], depended: Iterable[str], expected: Expected) -> dict[str, Any]:
+    looked_up = {
+        str((call.get("arguments") or {}).get("name") or "").lower()
+        for call, _ in _calls(events)
+        if _base(call.get("name")) == "get_module_detail"
+    }
+    said = " ".join(str(e.get("text") or "") for e in events if e.get("type") == "response").lower()
+    used = {d.lower() for d in depended}
+    evidence = {}
+    for module in expected.modules:
+        name = module.lower()
+        evidence[module] = (
+            "depends" if name in used else "looked up" if name in looked_up else "proposed" if name in said else None
+        )
+    return {
+        "score": _ratio(sum(1 for v in evidence.values() if v), len(evidence)),
+        "evidence": evidence,
+    }
+
+
+def discipline(events: list[dict[str, Any]], skills_for_kind: Callable[[str], set[str]]) -> dict[str, Any]:
+    pasted = sum(
+        1
+        for e in events
+        if e.get("type") == "response" and all(p.search(str(e.get("text") or "")) for p in _SPEC_IN_CHAT)
+    )
+    read: set[str] = set()
+    checked: dict[str, bool] = {}
+    for call, result in _calls(events):
+        name = _base(call.get("name"))
+        arguments = call.get("arguments") or {}
+        if name == "read_skill" and result is not None and result.get("ok"):
+            read.add(str(arguments.get("name") or "").lower())
+        elif name == "propose_spec_file":
+            match = _KIND.search(str(arguments.get("content") or ""))
+            kind = match.group(1) if match else None
+            if kind and kind not in checked:
+                relevant = {s.lower() for s in skills_for_kind(kind)}
+                checked[kind] = not relevant or bool(relevant & read)
+    skill_ratio = _ratio(sum(checked.values()), len(checked))
+    parts = [1.0 if pasted == 0 else 0.0] + ([skill_ratio] if skill_ratio is not None else [])
+    return {
+        "yaml_pasted_in_chat": pasted,
+        "skill_read_before_first_draft": checked,
+        "score": round(sum(parts) / len(parts), 3),
+    }
+
+
+def overall(parts: Iterable[float | None]) -> float:
+    """The case score: the mean of the parts that apply (a part with nothing expected is left out)."""
+    values = [p for p in parts if p is not None]
+    return round(sum(values) / len(values), 3) if values else 0.0
+
+
+def score_case(
+    events: list[dict[str, Any]],
+    entities: list[EntityFacts],
+    depended: Iterable[str],
+    expected: Expected,
+    outcome: ApplyOutcome,
+    skills_for_kind: Callable[[str], set[str]],
+) -> dict[str, Any]:
+    """Every score of one case; ``score`` is their mean (0..1)."""
+    valid = validity(events, outcome)
+    cover = coverage(entities, expected)
+    reuse = module_reuse(events, depended, expected)
+    manners = discipline(events, skills_for_kind)
+    total = overall(
+        [valid["score"], cover["entities"], cover["states"], cover["branch_states"], cover["relations"],
+         reuse["score"], manners["score"]]
+    )
+    return {"score": total, "validity": valid, "coverage": cover, "modules": reuse, "discipline": manners}
+
+
+def cost(events: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+    """Tokens, money (when the provider reported it), requests and turns of the consultant."""
+    usage = [e for e in events if e.get("type") == "usage"]
+    side = [e for e in events if e.get("type") == "side_reply" and e.get("purpose") == "verify"]
+    money: list[float] = [float(e["cost"]) for e in usage + side if e.get("cost") is not None]
+
+    def total(key: str) -> int:
+        return sum(int(e.get(key) or 0) for e in usage + side)
+
+    return {
+        "prompt_tokens": total("prompt_tokens"),
+        "cached_tokens": total("cached_tokens"),
+        "completion_tokens": total("completion_tokens"),
+        "cost": round(sum(money), 6) if money else None,
+        "requests": len(usage) + len(side),
+        "turns": sum(1 for e in events if e.get("type") == "turn_started"),
+        "seconds": round(seconds, 2),
+    }
