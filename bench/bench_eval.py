@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from formspec_consult.commands.wiring import server_specs
 from formspec_consult.eval.consultant import Consultation
 from formspec_consult.eval.corpus import load_corpus
 from formspec_consult.eval.report import console

@@ -32,6 +32,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "auth": ("formspec_consult.commands.auth:auth", "Store or remove provider keys in the OS keyring."),
     "demo": ("formspec_consult.commands.demo:demo", "Run the offline demo (no key needed)."),
     "replay": ("formspec_consult.commands.replay:replay", "Replay a recorded session."),
+    "skill": (
+        "formspec_consult.commands.skill:skill",
+        "Install the consultation as a skill for Claude Code or other agents.",
+    ),
     "eval": ("formspec_consult.commands.eval:eval_command", "Score the consultant on a corpus of business cases."),
 }
 

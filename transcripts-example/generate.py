@@ -26,6 +26,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions  # noqa: E402
+
+from formspec_consult.commands.wiring import server_specs
 from formspec_consult.store.agent_events import Notice, TurnFinished  # noqa: E402
 from formspec_consult.providers import ScriptedProvider  # noqa: E402
 from formspec_consult.resources import package_path  # noqa: E402
@@ -38,7 +40,7 @@ async def record(name: str, work: Path) -> Path:
     turns = yaml.safe_load((HERE / f"{name}.turns.yaml").read_text(encoding="utf-8"))
     # A path relative to the repository, so the recorded model name is the same on every machine.
     provider = ScriptedProvider.from_file(Path(HERE.name) / f"{name}.script.yaml")
-    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True))
+    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs))
     try:
         for text in turns:
             finished = None

@@ -17,24 +17,9 @@ from typing import Any, TextIO
 
 import click
 
+from formspec_consult.commands.wiring import cli_flags, engine_options
+
 EXIT_BY_REASON = {"done": 0, "error": 1, "step_limit": 3, "cancelled": 130}
-
-
-def _flags(options: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("model", "base_url", "context_window", "allow_unvalidated")
-    return {key: options.get(key) for key in keys if options.get(key) not in (None, False)}
-
-
-def engine_options(options: Mapping[str, Any]) -> Any:
-    """EngineOptions from the CLI options (shared with the TUI launcher)."""
-    from formspec_consult.agent.engine.engine import EngineOptions
-
-    return EngineOptions(
-        project=options.get("project"),
-        flags=_flags(options),
-        resume=options.get("resume"),
-        continue_latest=bool(options.get("continue_")),
-    )
 
 
 class SetupError(click.ClickException):
@@ -72,7 +57,7 @@ def _check_model_configured(options: Mapping[str, Any]) -> None:
         root: Path | None = Path(open_project(options.get("project") or Path.cwd()).root)
     except Exception:  # noqa: BLE001 - the project error is reported when the engine opens
         root = None
-    if not load_settings(root, _flags(options)).model:
+    if not load_settings(root, cli_flags(options)).model:
         raise _setup_error(no_model_error())
 
 

@@ -40,6 +40,7 @@ def eval_command(ctx: click.Context, **options: Any) -> None:
         return
     import anyio
 
+    from formspec_consult.commands.wiring import server_specs
     from formspec_consult.eval.corpus import CorpusError
     from formspec_consult.eval.runner import EvalConfig, EvalError, run_eval
     from formspec_consult.providers.base import ProviderError
@@ -48,6 +49,7 @@ def eval_command(ctx: click.Context, **options: Any) -> None:
         corpus=options["corpus"], case_ids=tuple(options["cases"]), model=options["model"],
         base_url=options["base_url"], owner_model=options["owner_model"], owner_base_url=options["owner_base_url"],
         verify=options["verify"], max_turns=options["max_turns"], out=options["out"], offline=options["offline"],
+        servers=server_specs,
     )
     try:
         report = anyio.run(run_eval, config)

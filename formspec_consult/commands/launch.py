@@ -50,7 +50,7 @@ def engine_factory_for(
         wanted = preload if provider is None else tuple(m for m in preload if m != "litellm")
         await asyncio.to_thread(_preload, wanted)
         from formspec_consult.agent.engine.engine import Engine
-        from formspec_consult.commands.consult import engine_options
+        from formspec_consult.commands.wiring import engine_options
 
         # The same CLI → EngineOptions mapping as headless mode; a resume picked in the app wins.
         base = engine_options({**options, "model": model} if model else options)

@@ -51,6 +51,7 @@ def _check(recording: Recording, project: Path) -> None:
 
     import anyio
 
+    from formspec_consult.commands.wiring import server_specs
     from formspec_consult.replay.check import check
     from formspec_consult.replay.sources import isolated_registry
 
@@ -58,7 +59,7 @@ def _check(recording: Recording, project: Path) -> None:
         raise click.ClickException(f"Project folder not found: {project}; pass --project DIR.")
     with tempfile.TemporaryDirectory(prefix="formspec-check-") as tmp:
         isolated_registry(Path(tmp))
-        divergence, steps = anyio.run(check, recording, project)
+        divergence, steps = anyio.run(check, recording, project, server_specs)
     if divergence is None:
         click.echo(f"ok: {steps} steps replayed, no divergence from the recording")
         return

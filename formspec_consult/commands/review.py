@@ -1,7 +1,8 @@
 """`formspec-consult diff|apply|reject|undo`: review a session's drafts without the TUI.
 
 Everything goes through the local MCP server's tools (the same `mcp-serve` command, spawned for
-the duration of the command): the validation gate, backups and undo stay in one place.
+the duration of the command) with the review workflow every client uses (store.review_flow): the
+validation gate, backups, undo and the record of each action in the session stay in one place.
 The session defaults to the latest one of the project; `--session ID` picks another.
 """
 
@@ -53,7 +54,8 @@ def with_local_server(
     root, sid = _project_and_session(ctx, session_id)
 
     async def main() -> int:
-        from formspec_consult.agent.engine.setup import LOCAL, local_server_spec
+        from formspec_consult.agent.engine.setup import LOCAL
+        from formspec_consult.commands.wiring import local_server_spec
         from formspec_consult.mcp_client import MCPManager, ServerDied, ToolError
 
         manager = MCPManager([local_server_spec(root, sid, in_memory=False, timeout=120.0)])
@@ -62,9 +64,7 @@ def with_local_server(
 
             async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
                 result = await manager.call_on(LOCAL, name, arguments)
-                result = result if isinstance(result, dict) else {"result": result}
-                _record(root, sid, name, result)
-                return result
+                return result if isinstance(result, dict) else {"result": result}
 
             return await work(call, sid)
         except (ToolError, ServerDied) as exc:
@@ -75,33 +75,17 @@ def with_local_server(
     ctx.exit(anyio.run(main))
 
 
-def _record(root: Path, session_id: str, tool: str, result: dict[str, Any]) -> None:
-    """Log apply/undo/reject in the session's event log and transcript, like the engine does."""
-    from formspec_consult.agent.commands.review_log import review_record
-    from formspec_consult.agent.engine.setup import consult_dir
-    from formspec_consult.store.events import EventLog
-    from formspec_consult.store.transcript import Transcript
-
-    record = review_record(tool, result)
-    if record is None:
-        return
-    kind, data, note = record
-    folder = consult_dir(root) / session_id
-    with EventLog(folder / "events.jsonl") as log:
-        log.append(kind, via="cli", **data)
-    Transcript(folder / "transcript.md").write_note(note.replace("/undo", "formspec-consult undo"))
-
-
 @click.command()
 @click.argument("path", required=False)
 @session_option
 @click.pass_context
 def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
     """Show the session's drafts as unified diffs against the project (or one draft)."""
-    from formspec_consult.agent.commands.format import format_diffs
+    from formspec_consult.store.review_flow import ReviewFlow
+    from formspec_consult.store.review_text import format_diffs
 
     async def work(call: Call, sid: str) -> int:
-        drafts = (await call("diff_drafts", {"path": path} if path else {})).get("drafts", [])
+        drafts = await ReviewFlow(call).diffs(path)
         click.echo(format_diffs(drafts))
         if drafts:  # what to do next, on stderr so the diff itself stays pipeable
             click.echo(
@@ -121,29 +105,31 @@ def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
 @click.pass_context
 def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, session_id: str | None) -> None:
     """Apply a draft (or all valid drafts) to the project; `undo` restores the exact bytes."""
-    from formspec_consult.agent.commands.format import format_apply
+    from formspec_consult.store.review_flow import ReviewFlow
+    from formspec_consult.store.review_text import format_apply
 
     if bool(path) == apply_all:
         raise click.UsageError("give one draft PATH or --all (see `formspec-consult diff`)")
 
+    def say(result: dict[str, Any]) -> None:
+        click.echo(format_apply(result).replace("/undo", "formspec-consult undo"))
+
     async def work(call: Call, sid: str) -> int:
-        if apply_all:
-            drafts = (await call("list_drafts", {})).get("drafts", [])
-            targets = [d["path"] for d in drafts if d.get("valid")]
-            for skipped in (d["path"] for d in drafts if not d.get("valid")):
-                click.echo(f"Skipped {skipped}: it has validation problems (see diff).", err=True)
-            if not targets:
-                click.echo("No valid drafts to apply.")
-                return 1 if drafts else 0
-        else:
-            targets = [str(path)]
-        for target in targets:
-            click.echo(
-                format_apply(await call("apply_draft", {"file": target, "force": force})).replace(
-                    "/undo", "formspec-consult undo"
-                )
-            )
-        return 0
+        review = ReviewFlow(call)
+        if not apply_all:
+            say(await review.apply(str(path), force=force))
+            return 0
+        outcome = await review.apply_all(force=force)
+        for skipped in outcome.skipped:
+            click.echo(f"Skipped {skipped}: it has validation problems (see diff).", err=True)
+        if not outcome.applied and not outcome.failed:
+            click.echo("No valid drafts to apply.")
+            return 1 if outcome.skipped else 0
+        for result in outcome.applied:
+            say(result)
+        for failed, why in outcome.failed:
+            click.echo(f"Not applied {failed}: {why}", err=True)
+        return 1 if outcome.failed else 0
 
     with_local_server(ctx, session_id, work)
 
@@ -155,8 +141,10 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, se
 def reject(ctx: click.Context, path: str, session_id: str | None) -> None:
     """Discard one draft; the project's file is not touched."""
 
+    from formspec_consult.store.review_flow import ReviewFlow
+
     async def work(call: Call, sid: str) -> int:
-        result = await call("reject_draft", {"path": path})
+        result = await ReviewFlow(call).reject(path)
         click.echo(f"Rejected {result.get('rejected')}; {len(result.get('remaining', []))} draft(s) left.")
         return 0
 
@@ -169,10 +157,11 @@ def reject(ctx: click.Context, path: str, session_id: str | None) -> None:
 @click.pass_context
 def undo(ctx: click.Context, force: bool, session_id: str | None) -> None:
     """Undo the session's last apply, restoring the file's exact previous bytes."""
-    from formspec_consult.agent.commands.format import format_undo
+    from formspec_consult.store.review_flow import ReviewFlow
+    from formspec_consult.store.review_text import format_undo
 
     async def work(call: Call, sid: str) -> int:
-        click.echo(format_undo(await call("undo_apply", {"force": force})))
+        click.echo(format_undo(await ReviewFlow(call).undo(force=force)))
         return 0
 
     with_local_server(ctx, session_id, work)

@@ -50,7 +50,8 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
     """List consultation sessions of the project, newest first."""
     import anyio
 
-    from formspec_consult.agent.engine.setup import LOCAL, consult_dir, local_server_spec, resolve_project
+    from formspec_consult.agent.engine.setup import LOCAL, consult_dir, resolve_project
+    from formspec_consult.commands.wiring import local_server_spec
     from formspec_consult.mcp_client import MCPManager, ToolError
     from formspec_consult.store.folder import list_sessions
 

@@ -12,7 +12,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
-from formspec_consult.agent.engine.engine import Engine, EngineOptions, ToolError
+from formspec_consult.agent.engine.engine import Engine, EngineOptions, ServerSpecs, ToolError
 from formspec_consult.eval.owner import ConsultantTurn
 from formspec_consult.eval.scoring import ApplyOutcome
 from formspec_consult.providers.base import Provider
@@ -32,13 +32,13 @@ class Consultation:
     @classmethod
     async def open(
         cls, project: Path, provider: Provider, *, verify: str, max_steps: int | None = None,
-        in_process: bool = False,
+        in_process: bool = False, servers: ServerSpecs | None = None,
     ) -> Consultation:
         flags: dict[str, Any] = {"verify": verify}
         if max_steps:
             flags["max_steps"] = max_steps
         engine = await Engine.open(
-            EngineOptions(project=project, flags=flags, provider=provider, in_memory_server=in_process)
+            EngineOptions(project=project, flags=flags, provider=provider, in_memory_server=in_process, servers=servers)
         )
         return cls(engine)
 

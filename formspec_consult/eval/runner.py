@@ -20,6 +20,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from formspec_consult.agent.engine.engine import ServerSpecs
 from formspec_consult.eval.consultant import Consultation, read_events, system_prompt
 from formspec_consult.eval.corpus import Case, CorpusError, load_corpus
 from formspec_consult.eval.owner import ModelOwner, Owner, ScriptedOwner
@@ -58,6 +59,7 @@ class EvalConfig:
     out: Path = Path("eval-out")
     offline: bool = False
     in_process: bool = False  # run the MCP servers in-process (tests); the CLI uses the real commands
+    servers: ServerSpecs | None = None  # the session's MCP servers, wired by the composition root
     console: Console = field(default_factory=lambda: report_console(stderr=True))
 
 
@@ -211,7 +213,8 @@ class Runner:
             project = _fresh_project(case, work)
             provider, owner = self._players(case)
             consultation = await Consultation.open(project, provider, verify=self.config.verify,
-                                                   in_process=self.config.in_process)
+                                                   in_process=self.config.in_process,
+                                                   servers=self.config.servers)
             text: str | None = case.opening
             turns: list[dict[str, Any]] = []
             while text is not None and len(turns) < self.config.max_turns:

@@ -14,9 +14,12 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formspec_consult.replay.recording import Recording, read_events
+
+if TYPE_CHECKING:
+    from formspec_consult.agent.engine.engine import ServerSpecs
 
 _COMPARED = {
     "turn_started", "response", "tool_call", "tool_result", "apply", "undo", "reject", "compaction", "command",
@@ -70,15 +73,16 @@ def copy_project(source: Path, into: Path) -> Path:
     return target
 
 
-async def check(recording: Recording, project: Path) -> tuple[Divergence | None, int]:
-    """Replay `recording` on a copy of `project`; return the first divergence and the steps run."""
+async def check(recording: Recording, project: Path, servers: ServerSpecs) -> tuple[Divergence | None, int]:
+    """Replay `recording` on a copy of `project` (with the local server in-process); return the
+    first divergence and the steps run."""
     from formspec_consult.agent.engine.engine import Engine, EngineOptions
     from formspec_consult.providers import ReplayProvider
 
     provider = ReplayProvider.from_events(recording.raw, source=str(recording.folder))
     with tempfile.TemporaryDirectory(prefix="formspec-replay-") as tmp:
         copy = copy_project(project, Path(tmp))
-        engine = await Engine.open(EngineOptions(project=copy, provider=provider, in_memory_server=True))
+        engine = await Engine.open(EngineOptions(project=copy, provider=provider, in_memory_server=True, servers=servers))
         try:
             for step in recording.steps:
                 async for _ in engine.run_turn(step.text):

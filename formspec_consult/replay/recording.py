@@ -75,6 +75,20 @@ def _usage(event: Mapping[str, Any], header: Mapping[str, Any], compactions: int
     )
 
 
+def _within_tool_call(raw: list[dict[str, Any]], event: Mapping[str, Any]) -> bool:
+    """True when a review event was logged while the model's own tool call ran (its tool_call is
+    logged and its tool_result is not yet)."""
+    open_calls: set[str] = set()
+    for item in raw:
+        if item is event:
+            return bool(open_calls)
+        if item.get("type") == "tool_call":
+            open_calls.add(str(item.get("call_id")))
+        elif item.get("type") == "tool_result":
+            open_calls.discard(str(item.get("call_id")))
+    return False
+
+
 def load(path: Path) -> Recording:
     """Read a recorded session into steps."""
     raw = read_events(path)
@@ -90,6 +104,8 @@ def load(path: Path) -> Recording:
             steps.append(Step(answer or str(event.get("user_text", "")), "say"))
             answer = None
             steps[-1].events.extend(events_from_log([event]))
+        elif kind in {"apply", "undo", "reject"} and _within_tool_call(raw, event):
+            continue  # the model called the tool in its turn: replaying the turn calls it again
         elif kind in {"apply", "undo", "reject"}:
             target = str(event.get("path") or "")
             text = {"apply": f"/apply {target}", "undo": "/undo", "reject": f"/reject {target}"}[kind]

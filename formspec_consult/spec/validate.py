@@ -11,13 +11,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from formspec_consult.spec.checks.bindings import check_bindings
 from formspec_consult.spec.checks.context import Findings, Index
+from formspec_consult.spec.checks.delivery import check_delivery
 from formspec_consult.spec.checks.entity import check_entity
+from formspec_consult.spec.checks.events import check_entity_engine_rules
 from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
 from formspec_consult.spec.checks.modules import check_module_links
 from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.checks.unknown_keys import check_unknown_keys
 from formspec_consult.spec.checks.view_fields import FieldRef, check_view_fields, collect_view_fields
+from formspec_consult.spec.checks.views import check_view_shape, check_views_across
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document, Problem, ValidationResult
 from formspec_consult.spec.parse import ParsedFile
@@ -77,6 +81,9 @@ def run(project: Project, state: TreeState, only_source: str | None = None) -> V
         check_references(doc, refs.get(id(doc), []), index, tree)
         check_module_links(doc, index, tree)
         check_view_fields(doc, view_fields.get(id(doc), []), index, tree)
+    check_views_across(effective, index, tree)
+    check_delivery(effective, tree)
+    check_bindings(effective, index, tree)
     problems += tree.problems
     warnings += tree.warnings
     if state.vendor_sources:
@@ -123,6 +130,8 @@ def _local_findings(doc: Document, validator: CompiledSchema) -> Findings:
     found.problems += schema_problems(doc, validator)
     if effective_kind(doc.kind) == "Entity":
         check_entity(doc, found)
+        check_entity_engine_rules(doc, found)
+    check_view_shape(doc, found)
     check_unknown_keys(doc, found)
     return found
 

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from formspec_consult.store import gate
 from formspec_consult.store.atomic import ABSENT, sha256_of, write_atomic
-from formspec_consult.store.drafts import decode_draft
+from formspec_consult.store.drafts import DraftStore, decode_draft
 from formspec_consult.store.locks import target_lock
 from formspec_consult.store.paths import SpecPath
+from formspec_consult.store.undo import UndoStack
 
-if TYPE_CHECKING:
-    from formspec_consult.store.review import Review
+
+class Review(Protocol):
+    """What an apply needs of a session's review (store.review.Review provides it)."""
+
+    project: Any
+    store: DraftStore
+    undo_stack: UndoStack
+
+    def _check(self, project_rel: str) -> gate.GateResult: ...
 
 
 class ApplyRefused(ValueError):

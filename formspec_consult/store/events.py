@@ -155,6 +155,8 @@ class EventLog:
         with self._lock:
             if self._fd < 0:
                 raise EventLogError(f"event log {self.path} is closed")
+            if os.fstat(self._fd).st_size != self._size:  # another writer (the local server) appended
+                self.last_seq = max(self.last_seq, _last_seq(self.path))
             seq = self.last_seq + 1
             event = {"v": SCHEMA_VERSION, "seq": seq, "ts": _now(), "type": type, **clean}
             try:
@@ -172,6 +174,7 @@ class EventLog:
                 lead = b"\n" if start and os.pread(self._fd, 1, start - 1) != b"\n" else b""
                 self._write_all(lead + (line + "\n").encode("utf-8"), start, type)
             self.last_seq = seq
+            self._size = os.fstat(self._fd).st_size
         return event
 
     def _write_all(self, data: bytes, start: int, type: str) -> None:  # noqa: A002

@@ -15,6 +15,8 @@ from typing import Any
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
 from formspec_consult.store.drafts import DraftStore, Roots
+from formspec_consult.store.layout import SessionLayout
+from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoStack
 
 _KIND = re.compile(r"^kind:\s*[\"']?([A-Za-z][A-Za-z0-9_]*)", re.MULTILINE)
@@ -27,15 +29,20 @@ def draft_kind(content: str) -> str | None:
 
 
 class Review:
-    """The drafts and undo stack of one session of one project."""
+    """The drafts and undo stack of one session of one project.
 
-    def __init__(self, project: Any, session_folder: Path) -> None:
+    With a ``journal`` (the local server's), every apply, undo and reject is recorded in the
+    session's event log and transcript right where it happened.
+    """
+
+    def __init__(self, project: Any, session_folder: Path, journal: ReviewJournal | None = None) -> None:
         self.project = project
         self.folder = session_folder
+        self.journal = journal
         self.store = DraftStore(
             session_folder, Roots(Path(project.root), Path(project.spec_root), Path(project.overrides_dir))
         )
-        self.undo_stack = UndoStack(session_folder / "undo")
+        self.undo_stack = UndoStack(SessionLayout(session_folder).undo)
 
     def _check(self, project_rel: str) -> gate.GateResult:
         return gate.check(self.project, self.store.overlay(), project_rel)
@@ -130,15 +137,24 @@ class Review:
         """Discard a draft; the real file is untouched."""
         spec_path = self.store.find(path)
         self.store.remove(spec_path.rel)
-        return {"rejected": spec_path.rel, "remaining": self.store.rels()}
+        result = {"rejected": spec_path.rel, "remaining": self.store.rels()}
+        if self.journal is not None:
+            self.journal.record("reject", result)
+        return result
 
     def apply(self, path: object, *, force: bool = False) -> dict[str, Any]:
         """Apply one draft through the gate (see :func:`apply_one`)."""
-        return apply_one(self, path, force=force)
+        result = apply_one(self, path, force=force)
+        if self.journal is not None:
+            self.journal.record("apply", result)
+        return result
 
     def undo(self, *, force: bool = False) -> dict[str, Any]:
         """Undo the newest apply of this session (see :func:`undo_last`)."""
-        return undo_last(self, force=force)
+        result = undo_last(self, force=force)
+        if self.journal is not None:
+            self.journal.record("undo", result)
+        return result
 
 
 def unified_diff(rel: str, before: bytes, after: bytes, *, new: bool = False) -> str:

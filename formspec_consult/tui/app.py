@@ -162,7 +162,7 @@ class ConsultApp(LayoutActions, App[None]):
         except Exception as exc:  # ProviderError/ProjectError carry a hint in str()
             status.info = StatusInfo(state="not connected")
             advice = f"Could not start: {exc}"
-            from formspec_consult.providers.base import ProviderError  # light, but not needed earlier
+            from formspec_consult.agent.engine.engine import ProviderError
 
             if isinstance(exc, ProviderError):
                 advice += "\n\nNo model at hand? `formspec-consult demo` runs an offline demo, no key needed."

@@ -1,21 +1,24 @@
-"""Review actions — list, accept, reject, undo, accept all — through the local MCP server.
+"""Review actions — list, accept, reject, undo, accept all — shown in the diff pane.
 
-The diff pane's keys and the `/diff`, `/apply`, `/reject`, `/undo` commands both end here, so
-they behave the same. Every failure becomes a notification that says what to do; nothing here
-raises into the app.
+The actions are those of the review workflow every client uses (store.review_flow, through the
+local MCP server); this module only presents them. The diff pane's keys and the `/diff`, `/apply`,
+`/reject`, `/undo` commands both end here. Every failure becomes a notification that says what to
+do; nothing here raises into the app.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from formspec_consult.agent.engine.port import EngineLike
+from formspec_consult.store.review_flow import ReviewFlow
 from formspec_consult.tui.drafts import DraftView, parse_drafts
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
 Notify = Callable[[str, str], None]
+T = TypeVar("T")
 
 # What a review command does to the drafts it names (the status the pane then shows).
 _OUTCOME = {"apply": "applied", "reject": "rejected", "undo": "undone"}
@@ -30,21 +33,12 @@ def tool_error(result: Any) -> str | None:
     return None
 
 
-def _problems_of(result: dict[str, Any]) -> str:
-    validation = result.get("validation")
-    problems = validation.get("problems") if isinstance(validation, dict) else None
-    if not problems:
-        return ""
-    first = problems[0]
-    text = first.get("message", str(first)) if isinstance(first, dict) else str(first)
-    return f" ({len(problems)} problem(s), first: {text})"
-
-
 class Review:
     """Runs review actions for one app and hands the refreshed drafts to the diff pane."""
 
     def __init__(self, engine: EngineLike, pane: DiffPane, notify: Notify) -> None:
         self.engine = engine
+        self.flow = ReviewFlow(engine.call_tool)
         self.pane = pane
         self.notify = notify
         # Drafts the server no longer lists, kept (newest last) so their diff stays reviewable.
@@ -61,9 +55,9 @@ class Review:
         known = self.settled.pop(path, None) or next((d for d in self.pane.drafts if d.path == path), None)
         self.settled[path] = replace(known or DraftView(path), status=status)
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    async def _guard(self, name: str, action: Awaitable[T]) -> T | None:
         try:
-            result = await self.engine.call_tool(name, arguments)
+            result = await action
         except Exception as exc:  # a dead server or a timeout must not end the app
             self.notify(f"{name} failed: {exc}", "error")
             return None
@@ -78,11 +72,11 @@ class Review:
 
         Drafts that left the server's list stay in the pane below the live ones, marked with
         what happened to them; `changed` (from DraftsChanged) names the paths an undo restored."""
-        listing = await self._call("list_drafts", {})
+        listing = await self._guard("list_drafts", self.flow.drafts())
         if listing is None:
             return [d for d in self.pane.drafts if not d.settled]
-        diffs = await self._call("diff_drafts", {})
-        drafts = parse_drafts(listing, diffs)
+        diffs = await self._guard("diff_drafts", self.flow.diffs())
+        drafts = parse_drafts({"drafts": listing}, {"drafts": diffs or []})
         live = {d.path for d in drafts}
         expected, self._expected = self._expected, None
         for old in self.pane.drafts:
@@ -99,13 +93,14 @@ class Review:
 
     async def accept(self, path: str) -> bool:
         """Apply one draft; an invalid draft is refused by the server and the reason shown."""
-        result = await self._call("apply_draft", {"file": path})
-        if result is None:
+        try:
+            result = await self.flow.apply(path)
+        except Exception as exc:  # the server refused (invalid draft, target changed) or is gone
+            self.notify(f"Not applied: {path} — {exc}", "warning")
             return False
-        if not result.get("applied", True):
-            reason = result.get("reason") or result.get("message") or "the server refused it"
-            self.notify(f"Not applied: {path} — {reason}{_problems_of(result)}. Fix the draft, then accept again.", "warning")
-            return False
+        return self._applied(path, result)
+
+    def _applied(self, path: str, result: dict[str, Any]) -> bool:
         if result.get("previous") == "did not exist":
             how = " (a new file; /undo removes it)"
         elif result.get("backup"):
@@ -118,7 +113,7 @@ class Review:
 
     async def reject(self, path: str) -> bool:
         """Discard one draft."""
-        ok = await self._call("reject_draft", {"path": path}) is not None
+        ok = await self._guard("reject_draft", self.flow.reject(path)) is not None
         if ok:
             self._settle(path, "rejected")
             self.notify(f"Rejected {path}.", "information")
@@ -126,7 +121,7 @@ class Review:
 
     async def undo(self) -> bool:
         """Undo the last apply."""
-        result = await self._call("undo_apply", {})
+        result = await self._guard("undo_apply", self.flow.undo())
         if result is None:
             return False
         restored = result.get("undone") or result.get("restored") or result.get("path") or result.get("file") or "the last apply"
@@ -137,12 +132,14 @@ class Review:
 
     async def accept_all(self) -> int:
         """Apply every valid draft; invalid ones are left for review and counted in a notice."""
-        drafts = await self.refresh()
-        applied = 0
-        for draft in drafts:
-            if draft.valid and await self.accept(draft.path):
-                applied += 1
-        skipped = sum(1 for d in drafts if not d.valid)
+        await self.refresh()  # the pane knows every draft's diff before they settle
+        outcome = await self._guard("apply_draft", self.flow.apply_all())
+        if outcome is None:
+            return 0
+        applied = sum(self._applied(str(r.get("applied")), r) for r in outcome.applied)
+        for path, why in outcome.failed:
+            self.notify(f"Not applied: {path} — {why}", "warning")
+        skipped = len(outcome.skipped)
         tail = f"; {skipped} invalid draft(s) left for review" if skipped else ""
         self.notify(f"Accepted {applied} draft(s){tail}.", "information" if not skipped else "warning")
         return applied

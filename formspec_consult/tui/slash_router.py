@@ -11,13 +11,36 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from formspec_consult.tui.slash import SlashCall, help_text, parse
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
 if TYPE_CHECKING:
-    from formspec_consult.tui.app import ConsultApp
+    from collections import deque
+
+    from textual.worker import Worker
+
+    from formspec_consult.agent.engine.port import EngineLike
+    from formspec_consult.tui.review import Review
+
+
+class RouterHost(Protocol):
+    """What the router needs of the app (ConsultApp): it routes, the app does the work."""
+
+    engine: EngineLike | None
+    review: Review
+    turn_worker: Worker[None] | None
+    recent_notices: deque[str]
+
+    def send(self, text: str) -> bool: ...
+    def refresh_status(self, state: str = "ready") -> None: ...
+    async def switch_session(self, session_id: str, *, model: str | None = None) -> None: ...
+    def notify(self, *args: Any, **kwargs: Any) -> Any: ...
+    def push_screen(self, *args: Any, **kwargs: Any) -> Any: ...
+    def exit(self, *args: Any, **kwargs: Any) -> Any: ...
+    def query_one(self, *args: Any, **kwargs: Any) -> Any: ...
+    def run_worker(self, *args: Any, **kwargs: Any) -> Any: ...
 
 LOG_TAIL_CHARS = 60_000
 
@@ -53,7 +76,7 @@ def pick_log(status: dict[str, Any], name: str | None = None) -> tuple[str, Path
 class SlashRouter:
     """One per app; `handle()` returns True when the input can be cleared."""
 
-    def __init__(self, app: ConsultApp) -> None:
+    def __init__(self, app: RouterHost) -> None:
         self.app = app
 
     def handle(self, text: str) -> bool:

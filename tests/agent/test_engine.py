@@ -12,6 +12,8 @@ import pytest
 import yaml
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions, ToolError
+
+from formspec_consult.commands.wiring import server_specs
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantMessage,
@@ -35,7 +37,7 @@ def propose(path: str = DRAFT_PATH, content: str = CUSTOMER) -> dict[str, Any]:
 async def open_engine(project: Path, replies: list[Any], **kwargs: Any) -> tuple[Engine, ScriptedProvider]:
     provider = ScriptedProvider(replies)
     engine = await Engine.open(
-        EngineOptions(project=project, provider=provider, in_memory_server=True, **kwargs)
+        EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs, **kwargs)
     )
     return engine, provider
 

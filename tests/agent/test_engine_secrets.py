@@ -8,6 +8,8 @@ import anyio
 import pytest
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
+
+from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from tests.e2e.project import make_project
 
@@ -33,7 +35,7 @@ async def test_the_api_key_is_masked_in_the_event_log_and_transcript(tmp_path: P
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     project = make_project(tmp_path / "shop")
     provider = KeyedProvider([f"Never paste keys like {SECRET} into a chat."])
-    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True))
+    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs))
     try:
         with anyio.fail_after(30):
             _ = [event async for event in engine.run_turn(f"my key is {SECRET}")]

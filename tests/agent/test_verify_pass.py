@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
+from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import ToolCallFinished
 from formspec_consult.store.events import EventLog
@@ -47,7 +48,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 async def propose_once(project: Path, verify: str, replies: list[Any]) -> tuple[dict[str, Any], ScriptedProvider, Engine]:
     provider = ScriptedProvider(replies)
     engine = await Engine.open(
-        EngineOptions(project=project, provider=provider, in_memory_server=True, flags={"verify": verify})
+        EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs, flags={"verify": verify})
     )
     try:
         with anyio.fail_after(30):
@@ -95,5 +96,5 @@ async def test_a_bad_verify_setting_is_a_clear_error(project: Path) -> None:
     from formspec_consult.config import ConfigError
 
     with pytest.raises(ConfigError, match="verify.*off, deterministic, llm"):
-        await Engine.open(EngineOptions(project=project, provider=ScriptedProvider([]), in_memory_server=True,
+        await Engine.open(EngineOptions(project=project, provider=ScriptedProvider([]), in_memory_server=True, servers=server_specs,
                                         flags={"verify": "sometimes"}))

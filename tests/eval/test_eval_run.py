@@ -157,6 +157,7 @@ async def test_one_consultant_provider_instance_serves_every_case_of_a_run(
 ) -> None:
     from formspec_consult.eval.corpus import load_corpus
     from formspec_consult.eval.report import console
+    from formspec_consult.commands.wiring import server_specs
     from formspec_consult.eval.runner import EvalConfig, Prepared, Runner
     from formspec_consult.providers import ScriptedProvider
 
@@ -167,7 +168,7 @@ async def test_one_consultant_provider_instance_serves_every_case_of_a_run(
     owner = ScriptedProvider(["DONE", "DONE"])
     quiet = console(stderr=True)
     quiet.quiet = True
-    config = EvalConfig(model="scripted", out=tmp_path / "out", in_process=True, console=quiet)
+    config = EvalConfig(model="scripted", out=tmp_path / "out", in_process=True, console=quiet, servers=server_specs)
     report = await Runner(config, Prepared(cases, {}, consultant, owner, "scripted", "scripted")).run()
     assert [c["status"] for c in report["cases"]] == ["ok", "ok"]
     systems = {r[0]["content"] for r in consultant.requests}

@@ -15,6 +15,8 @@ import pytest
 import yaml
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
+
+from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import AgentEvent, ToolCallFinished
 from formspec_consult.store.events import EventLog
@@ -53,7 +55,7 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
 
 async def turn(project: Path, replies: list[Any], images: bool = False) -> tuple[Engine, ScriptedProvider, list[AgentEvent]]:
     provider = ScriptedProvider(replies, images=images)
-    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True))
+    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs))
     with anyio.fail_after(60):
         events = [event async for event in engine.run_turn("go")]
     return engine, provider, events

@@ -6,10 +6,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import anyio
 import pytest
 
+from formspec_consult.commands.wiring import registry_server_spec
 from formspec_consult.mcp_client import MCPManager, parse_servers
 from formspec_consult.servers.registry import create_registry_server
 from formspec_consult.servers.registry_http import HttpLimits, bind_socket, http_server
@@ -65,7 +67,22 @@ async def test_a_wrong_token_is_reported_as_a_server_that_could_not_start(regist
         with anyio.fail_after(60):
             problems = await manager.start()
         assert len(problems) == 1 and "'reg' could not start" in problems[0]
+        assert "authentication failed (HTTP 401" in problems[0] and "mcpServers.reg.headers" in problems[0]
         assert registry_url in problems[0] and "nope" not in problems[0]  # the token is never echoed
         assert manager.tool_declarations() == []
+    finally:
+        await manager.aclose()
+
+
+async def test_a_refused_registry_token_says_how_to_set_the_registry_token(registry_url: str, tmp_path: Path) -> None:
+    settings = SimpleNamespace(registry_url=registry_url, registry_token="stale")
+    spec = registry_server_spec(settings, tmp_path, timeout=30.0)
+    assert spec is not None
+    manager = MCPManager([spec])
+    try:
+        with anyio.fail_after(60):
+            (problem,) = await manager.start()
+        assert "authentication failed (HTTP 401" in problem
+        assert f"formspec-consult registry token set {registry_url}" in problem and "stale" not in problem
     finally:
         await manager.aclose()

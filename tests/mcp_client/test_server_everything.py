@@ -20,14 +20,14 @@ VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 LONG = "everything_else_from_the_model_context_protocol_samples_x"  # prefixed names exceed 64
 
 
-def stdio(tmp_path: Path) -> dict[str, Any]:
+def stdio() -> dict[str, Any]:
     return {"command": "node", "args": [str(entry()), "stdio"]}
 
 
 @pytest.fixture
 async def started(tmp_path: Path) -> AsyncIterator[MCPManager]:
     specs = parse_servers(
-        {"mcpServers": {"everything": stdio(tmp_path), LONG: stdio(tmp_path)}}, errlog_dir=tmp_path
+        {"mcpServers": {"everything": stdio(), LONG: stdio()}}, errlog_dir=tmp_path
     )
     manager = MCPManager(specs)
     with anyio.fail_after(60):

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from formspec_consult.cli import cli
-from formspec_consult.registry.credentials import registry_account, registry_token
+from formspec_consult.providers.registry_credentials import registry_account, registry_token
 from tests.fakes.keyrings import BrokenKeyring, MemoryKeyring, installed
 
 URL = "https://registry.example:8443/mcp"
@@ -60,7 +60,7 @@ def test_a_url_that_is_not_http_is_refused_clearly(memory: MemoryKeyring) -> Non
 def test_the_engine_sends_the_keyring_token_to_a_configured_registry(
     memory: MemoryKeyring, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from formspec_consult.agent.engine.setup import registry_server_spec
+    from formspec_consult.commands.wiring import registry_server_spec
     from formspec_consult.config import load_settings
 
     monkeypatch.delenv("FORMSPEC_REGISTRY_TOKEN", raising=False)

@@ -34,7 +34,6 @@ def test_relation_resources_that_resolve_pass(shop: Project, resource: str) -> N
     ("customer", "FS-RELATION-RESOURCE"),  # bare name = same module (booking has no customer)
     ("nowhere.thing", "FS-RELATION-RESOURCE"),
     ("formspec.core.invoice", "FS-RELATION-RESOURCE"),
-    ("sales.sale", "FS-RELATION-RESOURCE-DEPENDS"),  # booking does not depend on sales
 ])
 def test_relation_resources_that_do_not_resolve_fail_with_a_hint(shop: Project, resource: str, code: str) -> None:
     result = check(shop, entity("draft", relation(resource), module="booking"))
@@ -45,11 +44,20 @@ def test_relation_resources_that_do_not_resolve_fail_with_a_hint(shop: Project, 
         assert "depends" in problem.hint and "sales" in problem.hint
 
 
+def test_a_reference_into_a_module_not_depended_on_is_advice_not_a_block(shop: Project) -> None:
+    result = check(shop, entity("draft", relation("sales.sale"), module="booking"))
+    assert result.ok  # FormSpec resolves references without looking at depends
+    warning = next(w for w in result.warnings if w.code == "FS-RELATION-RESOURCE-DEPENDS")
+    assert warning.line == 7 and "depends" in warning.hint and "sales" in warning.hint
+
+
 def test_extend_storage_target_must_exist_and_be_depended_on(shop: Project) -> None:
-    ext = "  extend_storage: {{target: {}}}\n  fields:\n    - {{name: extra, type: string}}\n"
+    ext = "  extend_storage: {{target: {}, namespace: extra_bits}}\n  fields:\n    - {{name: extra, type: string}}\n"
     assert "FS-EXTEND-TARGET" in check(shop, entity("x", ext.format("loyalty/missing"), "sales")).codes()
-    assert "FS-EXTEND-TARGET-DEPENDS" in check(shop, entity("x", ext.format("loyalty.loyalty_card"), "booking")).codes()
-    assert check(shop, entity("x", ext.format("loyalty.loyalty_card"), "sales")).ok
+    undepended = check(shop, entity("x", ext.format("loyalty/loyalty_card"), "booking"))
+    assert undepended.ok and "FS-EXTEND-TARGET-DEPENDS" in {w.code for w in undepended.warnings}
+    assert check(shop, entity("x", ext.format("loyalty/loyalty_card"), "sales")).ok
+    assert check(shop, entity("x", ext.format("loyalty.loyalty_card"), "sales")).codes() == ["FS-EXTEND-TARGET-FORMAT"]
 
 
 def test_form_entity_must_exist(shop: Project) -> None:
@@ -74,7 +82,7 @@ def test_form_and_table_fields_must_exist_on_the_entity(shop: Project) -> None:
 
 def test_fields_added_by_an_entity_extension_may_be_listed(shop: Project, shop_dir: Path) -> None:
     rel = "overrides/loyalty/loyalty_card-edit.yaml"
-    text = (shop_dir / rel).read_text().replace("[card_number, points]", "[card_number, points, favourite_barber]")
+    text = (shop_dir / rel).read_text().replace("{field: points}]", "{field: points}, {field: favourite_barber}]")
     assert check(shop, text, rel).ok
     assert "FS-VIEW-FIELD" in check(shop, text.replace("favourite_barber", "favourite_colour"), rel).codes()
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.store.agent_events import AgentEvent, TurnFinished, TurnStarted, UsageUpdated
 
 
@@ -115,30 +116,42 @@ class FakeEngine:
         self.tool_calls.append((name, arguments))
         if self.fail_tools:
             raise RuntimeError("local server is not responding")
+        # The local server's shapes: structured results, and a ToolError (its message) on refusal.
         if name == "list_drafts":
-            return {"drafts": [{"path": d.path, "status": d.status, "valid": d.valid, "problems": d.problems} for d in self.drafts.values()]}
+            return {"session": self.session_id, "drafts": [
+                {"path": d.path, "status": d.status, "valid": d.valid, "problems": len(d.problems),
+                 "target_changed": False} for d in self.drafts.values()]}
         if name == "diff_drafts":
-            return {"diffs": [{"path": d.path, "diff": d.diff} for d in self.drafts.values()]}
+            return {"session": self.session_id, "drafts": [
+                {"path": d.path, "status": d.status, "valid": d.valid, "problems": list(d.problems),
+                 "target_changed": False, "diff": d.diff} for d in self.drafts.values()]}
         if name == "apply_draft":
             draft = self.drafts.get(arguments["file"])
             if draft is None:
-                return {"error": f"no draft at {arguments['file']}"}
+                raise ToolError(f"There is no draft at {arguments['file']}.")
             if not draft.valid and not arguments.get("force"):
-                return {"applied": False, "reason": "the draft fails validation", "validation": {"problems": draft.problems}}
+                raise ToolError(
+                    f"{draft.path} fails validation ({len(draft.problems)} problem(s); first: {draft.problems[0]}). "
+                    "Fix the draft with propose_spec_file, or pass force: true to apply it anyway."
+                )
             self.undo_stack.append(self.drafts.pop(draft.path))
             self.applied.append(draft.path)
-            return {"applied": True, "backup": f"undo/{draft.path}", "validation": {"valid": True}}
+            return {"applied": draft.path, "file": f"spec/{draft.path}", "backup": f"undo/{draft.path}",
+                    "previous": "backed up", "undo_step": len(self.undo_stack), "forced": False,
+                    "validation": {"ok": True, "problems": []}}
         if name == "reject_draft":
             self.drafts.pop(arguments["path"], None)
-            return {"rejected": arguments["path"]}
+            return {"rejected": arguments["path"], "remaining": sorted(self.drafts)}
         if name == "undo_apply":
             if not self.undo_stack:
-                return {"error": "nothing to undo"}
+                raise ToolError("Nothing to undo in this session.")
             draft = self.undo_stack.pop()
             self.applied.remove(draft.path)
             self.drafts[draft.path] = draft
-            return {"restored": draft.path}
-        return {"error": f"unknown tool {name}"}
+            return {"undone": draft.path, "file": f"spec/{draft.path}", "outcome": "restored",
+                    "undo_step": len(self.undo_stack) + 1, "remaining_steps": len(self.undo_stack),
+                    "validation": {"ok": True, "problems": []}}
+        raise ToolError(f"Unknown tool {name}.")
 
     async def restart_mcp(self) -> None:
         self.restarts += 1

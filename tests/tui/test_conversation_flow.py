@@ -30,7 +30,9 @@ def reply_texts(app: ConsultApp) -> list[str]:
 
 async def send(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
     app = pilot.app
-    await wait_until(pilot, lambda: app.engine is not None)
+    # Opening a real engine (imports, the in-process servers, the session's context) is slower than
+    # a UI step; on a loaded machine it took more than 10 s, so its bound is wider.
+    await wait_until(pilot, lambda: app.engine is not None, timeout=60)
     app.query_one(PromptInput).focus()
     await pilot.press(*text)
     await pilot.press("enter")

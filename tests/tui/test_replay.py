@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from formspec_consult.cli import cli
 from formspec_consult.resources import package_path
+from formspec_consult.commands.wiring import server_specs
 from formspec_consult.replay.check import check
 from formspec_consult.tui.replay.player import PlayerApp
 from formspec_consult.replay.recorded_engine import RecordedEngine
@@ -106,7 +107,7 @@ async def test_replay_check_passes_on_the_example_and_reports_a_changed_result(
     example: Path, tmp_path: Path, registry: None
 ) -> None:
     project = package_path("examples", "barbershop")
-    divergence, steps = await check(load(example), project)
+    divergence, steps = await check(load(example), project, server_specs)
     assert divergence is None and steps == 6
 
     tampered = tmp_path / "tampered"
@@ -117,7 +118,7 @@ async def test_replay_check_passes_on_the_example_and_reports_a_changed_result(
         if event.get("type") == "tool_result" and event.get("name") == "list_business_templates":
             event["result"] = '{"count": 0, "templates": []}'
     log.write_text("".join(json.dumps(e) + "\n" for e in lines), encoding="utf-8")
-    divergence, _ = await check(load(tampered), project)
+    divergence, _ = await check(load(tampered), project, server_specs)
     assert divergence is not None and "list_business_templates" in divergence.recorded
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from formspec_consult.agent.commands.format import format_apply, format_diffs, format_status, format_undo
+from formspec_consult.agent.commands.format import format_status
 from formspec_consult.agent.commands.slash import SlashCommand, help_text
 from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.store.agent_events import (
@@ -16,15 +16,17 @@ from formspec_consult.store.agent_events import (
     Notice,
     TurnFinished,
 )
+from formspec_consult.store.review_flow import ReviewError, ReviewFlow
+from formspec_consult.store.review_text import format_apply, format_diffs, format_reject, format_undo
 
-# Commands whose effect the log records anyway: the review tools log apply/reject/undo themselves.
+# Commands whose effect the log records anyway: the local server logs apply/reject/undo itself.
 _SELF_LOGGED = frozenset({"apply", "reject", "undo"})
 
 
 def log_command(session: Any, command: SlashCommand) -> None:
     """Log a slash command as a `command` event, so a replay can play it again at the same point.
 
-    Review commands are skipped: their tool calls already log `apply`/`reject`/`undo`."""
+    Review commands are skipped: the server that performs them logs `apply`/`reject`/`undo`."""
     if command.name not in _SELF_LOGGED:
         session.log.append("command", turn=session.loop.turn, name=command.name, args=list(command.args))
 
@@ -46,18 +48,18 @@ async def run_slash(engine: Any, session: Any, command: SlashCommand) -> AsyncGe
 
 async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
     name, args = command.name, command.args
+    review = ReviewFlow(engine.call_tool)
     if name == "diff":
-        result = await engine.call_tool("diff_drafts", {"path": args[0]} if args else {})
-        yield Notice("info", format_diffs(result.get("drafts", [])))
+        yield Notice("info", format_diffs(await review.diffs(args[0] if args else None)))
     elif name == "apply":
-        async for event in _apply(engine, session, args):
+        async for event in _apply(review, args):
             yield event
     elif name == "reject":
-        result = await engine.call_tool("reject_draft", {"path": args[0]})
-        yield Notice("info", f"Rejected the draft {result.get('rejected')}.")
+        result = await review.reject(args[0])
+        yield Notice("info", format_reject(result))
         yield DraftsChanged((str(result.get("rejected")),))
     elif name == "undo":
-        result = await engine.call_tool("undo_apply", {})
+        result = await review.undo()
         yield Notice("info", format_undo(result))
         yield DraftsChanged((str(result.get("undone")),))
     elif name == "compact":
@@ -70,6 +72,9 @@ async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncGene
     elif name == "status":
         yield Notice("info", format_status(engine.status()))
     elif name == "mcp":
+        if args and args[0] == "log":  # the app opens it in a pane; elsewhere: where it is
+            yield Notice("info", f"MCP server log: {engine.status().get('mcp_log')}")
+            return
         if args and args[0] == "restart":
             await engine.restart_mcp(args[1] if len(args) > 1 else None)
         yield Notice("info", format_status(engine.status()).splitlines()[-1])
@@ -93,30 +98,27 @@ async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncGene
         yield Notice("info", "The session is saved; resume it with --continue.")
 
 
-async def _apply(engine: Any, session: Any, args: tuple[str, ...]) -> AsyncGenerator[AgentEvent, None]:
-    if not args:
-        drafts = (await engine.call_tool("list_drafts", {})).get("drafts", [])
-        if len(drafts) != 1:
-            listing = ", ".join(d["path"] for d in drafts) or "none"
-            raise ToolError(f"Say which draft to apply: /apply <path> or /apply --all (drafts: {listing})")
-        targets = [drafts[0]["path"]]
-    elif args[0] == "--all":
-        drafts = (await engine.call_tool("list_drafts", {})).get("drafts", [])
-        targets = [d["path"] for d in drafts if d.get("valid")]
-        skipped = [d["path"] for d in drafts if not d.get("valid")]
-        if skipped:
-            yield Notice("warning", f"Not applied (validation problems): {', '.join(skipped)}")
-        if not targets:
+async def _apply(review: ReviewFlow, args: tuple[str, ...]) -> AsyncGenerator[AgentEvent, None]:
+    if args and args[0] == "--all":
+        outcome = await review.apply_all()
+        if outcome.skipped:
+            yield Notice("warning", f"Not applied (validation problems): {', '.join(outcome.skipped)}")
+        if not outcome.applied and not outcome.failed:
             yield Notice("info", "No valid drafts to apply.")
             return
-    else:
-        targets = [args[0]]
-    applied = []
-    for path in targets:
-        result = await engine.call_tool("apply_draft", {"file": path})
-        applied.append(str(result.get("applied")))
-        yield Notice("info", format_apply(result))
-    yield DraftsChanged(tuple(applied))
+        for result in outcome.applied:
+            yield Notice("info", format_apply(result))
+        yield DraftsChanged(outcome.paths)
+        if outcome.failed:
+            raise ToolError("; ".join(f"{path} not applied: {why}" for path, why in outcome.failed))
+        return
+    try:
+        path = args[0] if args else await review.sole_draft()
+    except ReviewError as exc:
+        raise ToolError(f"{exc} Use /apply <path> or /apply --all.") from exc
+    result = await review.apply(path)
+    yield Notice("info", format_apply(result))
+    yield DraftsChanged((str(result.get("applied")),))
 
 
 async def _summary(engine: Any, session: Any) -> AsyncGenerator[AgentEvent, None]:

@@ -1,28 +1,51 @@
-"""Slash commands typed in the conversation: parsing and the list shown by /help.
+"""Slash commands typed in the conversation: the ONE table, its grammar and /help.
 
-Parsing is pure; the engine executes the commands that act on the session (/diff /apply /reject
-/undo /summary /compact /status /mcp) and the UI handles the rest (/model /sessions /help /quit).
+The engine (`Engine.run_turn`, also headless), the TUI (input, palette, /help) and the recorder of
+command events all read this table. Parsing is pure. `handler` says who runs a command in the
+terminal app: `engine` commands go to `Engine.run_turn`; `ui` ones the app handles itself (review
+actions through the same review workflow, /model, /sessions, /help, /quit). Headless, the engine
+runs every command it can (`ENGINE_COMMANDS`) and answers the UI-only ones with a notice.
 """
 
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
+from typing import Literal
 
-COMMANDS: dict[str, str] = {
-    "diff": "Show the session's drafts as diffs against the project.",
-    "apply": "Apply a draft: /apply <path>, or /apply --all for every valid draft.",
-    "reject": "Discard a draft: /reject <path>.",
-    "undo": "Undo the last apply, restoring the exact previous bytes.",
-    "summary": "Write discovery-summary.md for the owner to confirm.",
-    "compact": "Compress the conversation now: /compact [what to focus on].",
-    "status": "Model, context use, cost, session and MCP servers.",
-    "model": "Show or switch the model: /model [name].",
-    "mcp": "MCP servers: /mcp (status) or /mcp restart.",
-    "sessions": "List this project's sessions.",
-    "help": "List the commands.",
-    "quit": "Leave (the session is saved; resume with --continue).",
-}
+
+@dataclass(frozen=True)
+class SlashSpec:
+    """One command: name, argument hint, help line, who runs it in the app, what the palette runs."""
+
+    name: str
+    usage: str
+    help: str
+    handler: Literal["ui", "engine"] = "ui"
+    palette: str | None = ""  # what the palette runs ("" → "/name"; None → prefill the input)
+
+    @property
+    def palette_line(self) -> str | None:
+        """The command line the palette runs, or None when it needs an argument first."""
+        return None if self.palette is None else (self.palette or f"/{self.name}")
+
+
+SLASH_COMMANDS: tuple[SlashSpec, ...] = (
+    SlashSpec("diff", "/diff [path]", "Show the session's drafts and their diffs."),
+    SlashSpec("apply", "/apply [path|--all]", "Apply the selected draft, the one at path, or every valid draft."),
+    SlashSpec("reject", "/reject <path>", "Discard a draft.", palette=None),
+    SlashSpec("undo", "/undo", "Undo the last apply, restoring the exact bytes."),
+    SlashSpec("summary", "/summary", "Write or show the discovery summary.", "engine"),
+    SlashSpec("compact", "/compact [focus]", "Compact the history now (optionally say what to keep).", "engine"),
+    SlashSpec("status", "/status", "Model, session, context and cost figures."),
+    SlashSpec("model", "/model [name]", "Show the model, or switch to another one and keep the session."),
+    SlashSpec("mcp", "/mcp restart|log [server]", "Restart the MCP servers, or show a server's log.", palette="/mcp restart"),
+    SlashSpec("sessions", "/sessions", "Browse this project's sessions and resume one."),
+    SlashSpec("help", "/help", "List commands and keys."),
+    SlashSpec("quit", "/quit", "Leave the app (the session stays on disk)."),
+)
+BY_NAME: dict[str, SlashSpec] = {spec.name: spec for spec in SLASH_COMMANDS}
+# What the engine itself executes (headless runs these; the app sends it the `engine` ones).
 ENGINE_COMMANDS = frozenset({"diff", "apply", "reject", "undo", "summary", "compact", "status", "mcp"})
 
 
@@ -39,9 +62,21 @@ class SlashCommand:
     def arg_text(self) -> str:
         return " ".join(self.args)
 
+    @property
+    def spec(self) -> SlashSpec:
+        return BY_NAME[self.name]
+
 
 def help_text() -> str:
-    return "\n".join(f"/{name:<9} {text}" for name, text in COMMANDS.items())
+    """Every command, one per line (the Markdown of the app's /help is built from the same table)."""
+    width = max(len(spec.usage) for spec in SLASH_COMMANDS)
+    return "\n".join(f"{spec.usage:<{width}}  {spec.help}" for spec in SLASH_COMMANDS)
+
+
+def is_command(text: str) -> bool:
+    """True for `/name …`; `//x` is the message "/x" and a lone "/" is text."""
+    stripped = text.strip()
+    return stripped.startswith("/") and not stripped.startswith("//") and stripped != "/"
 
 
 def parse_slash(text: str) -> SlashCommand | None:
@@ -49,21 +84,20 @@ def parse_slash(text: str) -> SlashCommand | None:
 
     Raises SlashError for an unknown command (listing the known ones) or bad arguments.
     """
-    stripped = text.strip()
-    if not stripped.startswith("/") or stripped.startswith("//") or stripped == "/":
+    if not is_command(text):
         return None
     try:
-        parts = shlex.split(stripped[1:])
+        parts = shlex.split(text.strip()[1:])
     except ValueError as exc:
         raise SlashError(f"Could not read the command: {exc}") from exc
     name, args = parts[0].lower(), tuple(parts[1:])
-    if name not in COMMANDS:
-        known = " ".join(f"/{c}" for c in COMMANDS)
+    if name not in BY_NAME:
+        known = " ".join(f"/{spec.name}" for spec in SLASH_COMMANDS)
         raise SlashError(f"Unknown command /{name}. Commands: {known}")
     if name == "reject" and len(args) != 1:
         raise SlashError("Usage: /reject <draft path> (see /diff for the paths)")
     if name == "apply" and len(args) > 1:
         raise SlashError("Usage: /apply <draft path> or /apply --all")
-    if name == "mcp" and args not in ((), ("restart",)) and not (len(args) == 2 and args[0] == "restart"):
-        raise SlashError("Usage: /mcp or /mcp restart [server]")
+    if name == "mcp" and not (args == () or (args[0] in ("restart", "log") and len(args) <= 2)):
+        raise SlashError("Usage: /mcp, /mcp restart [server] or /mcp log [server]")
     return SlashCommand(name, args)

@@ -16,10 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from formspec_consult.agent.compaction.extractive import chosen_options, extractive_summary
-from formspec_consult.agent.compaction.plan import Plan, plan_compaction, summary_message, tool_names
+from formspec_consult.agent.compaction.plan import Plan, plan_compaction, tool_names
 from formspec_consult.agent.compaction.rolling import Summariser, rolling_summary
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.history.pairing import find_pairing_issues
+from formspec_consult.agent.history.summary import summary_message, summary_text
 from formspec_consult.store.agent_events import CompactionDone
 from formspec_consult.store.rebuild import apply_event
 
@@ -159,7 +160,7 @@ class Compressor:
         history.check_pairing()  # by construction; a failure here is a bug worth surfacing loudly
         self.compactions += 1
         summary = event["summary_message"]
-        text = summary["content"].split("]\n\n", 1)[-1] if summary else (
+        text = summary_text(summary["content"]) if summary else (
             f"Pruned {len(event['pruned'])} old tool output(s); the full outputs stay in the transcript."
         )
         return CompactionDone(

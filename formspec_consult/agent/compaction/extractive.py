@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from formspec_consult.agent.history.history import SUMMARY_PREFIX, is_summary
+from formspec_consult.agent.history.summary import is_summary, summary_text
 
 Message = dict[str, Any]
 _CHOSEN = re.compile(r"\[chosen:.*?\](?=\s|$)", re.DOTALL)
@@ -50,7 +50,7 @@ def _earlier_sections(messages: list[Message]) -> dict[str, list[str]]:
     if not earlier:
         return {}
     body = _text(earlier[-1])
-    body = body.split("]\n\n", 1)[1] if body.startswith(SUMMARY_PREFIX) and "]\n\n" in body else body
+    body = summary_text(body)
     sections: dict[str, list[str]] = {}
     current = "preamble"
     for line in body.splitlines():

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from formspec_consult.agent.history.history import SUMMARY_PREFIX, History
+from formspec_consult.agent.history.history import History
+from formspec_consult.agent.history.summary import summary_message
 from formspec_consult.store.rebuild import pruned_stub
 
 Message = dict[str, Any]
@@ -43,18 +44,6 @@ def tool_names(messages: list[Message]) -> dict[str, str]:
         call["id"]: call["function"]["name"]
         for message in messages
         for call in message.get("tool_calls") or []
-    }
-
-
-def summary_message(text: str, *, replaced: int) -> Message:
-    """The message that stands for the replaced turns in the model-visible history."""
-    return {
-        "role": "user",
-        "content": (
-            f"{SUMMARY_PREFIX} — {replaced} earlier messages were condensed to save context; the full "
-            "record stays in the session transcript (use read_transcript for any detail). This is "
-            "context, not a new request.]\n\n" + text
-        ),
     }
 
 

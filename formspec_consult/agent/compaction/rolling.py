@@ -14,7 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from formspec_consult.agent.compaction.plan import summary_message
+from formspec_consult.agent.history.summary import summary_message
 
 Message = dict[str, Any]
 Summariser = Callable[[list[Message], str | None], Awaitable[str]]

@@ -12,15 +12,26 @@ from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from formspec_consult.agent.commands.slash import SlashError, parse_slash
 from formspec_consult.agent.loop.options import pick_option
+from formspec_consult.config import Settings
+from formspec_consult.mcp_client.config import ServerSpec
 from formspec_consult.mcp_client.manager import ToolError
-from formspec_consult.providers.base import Provider
+from formspec_consult.providers.base import Provider, ProviderError
 from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
+from formspec_consult.store.layout import MCP_SERVER_LOG, consult_dir
 
-__all__ = ["Engine", "EngineOptions", "ToolError"]
+__all__ = ["Engine", "EngineOptions", "ProviderError", "ServerSpecs", "ToolError"]
+
+
+class ServerSpecs(Protocol):
+    """Which MCP servers a session gets (the composition root's `commands.wiring.server_specs`)."""
+
+    def __call__(
+        self, settings: Settings, project_root: Path, session_id: str, *, in_memory: bool
+    ) -> list[ServerSpec]: ...
 
 
 @dataclass
@@ -33,6 +44,7 @@ class EngineOptions:
     continue_latest: bool = False
     provider: Provider | None = None  # injected (tests, demo); else open_provider(settings)
     in_memory_server: bool = False  # tests: run the local server in-process
+    servers: ServerSpecs | None = None  # wired by the composition root; required to open
 
 
 class Engine:
@@ -117,18 +129,13 @@ class Engine:
             log_command(self._s, command)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Call a local MCP tool (diff, apply, …) as the client; raises ToolError on failure."""
-        from formspec_consult.agent.commands.review_log import review_record
+        """Call a local MCP tool (diff, apply, …) as the client; raises ToolError on failure.
+
+        The server records applies, undos and rejects in the session itself (whoever calls)."""
         from formspec_consult.agent.engine.setup import LOCAL
 
         result = await self._s.manager.call_on(LOCAL, name, arguments or {})
-        result = result if isinstance(result, dict) else {"result": result}
-        record = review_record(name, result)
-        if record is not None:  # apply/undo/reject are session history: log them and note them
-            kind, data, note = record
-            self._s.log.append(kind, **data)
-            self._s.transcript.write_note(note)
-        return result
+        return result if isinstance(result, dict) else {"result": result}
 
     async def restart_mcp(self, server: str | None = None) -> None:
         """Restart the MCP servers (or one); problems are logged and shown by status()."""
@@ -155,7 +162,7 @@ class Engine:
             "compactions": compressor.compactions,
             "turn": loop.turn,
             "mcp": self._s.manager.status(),
-            "mcp_log": str(self.project_root / ".formspec" / "consult" / "mcp-server.log"),
+            "mcp_log": str(consult_dir(self.project_root) / MCP_SERVER_LOG),
         }
 
     async def aclose(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from formspec_consult.agent.history.summary import summary_text
 from formspec_consult.agent.loop.options import find_options
 from formspec_consult.store.agent_events import (
     AgentEvent,
@@ -17,6 +18,7 @@ from formspec_consult.store.agent_events import (
     TurnStarted,
     UsageUpdated,
 )
+from formspec_consult.store.review_log import review_note
 
 
 def _one(event: dict[str, Any]) -> AgentEvent | None:
@@ -47,7 +49,7 @@ def _one(event: dict[str, Any]) -> AgentEvent | None:
         summary = event.get("summary_message")
         pruned = event.get("pruned") or []
         if isinstance(summary, dict):
-            text = str(summary.get("content", "")).split("]\n\n", 1)[-1]
+            text = summary_text(summary.get("content", ""))
             replaced = int(event.get("end", 0)) - int(event.get("start", 0))
         else:
             text = f"Pruned {len(pruned)} old tool output(s); the full outputs stay in the transcript."
@@ -59,6 +61,8 @@ def _one(event: dict[str, Any]) -> AgentEvent | None:
             int(event.get("tokens_after") or 0),
             event.get("method", "summarised"),
         )
+    if kind in {"apply", "undo", "reject"}:  # recorded by the local server, whichever client asked
+        return Notice("info", review_note(event))
     if kind == "notice":
         return Notice(event.get("level", "info"), str(event.get("message", "")))
     if kind == "turn_finished":

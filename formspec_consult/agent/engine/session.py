@@ -15,7 +15,6 @@ from formspec_consult.agent.engine.setup import (
     REGISTRY,
     consult_dir,
     resolve_project,
-    server_specs,
     usable_window,
 )
 from formspec_consult.agent.history.history import History
@@ -145,7 +144,10 @@ async def _open(
     if callable(warm):  # the first litellm import takes seconds: keep the event loop (and a UI) free
         await asyncio.to_thread(warm)
     window, usable = usable_window(settings, provider)
-    manager = MCPManager(server_specs(settings, project_root, session_id, in_memory=options.in_memory_server))
+    if options.servers is None:
+        raise ValueError("EngineOptions.servers is not set: the composition root wires the MCP servers "
+                         "(formspec_consult.commands.wiring.server_specs)")
+    manager = MCPManager(options.servers(settings, project_root, session_id, in_memory=options.in_memory_server))
     log = EventLog(session_dir / "events.jsonl")
     for secret in session_secrets(provider, settings):
         log.add_secret(secret)  # masked wherever it would be written

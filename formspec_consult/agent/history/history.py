@@ -22,12 +22,12 @@ from formspec_consult.agent.history.pairing import (
     plan_duplicate_ids,
     plan_repair,
 )
+from formspec_consult.agent.history.summary import SUMMARY_PREFIX, is_summary
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import apply_event, rebuild_history
 
 Message = dict[str, Any]
 BlockKind = Literal["head", "summary", "user", "assistant", "system"]
-SUMMARY_PREFIX = "[Summary of the earlier conversation"
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 __all__ = ["SUMMARY_PREFIX", "Block", "History", "HistoryError", "is_summary", "normalise_tool_call"]
@@ -45,12 +45,6 @@ class Block:
     start: int
     end: int
     turn: int  # index of the turn (0-based) the block belongs to; -1 for the head
-
-
-def is_summary(message: Message) -> bool:
-    """True for a message written by compaction to stand for earlier turns."""
-    content = message.get("content")
-    return message.get("role") == "user" and isinstance(content, str) and content.startswith(SUMMARY_PREFIX)
 
 
 def normalise_tool_call(call: Any) -> dict[str, Any]:

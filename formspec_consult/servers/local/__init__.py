@@ -9,13 +9,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
+from mcp.types import Tool
 
 from formspec_consult import __version__
 from formspec_consult.devserver import DevServer, resolve_config
+from formspec_consult.servers.base import CitizenServer
 from formspec_consult.store.folder import (
     check_session_id,
     current_external_session,
@@ -89,7 +91,7 @@ def create_local_server(
             if devserver.started_here:
                 await anyio.to_thread.run_sync(devserver.stop)
 
-    server = MCPServer(
+    server = CitizenServer(
         "formspec-local",
         title="FormSpec (local project)",
         instructions=INSTRUCTIONS,
@@ -102,3 +104,25 @@ def create_local_server(
     dev_tools.register(server, state)
     extra_tools.register(server, state)
     return server
+
+
+class _CatalogueState:
+    """Stands in for LocalState while the tools are only registered, never called."""
+
+    lock = None
+
+    @staticmethod
+    def serialised(fn: Any) -> Any:
+        return fn
+
+
+async def tool_catalogue() -> list[Tool]:
+    """The local server's tools as a client lists them (name, title, description, hints), without
+    a project: what `formspec-consult skill install` writes into the skill's tool guide."""
+    from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, read_tools
+
+    server = MCPServer("formspec-local-catalogue")
+    state = cast("LocalState", _CatalogueState())
+    for module in (read_tools, draft_tools, dev_tools, extra_tools):
+        module.register(server, state)
+    return await server.list_tools()

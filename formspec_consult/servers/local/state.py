@@ -24,6 +24,7 @@ from formspec_consult.store.folder import (
 )
 from formspec_consult.store.paths import PathRefused, tool_path
 from formspec_consult.store.review import Review
+from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoError
 
 P = ParamSpec("P")
@@ -88,11 +89,7 @@ class LocalState:
 
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            if not Path(self.project.root).is_dir():
-                raise ToolError(
-                    f"The project folder {self.project.root} no longer exists (moved or deleted). "
-                    "Restart the MCP server with --project pointing at the project."
-                )
+            self.check_project()
             with self.lock:
                 self._follow_external()
                 try:
@@ -119,6 +116,14 @@ class LocalState:
             set_current_external_session(self.consult_dir, self.session_id)
         self.external = ""
 
+    def check_project(self) -> None:
+        """Raise a ``ToolError`` that says what to do when the project folder has gone."""
+        if not Path(self.project.root).is_dir():
+            raise ToolError(
+                f"The project folder {self.project.root} no longer exists (moved or deleted). "
+                "Restart the MCP server with --project pointing at the project."
+            )
+
     @property
     def consult_dir(self) -> Path:
         """``<project>/.formspec/consult``."""
@@ -140,5 +145,5 @@ class LocalState:
         """The draft/undo view of a session (cached per session)."""
         sid, folder = self.session(session_id)
         if sid not in self._reviews:
-            self._reviews[sid] = Review(self.project, folder)
+            self._reviews[sid] = Review(self.project, folder, journal=ReviewJournal(folder))
         return self._reviews[sid]

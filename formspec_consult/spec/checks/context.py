@@ -30,6 +30,16 @@ class Findings:
         return Problem(code, doc.rel, line, "structural", message, hint, column)
 
 
+def as_list(value: Any) -> list[Any]:
+    """`value` when it is a list, else an empty list (specs are untrusted input)."""
+    return value if isinstance(value, list) else []
+
+
+def module_key(name: str) -> str:
+    """The comparable form of a module name: `formspec/core` (as `depends` spells it) = `formspec.core`."""
+    return name.lower().replace("/", ".")
+
+
 def split_ref(ref: str, own_module: str | None) -> tuple[str | None, str]:
     """`billing.invoice` / `billing/invoice` / `formspec.core.user` / `invoice` → (module, entity)."""
     for sep in ("/", "."):
@@ -58,19 +68,19 @@ class Index:
     def build(cls, docs: list[Document], extra_modules: set[str] | frozenset[str] = frozenset()) -> Index:
         """Index the effective documents; `extra_modules` are module folders without a manifest."""
         index = cls(docs)
-        index.module_names = {m.lower() for m in extra_modules} | {CORE_MODULE}
+        index.module_names = {module_key(m) for m in extra_modules} | {CORE_MODULE}
         entity_docs: list[Document] = []
         for doc in docs:
             kind = effective_kind(doc.kind)
             if kind == "Entity" and doc.name:
-                index.entities.setdefault(((doc.module or "").lower(), doc.name.lower()), doc)
+                index.entities.setdefault((module_key(doc.module or ""), doc.name.lower()), doc)
                 entity_docs.append(doc)
             elif kind == "Module" and doc.name:
-                key = doc.name.lower()
+                key = module_key(doc.name)
                 index.module_docs.setdefault(key, doc)
                 index.module_names.add(key)
                 deps = doc.spec.get("depends")
-                index.depends[key] = {str(d.get("module", "")).lower() for d in deps
+                index.depends[key] = {module_key(str(d.get("module", ""))) for d in deps
                                       if isinstance(d, dict)} if isinstance(deps, list) else set()
         for doc in entity_docs:
             ext = doc.spec.get("extend_storage")
@@ -83,7 +93,7 @@ class Index:
     def entity_key(self, ref: str, own_module: str | None) -> tuple[str, str] | None:
         """The index key of the project entity `ref` names (None for core or unknown entities)."""
         module, name = split_ref(ref, own_module)
-        key = ((module or "").lower(), name.lower())
+        key = (module_key(module or ""), name.lower())
         return key if key in self.entities else None
 
     def field_names(self, key: tuple[str, str]) -> frozenset[str]:
@@ -98,7 +108,7 @@ class Index:
 
     def has_module(self, module: str) -> bool:
         """True for modules with a manifest or folder, and for formspec.core."""
-        return module.lower() in self.module_names
+        return module_key(module) in self.module_names
 
     def resolve_entity(self, ref: str, own_module: str | None) -> tuple[str | None, bool]:
         """(target module, found) for an entity reference written in `own_module`."""
@@ -109,14 +119,14 @@ class Index:
 
     def _resolve(self, ref: str, own_module: str | None) -> tuple[str | None, bool]:
         module, name = split_ref(ref, own_module)
-        mod = (module or "").lower()
-        if mod == CORE_MODULE:
-            return CORE_MODULE, name.lower() in CORE_ENTITIES
+        mod = module_key(module or "")
+        if mod == CORE_MODULE:  # built in, and a project may add its own spec/modules/formspec.core/
+            return CORE_MODULE, name.lower() in CORE_ENTITIES or (mod, name.lower()) in self.entities
         return module, (mod, name.lower()) in self.entities
 
     def may_reference(self, from_module: str | None, to_module: str | None) -> bool:
         """Same module, formspec.core, or a module `from_module` depends on."""
-        src, dst = (from_module or "").lower(), (to_module or "").lower()
+        src, dst = module_key(from_module or ""), module_key(to_module or "")
         return dst in (src, CORE_MODULE) or dst in self.depends.get(src, set())
 
 

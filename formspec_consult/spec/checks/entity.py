@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from formspec_consult.spec.checks.context import Findings
+from formspec_consult.spec.checks.context import Findings, as_list
 from formspec_consult.spec.checks.state_machine import check_state_machine
 from formspec_consult.spec.kinds import RESERVED_FIELD_NAMES
 from formspec_consult.spec.model import Document
@@ -83,8 +83,8 @@ def _check_natural_key(doc: Document, fields: list[tuple[int, dict[str, Any]]], 
             out.error("FS-NATURAL-KEY-RULE", doc, where,
                       f"field {f['name']!r} has natural_key_rule but not natural_key: true",
                       "Add `natural_key: true` to the field, or drop the rule.")
-        reset = rule.get("reset", "never")
-        fmt = _fmt if isinstance(_fmt := rule.get("format"), str) else ""
+        reset = str(rule.get("reset", "never"))
+        fmt = rule["format"] if isinstance(rule.get("format"), str) else ""
         wanted = _RESET_PLACEHOLDERS.get(reset)
         if wanted and not any(p in fmt for p in wanted):
             out.error("FS-NATURAL-KEY-RESET", doc, where + ("reset",),
@@ -109,12 +109,12 @@ def _check_transaction_date(doc: Document, spec: dict[str, Any], fields: list[tu
 
 
 def _event_names(spec: dict[str, Any]) -> set[str]:
-    raw = _raw if isinstance(_raw := spec.get("events"), list) else []
+    raw = as_list(spec.get("events"))
     return {e if isinstance(e, str) else str(e.get("name")) for e in raw if isinstance(e, (str, dict))}
 
 
 def _check_actions(doc: Document, spec: dict[str, Any], out: Findings) -> None:
-    actions = _actions if isinstance(_actions := spec.get("actions"), list) else []
+    actions = as_list(spec.get("actions"))
     events = _event_names(spec)
     seen: set[str] = set()
     for i, action in enumerate(actions):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from formspec_consult.spec.checks.context import Findings, Index
+from formspec_consult.spec.checks.context import Findings, Index, as_list, module_key
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document
 
@@ -30,12 +30,12 @@ def check_module_links(doc: Document, index: Index, out: Findings) -> None:
 def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index, out: Findings) -> None:
     known = ", ".join(sorted(index.module_names))
     if kind == "Module":
-        deps = _deps if isinstance(_deps := spec.get("depends"), list) else []
+        deps = as_list(spec.get("depends"))
         for i, dep in enumerate(deps):
             name = dep.get("module") if isinstance(dep, dict) else None
             if not isinstance(name, str):
                 continue
-            if name.lower() == (doc.name or "").lower():
+            if module_key(name) == module_key(doc.name or ""):
                 out.error("FS-MODULE-SELF-DEPEND", doc, ("spec", "depends", i), f"module {name!r} depends on itself",
                           "Remove the entry.")
             elif not index.has_module(name):
@@ -43,7 +43,7 @@ def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index
                           f"depends on module {name!r}, which is not in this project",
                           f"Install or create it, or fix the name (known modules: {known}).")
     if kind == "App":
-        mods = _mods if isinstance(_mods := spec.get("modules"), list) else []
+        mods = as_list(spec.get("modules"))
         for i, name in enumerate(mods):
             if isinstance(name, str) and not index.has_module(name):
                 out.error("FS-APP-MODULE", doc, ("spec", "modules", i),

@@ -57,9 +57,11 @@ def check_references(doc: Document, refs: list[Reference], index: Index, out: Fi
             out.error(code, doc, path, f"{what} points to {ref!r}, but no such entity exists in {where}",
                       _suggest(ref, module, index))
         elif not index.may_reference(doc.module, module):
-            out.error(code + "-DEPENDS", doc, path,
-                      f"{what} points to {ref!r} in module {module!r}, which module {doc.module!r} does not depend on",
-                      f"Add `- module: {module}` to `depends:` in {doc.module}'s module.yaml.")
+            # FormSpec itself resolves references without looking at `depends`: advice, not a block
+            out.warn(code + "-DEPENDS", doc, path,
+                     f"{what} points to {ref!r} in module {module!r}, which module {doc.module!r} does not depend on",
+                     f"Add `- module: {module}` to `depends:` in {doc.module}'s module.yaml, so installing "
+                     f"{doc.module} elsewhere brings {module} along.")
 
 
 def _suggest(ref: str, module: str | None, index: Index) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from formspec_consult.spec.checks.context import Findings
+from formspec_consult.spec.checks.context import Findings, as_list
 from formspec_consult.spec.kinds import RESERVED_ACTIONS
 from formspec_consult.spec.model import Document
 
@@ -26,7 +26,7 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
         out.error("FS-SM-FIELD-TYPE", doc, base + ("field",),
                   f"state_machine.field {field_name!r} is of type {target.get('type')!r}, not enum",
                   "Make the state field `type: enum` with the states as enum_values.")
-    raw_states = _raw_states if isinstance(_raw_states := sm.get("states"), list) else []
+    raw_states = as_list(sm.get("states"))
     states: list[str] = []
     for i, state in enumerate(raw_states):
         name = state.get("name") if isinstance(state, dict) else None
@@ -35,15 +35,18 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
                 out.error("FS-SM-STATE-DUPLICATE", doc, base + ("states", i), f"state {name!r} is declared twice",
                           "State names must be unique.")
             states.append(name)
+    enum_values = _enum_values(target)
+    if "states" not in sm and enum_values is not None:
+        states = enum_values  # without `states:`, the states are the state field's enum_values
     declared = set(states)
     listing = ", ".join(states) or "(none)"
     initial = sm.get("initial")
     if isinstance(initial, str) and initial not in declared:
         out.error("FS-SM-INITIAL", doc, base + ("initial",), f"initial state {initial!r} is not declared",
-                  f"Use one of the states: {listing}.")
-    if target is not None and isinstance(target.get("enum_values"), list):
-        values = {v.get("value") if isinstance(v, dict) else v for v in target["enum_values"]}
-        missing = [s for s in states if s not in values]
+                  f"Use one of the states: {listing}." if states else
+                  "Give the state field enum_values (they are the states), or declare `states:`.")
+    if "states" in sm and enum_values is not None:
+        missing = [s for s in states if s not in enum_values]
         if missing:
             out.warn("FS-SM-ENUM-MISMATCH", doc, base + ("states",),
                      f"states {', '.join(missing)} are not enum_values of {field_name!r}",
@@ -53,9 +56,9 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
 
 def _check_transitions(doc: Document, sm: dict[str, Any], spec: dict[str, Any], declared: set[str],
                        listing: str, out: Findings) -> None:
-    actions = _actions if isinstance(_actions := spec.get("actions"), list) else []
+    actions = as_list(spec.get("actions"))
     action_names = {a["name"] for a in actions if isinstance(a, dict) and isinstance(a.get("name"), str)}
-    transitions = _transitions if isinstance(_transitions := sm.get("transitions"), list) else []
+    transitions = as_list(sm.get("transitions"))
     for i, tr in enumerate(transitions):
         if not isinstance(tr, dict):
             continue
@@ -69,8 +72,23 @@ def _check_transitions(doc: Document, sm: dict[str, Any], spec: dict[str, Any], 
         if isinstance(to, str) and to not in declared:
             out.error("FS-SM-TO", doc, where + ("to",), f"transition to unknown state {to!r}",
                       f"Use a declared state: {listing}.")
-        via = tr.get("via")
-        if isinstance(via, str) and via not in action_names and via not in RESERVED_ACTIONS:
+        via = tr.get("via", tr.get("action"))  # `action:` is the legacy spelling of `via:`
+        if isinstance(via, str) and via not in action_names and via not in RESERVED_ACTIONS \
+                and via not in _implicit_actions(spec):
             out.error("FS-SM-VIA", doc, where + ("via",), f"transition via unknown action {via!r}",
                       f"Declare the action under `actions:` or use a built-in one "
                       f"({', '.join(sorted(RESERVED_ACTIONS))}).")
+
+
+def _enum_values(target: dict[str, Any] | None) -> list[str] | None:
+    """The state field's enum_values as strings (None when it has none)."""
+    if target is None or not isinstance(target.get("enum_values"), list):
+        return None
+    values = [v.get("value") if isinstance(v, dict) else v for v in target["enum_values"]]
+    return [str(v) for v in values if v is not None]
+
+
+def _implicit_actions(spec: dict[str, Any]) -> frozenset[str]:
+    """Actions the engine adds on its own: `soft_deactivate` brings deactivate/reactivate."""
+    soft = spec.get("soft_deactivate")
+    return frozenset({"deactivate", "reactivate"}) if isinstance(soft, dict) and soft.get("enabled") else frozenset()

@@ -18,14 +18,19 @@ KNOWN_SPEC_KEYS: dict[str, frozenset[str]] = {
         "version", "plural", "label", "title", "description", "icon", "display_field", "characteristic",
         "lifecycle", "fields", "state_machine", "actions", "events", "hooks", "expose", "indexes",
         "persist", "extend_storage", "permissions", "policies", "rules", "ui", "seed", "audit",
+        # pkg/spec EntitySpec, and summary projections
+        "auth", "deliver", "backdate_policy", "forward_date_policy", "rate_limit", "soft_deactivate",
+        "cache", "sources", "join_key", "rebuild",
     }),
     "Module": frozenset({
         "version", "vendor", "description", "label", "icon", "depends", "datastore", "config", "menu",
-        "ai_index", "permissions", "roles",
+        "ai_index", "permissions", "roles", "runtime",
     }),
     "App": frozenset({
         "version", "vendor", "root_url", "title", "description", "modules", "menu", "access",
         "app_renderer", "theme_ref", "publishes", "consumes", "icon",
+        # pkg/spec AppSpec
+        "stack_family", "persist_backend", "auth_config_ref", "logo", "chrome", "workspaces", "renderers",
     }),
 }
 

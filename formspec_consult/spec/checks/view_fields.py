@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from formspec_consult.spec.checks.context import Findings, Index
+from formspec_consult.spec.checks.context import Findings, Index, as_list
 from formspec_consult.spec.kinds import RESERVED_FIELD_NAMES, effective_kind
 from formspec_consult.spec.model import Document
 
@@ -27,8 +27,9 @@ def _collect(items: Any, base: tuple[Any, ...], found: list[FieldRef]) -> None:
     for i, item in enumerate(items):
         name = _name_of(item)
         if name:
-            # dotted paths (customer.full_name) reach into a relation: check the first hop only
-            found.append((base + (i,), name.split(".", 1)[0]))
+            # dotted paths (customer.full_name) reach into a relation: check the first hop only;
+            # it names the relation field, or the field without its `_id` (patient.name → patient_id)
+            found.append((base + (i,), name.split(".", 1)[0] + ("." if "." in name else "")))
 
 
 def collect_view_fields(doc: Document) -> list[FieldRef]:
@@ -38,7 +39,7 @@ def collect_view_fields(doc: Document) -> list[FieldRef]:
     found: list[FieldRef] = []
     if kind == "Form":
         _collect(spec.get("fields"), ("spec", "fields"), found)
-        sections = _sections if isinstance(_sections := spec.get("sections"), list) else []
+        sections = as_list(spec.get("sections"))
         for j, section in enumerate(sections):
             if isinstance(section, dict):
                 _collect(section.get("fields"), ("spec", "sections", j, "fields"), found)
@@ -57,7 +58,10 @@ def check_view_fields(doc: Document, refs: list[FieldRef], index: Index, out: Fi
     if key is None:
         return  # an unknown entity is already reported as FS-VIEW-ENTITY
     names = index.field_names(key)
-    for path, name in refs:
+    for path, ref in refs:
+        name = ref.rstrip(".")
+        if ref.endswith(".") and f"{name}_id" in names:
+            continue
         if name not in names and name not in _SYSTEM_FIELDS:
             listing = ", ".join(sorted(names)) or "(none)"
             out.error("FS-VIEW-FIELD", doc, path, f"{target!r} has no field {name!r}",

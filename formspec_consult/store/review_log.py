@@ -1,0 +1,64 @@
+"""The session's record of review actions: apply, undo and reject.
+
+The local MCP server performs them, so it is their only writer: whichever client asked — our
+TUI, a slash command, `formspec-consult apply`, or Claude Code through `mcp-serve` — the action
+lands in the session's `events.jsonl` and `transcript.md` once, written where it happened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from formspec_consult.store.events import EventLog
+from formspec_consult.store.layout import SessionLayout
+from formspec_consult.store.review_text import format_apply, format_reject, format_undo
+from formspec_consult.store.transcript import Transcript
+
+ReviewKind = Literal["apply", "undo", "reject"]
+
+
+def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """(event data, transcript note) of a successful review action's result."""
+    if kind == "apply":
+        data = {
+            "path": result.get("applied"),
+            "file": result.get("file"),
+            "backup": result.get("backup"),
+            "undo_step": result.get("undo_step"),
+            "forced": result.get("forced"),
+        }
+        return data, format_apply(result)
+    if kind == "undo":
+        data = {
+            "path": result.get("undone"),
+            "file": result.get("file"),
+            "outcome": result.get("outcome"),
+            "undo_step": result.get("undo_step"),
+        }
+        return data, format_undo(result)
+    return {"path": result.get("rejected")}, format_reject(result)
+
+
+class ReviewJournal:
+    """Appends review events to one session folder (opened per action: another process — the
+    engine, a second server — may write the same log between two actions)."""
+
+    def __init__(self, session_folder: Path) -> None:
+        self.layout = SessionLayout(Path(session_folder))
+
+    def record(self, kind: ReviewKind, result: dict[str, Any]) -> None:
+        data, note = review_record(kind, result)
+        with EventLog(self.layout.events) as log:
+            log.append(kind, **data)
+        Transcript(self.layout.transcript).write_note(note)
+
+
+def review_note(event: dict[str, Any]) -> str:
+    """The line a resumed session shows for a logged apply/undo/reject event."""
+    kind, path = event.get("type"), event.get("path")
+    if kind == "apply":
+        return f"Applied {path} → {event.get('file')}; undo with /undo."
+    if kind == "undo":
+        return f"Undid the apply of {path} ({event.get('outcome')})."
+    return f"Rejected the draft {path}."
