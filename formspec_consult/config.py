@@ -46,6 +46,7 @@ class Settings:
     request_timeout: float = 120.0  # seconds per model request (each retry gets its own)
     verify: str = "deterministic"  # after each draft: off | deterministic (the verifiers' findings) | llm (+ verify-draft)
     mcp_servers: dict[str, Any] = field(default_factory=dict)  # the `mcpServers` JSON shape
+    permissions: dict[str, str] = field(default_factory=dict)  # model-called write tools: allow | ask | deny
     registry_url: str | None = None
     registry_token: str | None = field(default=None, repr=False)
     sources: dict[str, str] = field(default_factory=dict, repr=False)
@@ -115,6 +116,12 @@ def _verify_mode(value: Any) -> str:
     return text
 
 
+def _permissions(value: Any) -> dict[str, str]:
+    from formspec_consult.agent.loop.permissions import parse_rules
+
+    return dict(parse_rules(value))
+
+
 def _servers(value: Any) -> dict[str, Any]:
     if not isinstance(value, Mapping) or not all(isinstance(v, Mapping) for v in value.values()):
         raise ValueError("expected a mapping of server name to {command, args, env} or {url, headers}")
@@ -136,6 +143,7 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "request_timeout": (_positive_float, "FORMSPEC_REQUEST_TIMEOUT"),
     "verify": (_verify_mode, "FORMSPEC_VERIFY"),
     "mcp_servers": (_servers, "FORMSPEC_MCP_SERVERS"),
+    "permissions": (_permissions, "FORMSPEC_PERMISSIONS"),
     "registry_url": (_text, "FORMSPEC_REGISTRY_URL"),
     "registry_token": (_text, "FORMSPEC_REGISTRY_TOKEN"),
 }
@@ -157,7 +165,7 @@ def project_config_path(project_root: Path) -> Path:
 
 def _parse(name: str, raw: Any, where: str) -> Any:
     parser, _env = FIELDS[name]
-    if name == "mcp_servers" and isinstance(raw, str):  # the env var carries JSON
+    if name in {"mcp_servers", "permissions"} and isinstance(raw, str):  # the env var carries JSON
         import json
 
         try:

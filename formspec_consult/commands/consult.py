@@ -154,8 +154,12 @@ class JsonOutput:
 
     def event(self, event: Any) -> None:
         from formspec_consult.store.agent_events import event_to_dict
+        from formspec_consult.store.tool_status import tool_status
 
-        self._line(event_to_dict(event))
+        data = event_to_dict(event)
+        if event.kind == "tool_call_finished":  # a draft the gate refused is not an "ok" for the person
+            data["status"] = tool_status(event.ok, event.result)
+        self._line(data)
 
     def finish(self, status: dict[str, Any]) -> None:
         keys = (
@@ -193,7 +197,12 @@ class TextOutput:
         elif kind == "tool_call_started":
             self.err.write(f"→ {event.name} {json.dumps(event.arguments, ensure_ascii=False)[:200]}\n")
         elif kind == "tool_call_finished":
-            self.err.write(f"{'✓' if event.ok else '✗'} {event.name} ({event.duration_ms:.0f} ms)\n")
+            from formspec_consult.store.tool_status import tool_status
+
+            status = tool_status(event.ok, event.result)
+            mark = {"ok": "✓", "refused": "✗", "failed": "✗"}[status]
+            said = {"ok": "", "refused": " refused by the validation gate", "failed": " failed"}[status]
+            self.err.write(f"{mark} {event.name}{said} ({event.duration_ms:.0f} ms)\n")
         elif kind == "notice":
             stream = self.out if event.level == "info" else self.err
             stream.write(event.message.rstrip("\n") + "\n")

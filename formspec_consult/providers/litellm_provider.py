@@ -183,7 +183,7 @@ class LiteLLMProvider:
                 if assembler.text:  # the person has read part of it: keep it, say what happened
                     cut_short = _cut_short_reason(exc)
                     break
-                error = map_error(exc, model=self.model, account=self.account)
+                error = map_error(exc, model=self.model, account=self.account, endpoint=self.api_base)
                 if not error.retryable or attempt >= self.retry.attempts:
                     raise error from exc
                 delay = self.retry.delay(attempt, retry_after_of(exc))

@@ -125,7 +125,11 @@ class Transcript:
 
     @staticmethod
     def _render_result(event: ToolCallFinished) -> str:
-        status = "ok" if event.ok else "failed"
+        from formspec_consult.store.tool_status import tool_status
+
+        status = {"ok": "ok", "refused": "refused by the validation gate", "failed": "failed"}[
+            tool_status(event.ok, event.result)
+        ]
         result = event.result
         excerpt = result if len(result) <= RESULT_EXCERPT_CHARS else result[:RESULT_EXCERPT_CHARS]
         note = ""

@@ -219,6 +219,7 @@ def _assemble(
         max_steps=settings.max_steps,
         tool_result_cap=settings.tool_result_cap,
     )
+    loop.permissions.rules = dict(settings.permissions)
     return Session(
         session_id,
         session_dir,

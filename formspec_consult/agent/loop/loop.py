@@ -19,6 +19,7 @@ from typing import Any, Protocol, TypeVar
 from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.options import find_options
+from formspec_consult.agent.loop.permissions import Permissions
 from formspec_consult.agent.loop.tools import (
     ArgumentsError,
     cap_result,
@@ -88,6 +89,8 @@ class AgentLoop:
         self.turn = turn
         self.usage = UsageTotals()
         self.last_options: tuple[str, ...] = ()
+        # Write tools the model calls need the person's permission (see permissions.py).
+        self.permissions = Permissions()
         self._logged_tools_digest: str | None = None
         self._partial = ""  # text streamed by a reply that has not completed yet
         self._unclosed_turn: int | None = None  # a turn whose turn_finished the log refused
@@ -293,6 +296,10 @@ class AgentLoop:
         server = getattr(self.tools, "server_of", lambda _n: "?")(call.name)
         self.log.append("tool_call", call_id=call.id, server=server, name=call.name, arguments=arguments)
         yield self.emit(ToolCallStarted(call.id, server, call.name, arguments))
+        if outcome is None:
+            refusal = await self.permissions.check(call.id, call.name, arguments)
+            if refusal is not None:
+                outcome = ToolOutcome(server, call.name, False, refusal, 0.0)
         if outcome is None:
             started = time.perf_counter()
             outcome = await self.tools.call(call.name, arguments)
