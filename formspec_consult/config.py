@@ -117,9 +117,18 @@ def _verify_mode(value: Any) -> str:
 
 
 def _permissions(value: Any) -> dict[str, str]:
-    from formspec_consult.agent.loop.permissions import parse_rules
-
-    return dict(parse_rules(value))
+    """`{tool: allow|ask|deny}` (and `default`) for the write tools the model calls."""
+    if value in (None, ""):
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a mapping of tool name to allow, ask or deny, e.g. {apply_draft: ask}")
+    out: dict[str, str] = {}
+    for tool, rule in value.items():
+        text = str(rule).strip().lower()
+        if text not in {"allow", "ask", "deny"}:
+            raise ValueError(f"{tool}: {rule!r} is not one of allow, ask, deny")
+        out[str(tool)] = text
+    return out
 
 
 def _servers(value: Any) -> dict[str, Any]:
