@@ -45,7 +45,7 @@ def _entity(module: str, index: int, dep: str | None) -> str:
         "      - {from: draft, to: open, via: open_it}",
         "      - {from: [draft, open], to: closed, via: close_it}",
         "  actions: [{name: open_it}, {name: close_it, emits: closed}]",
-        "  events: [{name: closed}]",
+        "  events: [{name: closed, type: async}]",
     ]
     return "\n".join(lines) + "\n"
 

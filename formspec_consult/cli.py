@@ -32,6 +32,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "auth": ("formspec_consult.commands.auth:auth", "Store or remove provider keys in the OS keyring."),
     "demo": ("formspec_consult.commands.demo:demo", "Run the offline demo (no key needed)."),
     "replay": ("formspec_consult.commands.replay:replay", "Replay a recorded session."),
+    "skill": (
+        "formspec_consult.commands.skill:skill",
+        "Install the consultation as a skill for Claude Code or other agents.",
+    ),
     "eval": ("formspec_consult.commands.eval:eval_command", "Score the consultant on a corpus of business cases."),
 }
 
@@ -81,6 +85,8 @@ class LazyGroup(click.Group):
 @click.option("--resume", "resume", default=None, metavar="ID", help="Resume the session with this id.")
 @click.option("-p", "--prompt", "prompt", default=None, metavar="MSG", help="Headless: run one turn ('-' reads turns from stdin).")
 @click.option("--json", "json_output", is_flag=True, help="Headless: print events as JSON lines.")
+@click.option("--allow-tool", "allow_tool", multiple=True, metavar="NAME",
+              help="Let the model call this write tool (apply_draft, undo_apply, …) without asking; repeatable.")
 @click.pass_context
 def cli(ctx: click.Context, **options: Any) -> None:
     """Talk with an AI consultant that designs and drafts your FormSpec app.

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from formspec_consult.registry.models import TRUST_TIERS, TrustTier
+from formspec_consult.servers.registry_guard import DEFAULT_BURST, DEFAULT_RATE
 
 if TYPE_CHECKING:
     from formspec_consult.registry.store import RegistryStore
@@ -53,12 +54,12 @@ def _open(db: str | None) -> RegistryStore[Any]:
 )
 @click.option(
     "--rate",
-    default=20.0,
+    default=DEFAULT_RATE,
     show_default=True,
     type=click.FloatRange(0),
     help="Requests per second per client (0: no limit).",
 )
-@click.option("--burst", default=60, show_default=True, type=click.IntRange(1), help="Burst size per client.")
+@click.option("--burst", default=DEFAULT_BURST, show_default=True, type=click.IntRange(1), help="Burst size per client.")
 @click.option(
     "--max-body",
     default=64 * 1024,

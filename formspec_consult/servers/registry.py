@@ -15,14 +15,13 @@ from typing import Annotated, Any, TypeVar
 
 import anyio
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from formspec_consult import __version__
 from formspec_consult.registry.db import open_store
 from formspec_consult.registry.store import RegistryStore
+from formspec_consult.servers.base import READ_ONLY, CitizenServer
 from formspec_consult.servers.registry_models import (
     ModuleDetail,
     SearchResult,
@@ -43,12 +42,9 @@ T = TypeVar("T")
 # requests, dozens of busy threads starve the event loop of the GIL and latency collapses
 # (measured: 140 calls/s at 10 clients fell to 11 calls/s at 50 with 40 threads).
 DB_THREADS = 4
-_READ_ONLY = ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
 
 
-class RegistryServer(MCPServer):
+class RegistryServer(CitizenServer):
     """An MCPServer bound to a registry store; `token` is enforced by the HTTP layer."""
 
     def __init__(self, store: RegistryStore[Any], *, token: str | None = None) -> None:
@@ -75,14 +71,14 @@ class RegistryServer(MCPServer):
     def _register_tools(self) -> None:
         store, db = self.store, self._db
 
-        @self.tool(title="List business templates", annotations=_READ_ONLY)
+        @self.tool(title="List business templates", annotations=READ_ONLY)
         async def list_business_templates() -> TemplatesResult:
             """Return every business template: pattern id, aliases in several languages, description,
             probing questions to ask the owner, and candidate entities with their characteristic."""
             templates = [template_out(t) for t in await db(store.list_templates)]
             return TemplatesResult(count=len(templates), templates=templates)
 
-        @self.tool(title="Search the module registry", annotations=_READ_ONLY)
+        @self.tool(title="Search the module registry", annotations=READ_ONLY)
         async def search_modules_registry(
             query: Annotated[
                 str,
@@ -112,7 +108,7 @@ class RegistryServer(MCPServer):
                 query=query, category=category, count=len(hits), results=[hit_out(h) for h in hits]
             )
 
-        @self.tool(title="Get module detail", annotations=_READ_ONLY)
+        @self.tool(title="Get module detail", annotations=READ_ONLY)
         async def get_module_detail(
             name: Annotated[
                 str, Field(description="The module name from search_modules_registry.", max_length=100)

@@ -1,7 +1,11 @@
 """ASGI guard in front of the registry's MCP endpoint: size limit, rate limit, bearer token.
 
-Order matters: an oversized body is refused (413) before anything else; then the per-client token
-bucket (429) so nobody can hammer the token check; then the bearer token (401). Clients are keyed
+Order matters: an oversized body is refused (413) before anything else; `/.well-known/*` answers
+404 (the registry has no OAuth metadata: an OAuth-capable client that met a 401 with metadata
+there would try dynamic client registration instead of telling its user to configure the static
+bearer token); `GET` on the MCP endpoint answers 405 (stateless: there is no server-to-client
+stream, and an empty one held open with keep-alive pings defeats client timeouts); then the
+per-client token bucket (429) so nobody can hammer the token check; then the bearer token (401). Clients are keyed
 by their token when it is valid (many users behind one NAT or load balancer each get their own
 bucket), otherwise by their address.
 """
@@ -17,6 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+# Defaults a real client never reaches: the conformance suite opens ~30 sessions at once (about
+# 130 requests in a third of a second), an agent a few calls a second. The limit is against abuse.
+DEFAULT_RATE = 100.0
+DEFAULT_BURST = 1000
 
 
 @dataclass
@@ -59,12 +68,14 @@ class RegistryGuard:
         limiter: TokenBucket | None,
         max_body_bytes: int,
         open_paths: frozenset[str] = frozenset({"/healthz"}),
+        mcp_path: str = "/mcp",
     ) -> None:
         self.app = app
         self._token = token.encode() if token else None
         self.limiter = limiter
         self.max_body_bytes = max_body_bytes
         self.open_paths = open_paths
+        self.mcp_path = mcp_path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in self.open_paths:
@@ -74,6 +85,13 @@ class RegistryGuard:
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > self.max_body_bytes:
             await _reply(send, 413, f"Request body too large (limit {self.max_body_bytes} bytes).")
+            return
+        if scope["path"].startswith("/.well-known/"):
+            await _reply(send, 404, "Not found. This registry takes a static bearer token, not OAuth.")
+            return
+        if scope["method"] == "GET" and scope["path"].rstrip("/") == self.mcp_path:
+            message = "This stateless endpoint has no event stream; send JSON-RPC requests with POST."
+            await _reply(send, 405, message, [(b"allow", b"POST")])
             return
         presented = _bearer(headers.get("authorization", ""))
         valid = self._token is None or (

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from dataclasses import asdict, dataclass, field
 
 import uvicorn
@@ -18,42 +17,33 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp
 
+from formspec_consult.servers.http_edge import bind_socket as bind_socket  # re-exported for callers
+from formspec_consult.servers.http_edge import dns_rebinding_protection
 from formspec_consult.servers.registry import RegistryServer
-from formspec_consult.servers.registry_guard import RegistryGuard, TokenBucket
+from formspec_consult.servers.registry_guard import DEFAULT_BURST, DEFAULT_RATE, RegistryGuard, TokenBucket
 
 MCP_PATH = "/mcp"
-_LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
-_LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
 
 
 @dataclass(frozen=True)
 class HttpLimits:
     """Abuse limits of the HTTP endpoint (per client: address, or token when one is valid)."""
 
-    rate_per_second: float = 20.0
-    burst: int = 60
+    rate_per_second: float = DEFAULT_RATE
+    burst: int = DEFAULT_BURST
     max_body_bytes: int = 64 * 1024
     allowed_hosts: tuple[str, ...] = field(default=())
 
     def security(self, host: str) -> TransportSecuritySettings:
         """DNS-rebinding protection: loopback names, the bind host, and any extra allowed hosts."""
-        hosts = [*_LOOPBACK_HOSTS, *self.allowed_hosts]
-        if host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
-            hosts.append(f"{host}:*")
-        origins = [
-            *_LOOPBACK_ORIGINS,
-            *(f"https://{h}" for h in self.allowed_hosts),
-            *(f"http://{h}" for h in self.allowed_hosts),
-        ]
-        return TransportSecuritySettings(
-            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
-        )
+        return dns_rebinding_protection(host, self.allowed_hosts)
 
 
 def registry_http_app(
     server: RegistryServer, *, host: str = "127.0.0.1", limits: HttpLimits | None = None
 ) -> ASGIApp:
-    """The ASGI app: `/mcp` behind the guard (413 → 429 → 401), plus an open `/healthz`."""
+    """The ASGI app: `/mcp` behind the guard (413 → 404 for `/.well-known/*` → 405 for GET → 429 → 401),
+    plus an open `/healthz`."""
     limits = limits or HttpLimits()
 
     @server.custom_route("/healthz", methods=["GET"], include_in_schema=False)
@@ -69,18 +59,9 @@ def registry_http_app(
         host=host,
     )
     limiter = TokenBucket(limits.rate_per_second, float(limits.burst)) if limits.rate_per_second > 0 else None
-    return RegistryGuard(app, token=server.token, limiter=limiter, max_body_bytes=limits.max_body_bytes)
-
-
-def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    """A listening socket (port 0 picks a free port); pass it to `serve_http` to know the port first."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.set_inheritable(True)
-    return sock
+    return RegistryGuard(
+        app, token=server.token, limiter=limiter, max_body_bytes=limits.max_body_bytes, mcp_path=MCP_PATH
+    )
 
 
 def http_server(

@@ -127,9 +127,10 @@ class ValidationResult:
                 "warnings": [w.to_dict() for w in self.warnings]}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Skill:
-    """A Markdown skill (bundled with us or from the project's `.agents/skills/`)."""
+    """A Markdown skill (bundled with us or from the project's `.agents/skills/`); frozen, because
+    loaded skills are cached and shared."""
 
     name: str
     description: str

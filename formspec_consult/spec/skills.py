@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -50,12 +51,33 @@ def load_skill(path: Path, source: str) -> Skill:
     return Skill(name, description.strip(), kinds, minimum, source, path, stale)  # type: ignore[arg-type]
 
 
+# (SKILL.md path, source) -> ((mtime_ns, size), skill). list_skills runs on every grounding step;
+# re-reading and re-parsing every file's frontmatter each time was most of its round trip.
+_LOADED: dict[tuple[str, str], tuple[tuple[int, int], Skill]] = {}
+
+
 def _scan(folder: Path, source: str) -> list[Skill]:
     try:
         entries = sorted(e.name for e in os.scandir(folder) if e.is_dir() and not e.name.startswith("."))
     except OSError:
         return []
-    return [load_skill(folder / n / "SKILL.md", source) for n in entries if (folder / n / "SKILL.md").is_file()]
+    base = os.fspath(folder)
+    found = []
+    for name in entries:
+        file = os.path.join(base, name, "SKILL.md")
+        try:
+            info = os.stat(file)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        key, stamp = (file, source), (info.st_mtime_ns, info.st_size)
+        cached = _LOADED.get(key)
+        if cached is None or cached[0] != stamp:
+            cached = (stamp, load_skill(Path(file), source))
+            _LOADED[key] = cached
+        found.append(cached[1])  # Skill is frozen, so one instance can be shared
+    return found
 
 
 def all_skills(project_root: Path | None) -> list[Skill]:

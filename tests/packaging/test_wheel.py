@@ -63,3 +63,20 @@ def test_unpacked_wheel_finds_its_own_data(wheel: Path, tmp_path: Path) -> None:
     assert package_file.startswith(str(site))
     assert styles == str(site / "formspec_consult" / "styles")
     assert prompts == str(site / "formspec_consult" / "prompts")
+
+
+def test_the_unpacked_wheel_installs_the_skill_from_its_own_prompts_and_skills(wheel: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    command = [sys.executable, "-m", "formspec_consult", "skill", "install", "--project", str(project)]
+    proc = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    folder = project / ".claude" / "skills" / "formspec-consult"
+    assert (folder / "SKILL.md").read_text().startswith("---\nname: formspec-consult\n")
+    shipped = sorted(p.parent.name for p in (site / "formspec_consult" / "skills").glob("*/SKILL.md"))
+    assert shipped and sorted(p.stem for p in (folder / "skills").glob("*.md")) == shipped
+    check = subprocess.run([*command, "--check"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert check.returncode == 0, check.stderr

@@ -98,3 +98,40 @@ def test_without_a_token_configured_the_registry_is_open(
     response = httpx.post(registry.url, json=LIST_TOOLS, headers=MCP_HEADERS)
     assert response.status_code == 200
     assert {t["name"] for t in response.json()["result"]["tools"]} >= {"search_modules_registry"}
+
+
+def test_get_on_the_stateless_endpoint_answers_405_at_once_instead_of_an_endless_stream(
+    registry: RunningRegistry,
+) -> None:
+    authed = {"accept": "text/event-stream", "authorization": f"Bearer {TOKEN}"}
+    response = httpx.get(registry.url, headers=authed, timeout=5)
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
+    assert "POST" in response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/openid-configuration",
+    ],
+)
+def test_with_a_token_oauth_discovery_paths_answer_404_not_401(registry: RunningRegistry, path: str) -> None:
+    response = httpx.get(f"{registry.base}{path}")
+    assert response.status_code == 404
+    assert "www-authenticate" not in response.headers
+    assert "bearer token" in response.json()["error"]
+    # The MCP endpoint itself still demands the token.
+    assert httpx.post(registry.url, json=LIST_TOOLS, headers=MCP_HEADERS).status_code == 401
+
+
+def test_the_default_limits_serve_a_burst_of_two_hundred_requests_from_one_client(
+    seeded_url: str, start_registry: Callable[..., RunningRegistry]
+) -> None:
+    registry = start_registry(seeded_url, limits=HttpLimits())
+    with httpx.Client(headers=MCP_HEADERS) as http:
+        codes = {http.post(registry.url, json=LIST_TOOLS).status_code for _ in range(200)}
+    assert codes == {200}

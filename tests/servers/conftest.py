@@ -46,6 +46,10 @@ async def call(client: Client, name: str, args: dict[str, Any] | None = None) ->
     assert not result.is_error, f"{name} failed: {text}"
     if result.structured_content is None:
         return text
+    if set(result.structured_content) == {"result"} and isinstance(result.structured_content["result"], str):
+        # A text tool with an output schema: the text block is the string itself.
+        assert result.structured_content["result"] == text, f"{name}: structured and text results differ"
+        return text
     # The typed output schema must not drop anything the text block carries.
     assert json.loads(text) == result.structured_content, f"{name}: structured and text results differ"
     return result.structured_content
@@ -60,9 +64,10 @@ async def call_error(client: Client, name: str, args: dict[str, Any] | None = No
 
 
 def tree_hash(root: Path) -> dict[str, str]:
-    """sha256 of every file under ``root`` (including .formspec/), by relative path."""
+    """sha256 of every file under ``root`` (including .formspec/), by relative path; logs and the
+    empty lock files of .formspec/locks/ (held during apply, never state) are left out."""
     return {
         p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and not p.name.endswith(".log")
+        if p.is_file() and not p.name.endswith((".log", ".lock"))
     }

@@ -8,10 +8,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from formspec_consult.servers.base import READ_ONLY
 from formspec_consult.servers.local.results import Restarted, ServerStatus, Stopped
 from formspec_consult.servers.local.state import LocalState, tool_errors
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 CONTROL = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
@@ -20,7 +20,7 @@ CONTROL = ToolAnnotations(
 def register(server: MCPServer, state: LocalState) -> None:
     """Add the dev-server tools to ``server``."""
 
-    @server.tool(annotations=CONTROL, structured_output=True)
+    @server.tool(title="Restart the dev server", annotations=CONTROL, structured_output=True)
     @state.serialised
     def restart_server() -> Restarted:
         """Validate the project and, if it is valid, (re)start the FormSpec dev server;
@@ -37,13 +37,13 @@ def register(server: MCPServer, state: LocalState) -> None:
         restarted = {**started, "was_running": bool(stopped.get("stopped")), "log": str(state.devserver.log_path)}
         return cast(Restarted, restarted)
 
-    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @server.tool(title="Dev server status", annotations=READ_ONLY, structured_output=True)
     @tool_errors
     def get_server_status() -> ServerStatus:
         """Report whether the dev server runs: {running, pid, health}."""
         return state.devserver.status()  # type: ignore[return-value]
 
-    @server.tool(annotations=CONTROL, structured_output=True)
+    @server.tool(title="Stop the dev server", annotations=CONTROL, structured_output=True)
     @tool_errors
     def stop_server() -> Stopped:
         """Stop the dev server and every process it started."""

@@ -8,12 +8,16 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from formspec_consult.servers.base import READ_ONLY
 from formspec_consult.servers.local.results import Applied, DiffList, DraftList, Proposed, Rejected, Undone
 from formspec_consult.servers.local.state import LocalState
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 DRAFT_WRITE = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+# Discarding a draft deletes the person's pending work: destructive, though repeating it changes nothing.
+DRAFT_DISCARD = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
 )
 PROJECT_WRITE = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
@@ -24,14 +28,18 @@ SessionArg = Annotated[
     Field(description="Session id; omit it to use the session this server is bound to (the usual case)."),
 ]
 ForceArg = Annotated[
-    bool, Field(description="Override the safety refusal. Only when the person explicitly asks.")
+    bool,
+    Field(
+        strict=True,  # a boolean: "yes" or "true" as text is refused, never read as true
+        description="Override the safety refusal (true or false). Only when the person explicitly asks.",
+    ),
 ]
 
 
 def register(server: MCPServer, state: LocalState) -> None:
     """Add the draft tools to ``server``."""
 
-    @server.tool(annotations=DRAFT_WRITE, structured_output=True)
+    @server.tool(title="Propose a spec file (draft)", annotations=DRAFT_WRITE, structured_output=True)
     @state.serialised
     def propose_spec_file(
         path: Annotated[
@@ -51,7 +59,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         This is the only way to write spec YAML: never paste spec files into the chat."""
         return state.review(session).propose(path, content)  # type: ignore[return-value]
 
-    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @server.tool(title="List drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def list_drafts(session: SessionArg = None) -> DraftList:
         """List the session's drafts: path, status (new|modified|unchanged), valid, problem count
@@ -59,7 +67,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         sid, _ = state.session(session)
         return {"session": sid, "drafts": state.review(session).list()}  # type: ignore[typeddict-item]
 
-    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @server.tool(title="Diff drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def diff_drafts(
         path: Annotated[str | None, Field(description="One draft's spec path; omit for every draft.")] = None,
@@ -69,7 +77,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         sid, _ = state.session(session)
         return {"session": sid, "drafts": state.review(session).diff(path)}  # type: ignore[typeddict-item]
 
-    @server.tool(annotations=DRAFT_WRITE, structured_output=True)
+    @server.tool(title="Reject a draft", annotations=DRAFT_DISCARD, structured_output=True)
     @state.serialised
     def reject_draft(
         path: Annotated[str, Field(description="Spec path of the draft to discard.")],
@@ -78,7 +86,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         """Discard one draft. The project's real file is not touched."""
         return state.review(session).reject(path)  # type: ignore[return-value]
 
-    @server.tool(annotations=PROJECT_WRITE, structured_output=True)
+    @server.tool(title="Apply a draft to the project", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def apply_draft(
         file: Annotated[
@@ -91,7 +99,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         atomically and revalidates. Refuses drafts that fail validation or whose target changed meanwhile."""
         return state.review(session).apply(file, force=force)  # type: ignore[return-value]
 
-    @server.tool(annotations=PROJECT_WRITE, structured_output=True)
+    @server.tool(title="Undo the last apply", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def undo_apply(force: ForceArg = False, session: SessionArg = None) -> Undone:
         """Undo the most recent apply_draft of the session, restoring the file's exact previous bytes

@@ -10,13 +10,12 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.prompts.base import Prompt as MCPPrompt
 from mcp.server.mcpserver.prompts.base import PromptArgument, UserMessage
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from formspec_consult.servers.base import READ_ONLY
 from formspec_consult.servers.local.results import Transcript
 from formspec_consult.servers.local.state import LocalState, tool_errors
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 SNIPPET = 160
 _log = logging.getLogger(__name__)
 
@@ -24,7 +23,7 @@ _log = logging.getLogger(__name__)
 def register(server: MCPServer, state: LocalState) -> None:
     """Add ``read_transcript`` and every prompt file to ``server``."""
 
-    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @server.tool(title="Read the session transcript", annotations=READ_ONLY, structured_output=True)
     @tool_errors
     def read_transcript(
         seq: Annotated[

@@ -114,12 +114,7 @@ class Stopped(TypedDict):
 
 
 class KindSchemas(TypedDict):
-    """Without a kind: ``kinds``; with one: ``kind``, ``schema`` and the schema ``source``.
-
-    Documentation only: ``list_kind_schemas`` declares a plain object output schema, because the
-    SDK client re-validates every structured result with jsonschema, and checking the kind list
-    item by item on every call made the round trip ~1.5× the floor (bench_server).
-    """
+    """Without a kind: ``kinds``; with one: ``kind``, ``schema`` and the schema ``source``."""
 
     kinds: NotRequired[list[str]]
     kind: NotRequired[str]
