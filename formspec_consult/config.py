@@ -43,6 +43,7 @@ class Settings:
     max_steps: int = 15  # tool rounds per turn
     tool_result_cap: int = 8000  # characters of a tool result the model sees
     tool_timeout: float = 60.0  # seconds per MCP tool call
+    request_timeout: float = 120.0  # seconds per model request (each retry gets its own)
     verify: str = "deterministic"  # after each draft: off | deterministic (the verifiers' findings) | llm (+ verify-draft)
     mcp_servers: dict[str, Any] = field(default_factory=dict)  # the `mcpServers` JSON shape
     permissions: dict[str, str] = field(default_factory=dict)  # model-called write tools: allow | ask | deny
@@ -116,9 +117,18 @@ def _verify_mode(value: Any) -> str:
 
 
 def _permissions(value: Any) -> dict[str, str]:
-    from formspec_consult.agent.loop.permissions import parse_rules
-
-    return dict(parse_rules(value))
+    """`{tool: allow|ask|deny}` (and `default`) for the write tools the model calls."""
+    if value in (None, ""):
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a mapping of tool name to allow, ask or deny, e.g. {apply_draft: ask}")
+    out: dict[str, str] = {}
+    for tool, rule in value.items():
+        text = str(rule).strip().lower()
+        if text not in {"allow", "ask", "deny"}:
+            raise ValueError(f"{tool}: {rule!r} is not one of allow, ask, deny")
+        out[str(tool)] = text
+    return out
 
 
 def _servers(value: Any) -> dict[str, Any]:
@@ -139,6 +149,7 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "max_steps": (_positive_int, "FORMSPEC_MAX_STEPS"),
     "tool_result_cap": (_positive_int, "FORMSPEC_TOOL_RESULT_CAP"),
     "tool_timeout": (_positive_float, "FORMSPEC_TOOL_TIMEOUT"),
+    "request_timeout": (_positive_float, "FORMSPEC_REQUEST_TIMEOUT"),
     "verify": (_verify_mode, "FORMSPEC_VERIFY"),
     "mcp_servers": (_servers, "FORMSPEC_MCP_SERVERS"),
     "permissions": (_permissions, "FORMSPEC_PERMISSIONS"),

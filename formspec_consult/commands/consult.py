@@ -29,7 +29,19 @@ class SetupError(click.ClickException):
 
 
 def _setup_error(exc: BaseException) -> click.ClickException:
+    if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
+        return SetupError(unwritable_message(exc))
     return SetupError(exc.format_message() if isinstance(exc, click.ClickException) else str(exc))
+
+
+def unwritable_message(exc: OSError) -> str:
+    """The setup message for a project folder that cannot be written (read-only, full, no permission)."""
+    where = f" {exc.filename}" if exc.filename else ""
+    return (
+        f"Cannot write{where} ({exc.strerror or exc}). formspec-consult keeps its sessions in "
+        "<project>/.formspec/, so the project folder must be writable: check its permissions, free "
+        "space, and whether it lies on a read-only file system."
+    )
 
 
 def _check_model_configured(options: Mapping[str, Any]) -> None:
@@ -82,10 +94,13 @@ async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
     try:
         engine = await Engine.open(options)
     except Exception as exc:  # setup problems: a clear message, exit 2
+        if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):  # read-only project, …
+            raise _setup_error(exc) from exc
         if type(exc).__name__ in {
             "ProviderError",
             "ProjectError",
             "SessionError",
+            "SessionBusy",
             "ConfigError",
             "MCPConfigError",
             "ServerDied",

@@ -13,7 +13,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from formspec_consult.providers.base import Completion, ProviderError, StreamItem, TextDelta, ToolCall, Usage
+from formspec_consult.providers.base import (
+    INCOMPLETE,
+    Completion,
+    ProviderError,
+    Retrying,
+    StreamItem,
+    TextDelta,
+    ToolCall,
+    Usage,
+)
 from formspec_consult.providers.errors import RetryPolicy, map_error, retry_after_of
 from formspec_consult.providers.keys import LOCAL_PLACEHOLDER_KEY
 from formspec_consult.providers.litellm_loader import ModelFacts, load_litellm, model_facts
@@ -156,6 +165,7 @@ class LiteLLMProvider:
         litellm = await asyncio.to_thread(load_litellm)  # the first import is slow: keep the loop free
         kwargs = self._request(messages, tools)
         attempt = 0
+        cut_short: str | None = None
         while True:
             attempt += 1
             assembler = StreamAssembler()
@@ -170,20 +180,28 @@ class LiteLLMProvider:
                     await _close(response)  # also when the caller stops early or the turn is cancelled
                 break
             except Exception as exc:
+                if assembler.text:  # the person has read part of it: keep it, say what happened
+                    cut_short = _cut_short_reason(exc)
+                    break
                 error = map_error(exc, model=self.model, account=self.account, endpoint=self.api_base)
-                if assembler.text or not error.retryable or attempt >= self.retry.attempts:
+                if not error.retryable or attempt >= self.retry.attempts:
                     raise error from exc
                 delay = self.retry.delay(attempt, retry_after_of(exc))
                 if self.on_retry is not None:
                     self.on_retry(RetryNotice(attempt, delay, error))
+                yield Retrying(attempt, delay, str(error).split(" — ")[0])  # a notice before the wait
                 await self._sleep(delay)
-        calls = assembler.tool_calls()
+        # A reply cut short keeps its text; its tool calls may be half-streamed, so none are run.
+        calls = () if cut_short else assembler.tool_calls()
+        raw = {"provider": self.name, "model": self.model, "attempts": attempt, "chunks": assembler.chunks}
+        if cut_short:
+            raw["cut_short"] = cut_short
         yield Completion(
             text=assembler.text,
             tool_calls=calls,
             usage=self._usage(assembler, calls, messages, tools),
-            finish_reason=assembler.finish_reason or "stop",
-            raw={"provider": self.name, "model": self.model, "attempts": attempt, "chunks": assembler.chunks},
+            finish_reason=INCOMPLETE if cut_short else (assembler.finish_reason or "stop"),
+            raw=raw,
         )
 
     def _usage(
@@ -211,6 +229,15 @@ class LiteLLMProvider:
         except Exception:  # noqa: BLE001 - no price is not an error
             return None
         return float(prompt_cost) + float(completion_cost)
+
+
+def _cut_short_reason(exc: BaseException) -> str:
+    """Why a stream that had already shown text ended early, in words."""
+    text = str(exc)
+    if "finish_reason" in text:
+        return "the provider closed the stream before finishing the reply (no finish_reason)"
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return f"the stream broke off ({first[:200]})"
 
 
 async def _close(response: Any) -> None:
