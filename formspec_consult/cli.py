@@ -85,6 +85,8 @@ class LazyGroup(click.Group):
 @click.option("--resume", "resume", default=None, metavar="ID", help="Resume the session with this id.")
 @click.option("-p", "--prompt", "prompt", default=None, metavar="MSG", help="Headless: run one turn ('-' reads turns from stdin).")
 @click.option("--json", "json_output", is_flag=True, help="Headless: print events as JSON lines.")
+@click.option("--allow-tool", "allow_tool", multiple=True, metavar="NAME",
+              help="Let the model call this write tool (apply_draft, undo_apply, …) without asking; repeatable.")
 @click.pass_context
 def cli(ctx: click.Context, **options: Any) -> None:
     """Talk with an AI consultant that designs and drafts your FormSpec app.

@@ -43,8 +43,10 @@ class Settings:
     max_steps: int = 15  # tool rounds per turn
     tool_result_cap: int = 8000  # characters of a tool result the model sees
     tool_timeout: float = 60.0  # seconds per MCP tool call
+    request_timeout: float = 120.0  # seconds per model request (each retry gets its own)
     verify: str = "deterministic"  # after each draft: off | deterministic (the verifiers' findings) | llm (+ verify-draft)
     mcp_servers: dict[str, Any] = field(default_factory=dict)  # the `mcpServers` JSON shape
+    permissions: dict[str, str] = field(default_factory=dict)  # model-called write tools: allow | ask | deny
     registry_url: str | None = None
     registry_token: str | None = field(default=None, repr=False)
     sources: dict[str, str] = field(default_factory=dict, repr=False)
@@ -114,6 +116,21 @@ def _verify_mode(value: Any) -> str:
     return text
 
 
+def _permissions(value: Any) -> dict[str, str]:
+    """`{tool: allow|ask|deny}` (and `default`) for the write tools the model calls."""
+    if value in (None, ""):
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a mapping of tool name to allow, ask or deny, e.g. {apply_draft: ask}")
+    out: dict[str, str] = {}
+    for tool, rule in value.items():
+        text = str(rule).strip().lower()
+        if text not in {"allow", "ask", "deny"}:
+            raise ValueError(f"{tool}: {rule!r} is not one of allow, ask, deny")
+        out[str(tool)] = text
+    return out
+
+
 def _servers(value: Any) -> dict[str, Any]:
     if not isinstance(value, Mapping) or not all(isinstance(v, Mapping) for v in value.values()):
         raise ValueError("expected a mapping of server name to {command, args, env} or {url, headers}")
@@ -132,8 +149,10 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "max_steps": (_positive_int, "FORMSPEC_MAX_STEPS"),
     "tool_result_cap": (_positive_int, "FORMSPEC_TOOL_RESULT_CAP"),
     "tool_timeout": (_positive_float, "FORMSPEC_TOOL_TIMEOUT"),
+    "request_timeout": (_positive_float, "FORMSPEC_REQUEST_TIMEOUT"),
     "verify": (_verify_mode, "FORMSPEC_VERIFY"),
     "mcp_servers": (_servers, "FORMSPEC_MCP_SERVERS"),
+    "permissions": (_permissions, "FORMSPEC_PERMISSIONS"),
     "registry_url": (_text, "FORMSPEC_REGISTRY_URL"),
     "registry_token": (_text, "FORMSPEC_REGISTRY_TOKEN"),
 }
@@ -155,7 +174,7 @@ def project_config_path(project_root: Path) -> Path:
 
 def _parse(name: str, raw: Any, where: str) -> Any:
     parser, _env = FIELDS[name]
-    if name == "mcp_servers" and isinstance(raw, str):  # the env var carries JSON
+    if name in {"mcp_servers", "permissions"} and isinstance(raw, str):  # the env var carries JSON
         import json
 
         try:

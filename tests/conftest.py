@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from tests.fakes.fixtures import fake_openai  # noqa: F401  (shared fixture)
+from tests.fakes.fixtures import fake_anthropic, fake_openai  # noqa: F401  (shared fixtures)
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_LOG", "ERROR")

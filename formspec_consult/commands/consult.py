@@ -29,7 +29,19 @@ class SetupError(click.ClickException):
 
 
 def _setup_error(exc: BaseException) -> click.ClickException:
+    if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
+        return SetupError(unwritable_message(exc))
     return SetupError(exc.format_message() if isinstance(exc, click.ClickException) else str(exc))
+
+
+def unwritable_message(exc: OSError) -> str:
+    """The setup message for a project folder that cannot be written (read-only, full, no permission)."""
+    where = f" {exc.filename}" if exc.filename else ""
+    return (
+        f"Cannot write{where} ({exc.strerror or exc}). formspec-consult keeps its sessions in "
+        "<project>/.formspec/, so the project folder must be writable: check its permissions, free "
+        "space, and whether it lies on a read-only file system."
+    )
 
 
 def _check_model_configured(options: Mapping[str, Any]) -> None:
@@ -82,10 +94,13 @@ async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
     try:
         engine = await Engine.open(options)
     except Exception as exc:  # setup problems: a clear message, exit 2
+        if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):  # read-only project, …
+            raise _setup_error(exc) from exc
         if type(exc).__name__ in {
             "ProviderError",
             "ProjectError",
             "SessionError",
+            "SessionBusy",
             "ConfigError",
             "MCPConfigError",
             "ServerDied",
@@ -139,8 +154,12 @@ class JsonOutput:
 
     def event(self, event: Any) -> None:
         from formspec_consult.store.agent_events import event_to_dict
+        from formspec_consult.store.tool_status import tool_status
 
-        self._line(event_to_dict(event))
+        data = event_to_dict(event)
+        if event.kind == "tool_call_finished":  # a draft the gate refused is not an "ok" for the person
+            data["status"] = tool_status(event.ok, event.result)
+        self._line(data)
 
     def finish(self, status: dict[str, Any]) -> None:
         keys = (
@@ -178,7 +197,12 @@ class TextOutput:
         elif kind == "tool_call_started":
             self.err.write(f"→ {event.name} {json.dumps(event.arguments, ensure_ascii=False)[:200]}\n")
         elif kind == "tool_call_finished":
-            self.err.write(f"{'✓' if event.ok else '✗'} {event.name} ({event.duration_ms:.0f} ms)\n")
+            from formspec_consult.store.tool_status import tool_status
+
+            status = tool_status(event.ok, event.result)
+            mark = {"ok": "✓", "refused": "✗", "failed": "✗"}[status]
+            said = {"ok": "", "refused": " refused by the validation gate", "failed": " failed"}[status]
+            self.err.write(f"{mark} {event.name}{said} ({event.duration_ms:.0f} ms)\n")
         elif kind == "notice":
             stream = self.out if event.level == "info" else self.err
             stream.write(event.message.rstrip("\n") + "\n")

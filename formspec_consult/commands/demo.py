@@ -16,16 +16,25 @@ import click
 
 @click.command()
 @click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Working folder for the demo project (default: a new temporary folder).")
+              help="Working folder to keep the demo project in (default: a temporary folder, removed on exit).")
 @click.option("--speed", type=float, default=1.0, show_default=True, help="Playback speed.")
 @click.option("--paused", is_flag=True, help="Start paused (space plays, n steps).")
 def demo(folder: Path | None, speed: float, paused: bool) -> None:
     """Watch a consultation on an example barbershop project, offline."""
+    if folder is None:  # nothing is left behind: the temporary folder goes when the demo ends
+        with tempfile.TemporaryDirectory(prefix="formspec-consult-demo-") as tmp:
+            _play(Path(tmp), speed, paused)
+        click.echo("The demo project was removed; `formspec-consult demo --dir DIR` keeps it.")
+        return
+    _play(folder, speed, paused)
+    click.echo(f"The demo project and its session stay in {folder / 'barbershop'}.")
+
+
+def _play(work: Path, speed: float, paused: bool) -> None:
     from formspec_consult.replay.recording import RecordingError, load
     from formspec_consult.replay.sources import EXAMPLE_SESSION, bundled_sessions, isolated_registry
     from formspec_consult.resources import package_path
 
-    work = folder or Path(tempfile.mkdtemp(prefix="formspec-consult-demo-"))
     project = work / "barbershop"
     if project.exists():
         raise click.ClickException(f"{project} already exists; pass another --dir or remove it.")
@@ -39,7 +48,6 @@ def demo(folder: Path | None, speed: float, paused: bool) -> None:
     click.echo(f"Demo project: {project}  (space play/pause · n step · +/- speed · ctrl+q quit; "
                "at the review step, a accepts the draft)")
     run_demo(project, recording, speed=speed, autoplay=not paused)
-    click.echo(f"The demo project and its session stay in {project}.")
 
 
 def run_demo(project: Path, recording: object, *, speed: float = 1.0, autoplay: bool = True,
@@ -51,4 +59,6 @@ def run_demo(project: Path, recording: object, *, speed: float = 1.0, autoplay: 
 
     provider = ReplayProvider.from_events(recording.raw, source="the example session")  # type: ignore[attr-defined]
     factory = engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=in_memory_server)
-    PlayerApp(factory, recording.steps, autoplay=autoplay, speed=speed).run()  # type: ignore[attr-defined]
+    # The demo waits at the review step until the viewer accepts the draft (a) or goes on (space).
+    PlayerApp(factory, recording.steps, autoplay=autoplay, speed=speed,  # type: ignore[attr-defined]
+              review_hold=None).run()

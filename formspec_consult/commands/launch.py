@@ -70,6 +70,20 @@ def engine_factory_for(
 
 def run_app(options: Mapping[str, Any]) -> None:
     """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …)."""
+    import asyncio
+
     from formspec_consult.tui.app import ConsultApp
 
-    ConsultApp(engine_factory_for(options)).run()
+    app = ConsultApp(engine_factory_for(options))
+    app.close_engine_on_unmount = False  # closed below, once the terminal is back: quitting is instant
+
+    async def run() -> None:
+        try:
+            await app.run_async()
+        finally:
+            hint = app.resume_hint()
+            if hint:  # the terminal is back: say how to come back to the session
+                print(hint, flush=True)
+            await app.close_engine()
+
+    asyncio.run(run())

@@ -46,7 +46,12 @@ def _log_to_file(consult_dir: Path) -> None:
     help="FormSpec project folder (default: --project of the main command, else the current folder).",
 )
 @click.option(
-    "--session", "session_id", default=None, metavar="ID", help="Bind to this session (created when omitted)."
+    "--session",
+    "session_id",
+    default=None,
+    metavar="ID",
+    help="Bind to this session; 'new' starts a fresh one. Default: the project's current external "
+    "session (shared by every mcp-serve started without --session), created on the first write.",
 )
 @click.option(
     "--http",
@@ -70,7 +75,12 @@ def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | No
             check_session_id(session_id)
     except (ProjectError, SessionError) as exc:
         raise click.ClickException(str(exc)) from exc
-    _log_to_file(Path(project.consult_dir))
+    try:
+        _log_to_file(Path(project.consult_dir))
+    except OSError as exc:  # a read-only project: the setup message, exit 2, not a traceback
+        from formspec_consult.commands.consult import SetupError, unwritable_message
+
+        raise SetupError(unwritable_message(exc)) from exc
 
     from formspec_consult.servers.local import create_local_server, server_state
 

@@ -23,7 +23,9 @@ session_option = click.option(
 def _fail(message: str, code: int = 1) -> click.ClickException:
     """Exit 1 for a refused action, 2 for bad setup (no project, no session)."""
     from formspec_consult.commands.consult import SetupError
+    from formspec_consult.store.wording import for_person
 
+    message = for_person(message, "cli")  # the server's words for the model, in the person's terms
     return SetupError(message) if code == 2 else click.ClickException(message)
 
 

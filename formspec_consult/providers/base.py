@@ -49,7 +49,20 @@ class Completion:
     raw: dict[str, Any] = field(default_factory=dict)
 
 
-StreamItem = TextDelta | Completion
+@dataclass(frozen=True)
+class Retrying:
+    """The request failed and will be sent again after `delay` seconds (before any text was shown)."""
+
+    attempt: int  # the try that failed (1 = the first)
+    delay: float
+    reason: str  # the error, one line
+
+    def message(self) -> str:
+        return f"{self.reason} — retrying in {self.delay:.0f} s (attempt {self.attempt + 1})"
+
+
+StreamItem = TextDelta | Retrying | Completion
+INCOMPLETE = "incomplete"  # finish_reason of a reply whose stream ended early; its text is kept
 
 
 class ProviderError(Exception):

@@ -84,11 +84,27 @@ def _short(exc: BaseException) -> str:
     return line if len(line) <= 300 else line[:300] + "…"
 
 
-def map_error(exc: BaseException, *, model: str, account: str) -> ProviderError:
-    """Turn any provider exception into a ProviderError whose hint says what to do."""
+def _cause(exc: BaseException) -> str:
+    """The underlying reason (a refused connection, a DNS failure), when the exception chains one."""
+    inner = exc.__cause__ or exc.__context__
+    seen = 0
+    while inner is not None and seen < 5:
+        text = str(inner).strip().splitlines()
+        if text and text[0] not in str(exc):
+            line = text[0] if len(text[0]) <= 200 else text[0][:200] + "…"
+            return f"; cause: {type(inner).__name__}: {line}"
+        inner, seen = inner.__cause__ or inner.__context__, seen + 1
+    return ""
+
+
+def map_error(exc: BaseException, *, model: str, account: str, endpoint: str | None = None) -> ProviderError:
+    """Turn any provider exception into a ProviderError whose hint says what to do; network
+    failures name the endpoint (`endpoint`, else the provider's own API) and the cause."""
     if isinstance(exc, ProviderError):
         return exc
     name, status, detail = type(exc).__name__, status_of(exc), _short(exc)
+    where = f" at {endpoint}" if endpoint else f" ({account}'s API)"
+    cause = _cause(exc)
     retryable = is_retryable(exc)
     auth = f"`formspec-consult auth set {account}`"
     if name == "ContextWindowExceededError":
@@ -108,13 +124,15 @@ def map_error(exc: BaseException, *, model: str, account: str) -> ProviderError:
     if name == "ContentPolicyViolationError":
         return ProviderError(f"{model}: the provider refused the request (content policy)", hint="rephrase and retry")
     if name in {"Timeout", "APITimeoutError", "TimeoutError"}:
-        return ProviderError(f"{model}: the request timed out", hint="the provider is slow or unreachable; retry", retryable=True)
+        return ProviderError(f"{model}: the request to the provider{where} timed out{cause}",
+                             hint="the provider is slow or unreachable; retry", retryable=True)
     if name == "APIConnectionError":
         hint = "check your connection and the endpoint (--base-url); is the server running?"
-        return ProviderError(f"{model}: cannot reach the provider ({detail})", hint=hint, retryable=True)
+        return ProviderError(f"{model}: cannot reach the provider{where} ({detail}){cause}", hint=hint, retryable=True)
     if retryable:
-        return ProviderError(f"{model}: provider error {status or ''} ({detail})".replace("  ", " "),
-                             hint="the provider is having trouble; retry in a moment", retryable=True)
+        return ProviderError(f"{model}: the provider{where} answered with error {status or ''} ({detail}){cause}"
+                             .replace("  ", " "), hint="the provider is having trouble; retry in a moment",
+                             retryable=True)
     if name in {"BadRequestError", "UnprocessableEntityError", "UnsupportedParamsError"} or status in {400, 422}:
         hint = "the provider refused the request; run `formspec-consult doctor` to check the model"
         return ProviderError(f"{model}: bad request ({detail})", hint=hint)

@@ -13,7 +13,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from formspec_consult.providers.base import Completion, ProviderError, StreamItem, TextDelta, ToolCall, Usage
+from formspec_consult.providers.base import (
+    INCOMPLETE,
+    Completion,
+    ProviderError,
+    Retrying,
+    StreamItem,
+    TextDelta,
+    ToolCall,
+    Usage,
+)
 from formspec_consult.providers.errors import RetryPolicy, map_error, retry_after_of
 from formspec_consult.providers.keys import LOCAL_PLACEHOLDER_KEY
 from formspec_consult.providers.litellm_loader import ModelFacts, load_litellm, model_facts
@@ -156,6 +165,7 @@ class LiteLLMProvider:
         litellm = await asyncio.to_thread(load_litellm)  # the first import is slow: keep the loop free
         kwargs = self._request(messages, tools)
         attempt = 0
+        cut_short: str | None = None
         while True:
             attempt += 1
             assembler = StreamAssembler()
@@ -170,20 +180,28 @@ class LiteLLMProvider:
                     await _close(response)  # also when the caller stops early or the turn is cancelled
                 break
             except Exception as exc:
-                error = map_error(exc, model=self.model, account=self.account)
-                if assembler.text or not error.retryable or attempt >= self.retry.attempts:
+                if assembler.text:  # the person has read part of it: keep it, say what happened
+                    cut_short = _cut_short_reason(exc)
+                    break
+                error = map_error(exc, model=self.model, account=self.account, endpoint=self.api_base)
+                if not error.retryable or attempt >= self.retry.attempts:
                     raise error from exc
                 delay = self.retry.delay(attempt, retry_after_of(exc))
                 if self.on_retry is not None:
                     self.on_retry(RetryNotice(attempt, delay, error))
+                yield Retrying(attempt, delay, str(error).split(" — ")[0])  # a notice before the wait
                 await self._sleep(delay)
-        calls = assembler.tool_calls()
+        # A reply cut short keeps its text; its tool calls may be half-streamed, so none are run.
+        calls = () if cut_short else assembler.tool_calls()
+        raw = {"provider": self.name, "model": self.model, "attempts": attempt, "chunks": assembler.chunks}
+        if cut_short:
+            raw["cut_short"] = cut_short
         yield Completion(
             text=assembler.text,
             tool_calls=calls,
             usage=self._usage(assembler, calls, messages, tools),
-            finish_reason=assembler.finish_reason or "stop",
-            raw={"provider": self.name, "model": self.model, "attempts": attempt, "chunks": assembler.chunks},
+            finish_reason=INCOMPLETE if cut_short else (assembler.finish_reason or "stop"),
+            raw=raw,
         )
 
     def _usage(
@@ -213,6 +231,15 @@ class LiteLLMProvider:
         return float(prompt_cost) + float(completion_cost)
 
 
+def _cut_short_reason(exc: BaseException) -> str:
+    """Why a stream that had already shown text ended early, in words."""
+    text = str(exc)
+    if "finish_reason" in text:
+        return "the provider closed the stream before finishing the reply (no finish_reason)"
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return f"the stream broke off ({first[:200]})"
+
+
 async def _close(response: Any) -> None:
     """Release the HTTP stream of a litellm response (best effort)."""
     close = getattr(response, "aclose", None)
@@ -223,20 +250,53 @@ async def _close(response: Any) -> None:
             pass
 
 
+MAX_CACHE_BREAKPOINTS = 4  # Anthropic refuses a request with more `cache_control` blocks
+CACHE_MARKER: dict[str, str] = {"type": "ephemeral"}
+
+
 def _mark_cache_prefix(
     messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-    """Copies with `cache_control` on the system prompt and the last tool (the stable prefix)."""
-    marker = {"type": "ephemeral"}
+    """Copies with rolling `cache_control` breakpoints; the inputs are left untouched.
+
+    The stable prefix gets two: the last tool and the system prompt. The conversation gets the
+    rest (at most :data:`MAX_CACHE_BREAKPOINTS` in all): the last user-side message (a user turn,
+    or a tool result, which Anthropic's wire carries as a user turn), so the next request reads
+    everything up to it from cache, and the user-side message before it, which the previous
+    request marked, so this request reads that prefix back exactly.
+    """
     messages = list(messages)
+    used = 0
+    if tools:
+        tools = [*tools[:-1], {**tools[-1], "cache_control": dict(CACHE_MARKER)}]
+        used += 1
     for index, message in enumerate(messages):
         if message.get("role") == "system":
-            content = message.get("content")
-            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else copy.deepcopy(content or [])
-            if blocks:
-                blocks[-1] = {**blocks[-1], "cache_control": marker}
-                messages[index] = {**message, "content": blocks}
+            marked = _with_marker(message)
+            if marked is not None:
+                messages[index], used = marked, used + 1
             break
-    if tools:
-        tools = [*tools[:-1], {**tools[-1], "cache_control": marker}]
+    user_side = [i for i, m in enumerate(messages) if m.get("role") in ("user", "tool")]
+    for index in reversed(user_side[-2:]):
+        if used >= MAX_CACHE_BREAKPOINTS:
+            break
+        marked = _with_marker(messages[index])
+        if marked is not None:
+            messages[index], used = marked, used + 1
     return messages, tools
+
+
+def _with_marker(message: dict[str, Any]) -> dict[str, Any] | None:
+    """`message` with a cache marker on its last content block; None if it has no content to mark.
+
+    Tool results carry the marker on the message (litellm moves it onto the `tool_result`).
+    """
+    if message.get("role") == "tool":
+        return {**message, "cache_control": dict(CACHE_MARKER)}
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) and content else copy.deepcopy(
+        content if isinstance(content, list) else [])
+    if not blocks:
+        return None
+    blocks[-1] = {**blocks[-1], "cache_control": dict(CACHE_MARKER)}
+    return {**message, "content": blocks}

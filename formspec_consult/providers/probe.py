@@ -44,7 +44,7 @@ async def probe(provider: Provider, timeout: float = 60.0) -> ProbeResult:
         async for item in provider.stream(list(PROBE_MESSAGES), [PROBE_TOOL]):
             if isinstance(item, TextDelta):
                 text += item.text
-            else:
+            elif isinstance(item, Completion):
                 completion = item
 
     try:

@@ -122,4 +122,5 @@ def open_provider(settings: Settings, env: Mapping[str, str] | None = None) -> P
         context_window=settings.context_window,
         reserved_output=settings.reserved_output,
         allow_unvalidated=settings.allow_unvalidated,
+        request_timeout=float(getattr(settings, "request_timeout", 120.0)),
     )

@@ -36,7 +36,33 @@ class Divergence:
     replayed: str
 
     def describe(self) -> str:
-        return f"step {self.index + 1}:\n  recorded: {self.recorded}\n  replayed: {self.replayed}"
+        """Both lines cut around the first character where they differ, with a caret under it."""
+        at = first_difference(self.recorded, self.replayed)
+        recorded, start = excerpt(self.recorded, at)
+        replayed, _ = excerpt(self.replayed, at)
+        caret = " " * (len("  replayed: ") + at - start) + "^"
+        return (f"event {self.index + 1}, character {at + 1}:\n  recorded: {recorded}\n"
+                f"  replayed: {replayed}\n{caret} first difference")
+
+
+EXCERPT_BEFORE, EXCERPT_AFTER = 60, 100
+
+
+def first_difference(a: str, b: str) -> int:
+    """The index of the first character where `a` and `b` differ (the shorter length if one is a prefix)."""
+    for index, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
+
+
+def excerpt(line: str, at: int) -> tuple[str, int]:
+    """`line` cut to a window around index `at` ("…" marks the cuts), and where the window starts."""
+    start = max(0, at - EXCERPT_BEFORE)
+    end = at + EXCERPT_AFTER
+    text = line[start:end]
+    prefix = "…" if start > 0 else ""
+    return prefix + text + ("…" if end < len(line) else ""), start - len(prefix)
 
 
 def signature(events: list[dict[str, Any]]) -> list[str]:
@@ -58,17 +84,18 @@ def compare(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> D
     old, new = signature(recorded), signature(replayed)
     for index, (a, b) in enumerate(zip(old, new, strict=False)):
         if a != b:
-            return Divergence(index, a[:400], b[:400])
+            return Divergence(index, a, b)
     if len(old) != len(new):
         index = min(len(old), len(new))
-        return Divergence(index, old[index][:400] if index < len(old) else "(end)",
-                          new[index][:400] if index < len(new) else "(end)")
+        return Divergence(index, old[index] if index < len(old) else "(end)",
+                          new[index] if index < len(new) else "(end)")
     return None
 
 
 def copy_project(source: Path, into: Path) -> Path:
     """A fresh copy of the project without its consultation folder (so the replay starts clean)."""
-    target = into / source.name
+    # `--project .` has no name of its own: name the copy after the folder it resolves to.
+    target = into / (source.resolve().name or "project")
     shutil.copytree(source, target, ignore=shutil.ignore_patterns(".formspec"), symlinks=True)
     return target
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any, Protocol
 
 from formspec_consult.store import gate
 from formspec_consult.store.atomic import ABSENT, sha256_of, write_atomic
-from formspec_consult.store.drafts import DraftStore
+from formspec_consult.store.drafts import DraftStore, decode_draft
+from formspec_consult.store.locks import target_lock
+from formspec_consult.store.paths import SpecPath
 from formspec_consult.store.undo import UndoStack
 
 
@@ -28,15 +31,32 @@ class ApplyRefused(ValueError):
 def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str, Any]:
     """Move a draft into the project.
 
-    Refuses (unless ``force``) a draft that fails validation or whose target changed since it was
-    proposed. Pushes the previous bytes onto the undo stack first, writes atomically, removes the
-    draft and revalidates the real tree.
+    Refuses (unless ``force``) a draft that fails validation, whose target changed since it was
+    proposed, or whose record of the target is missing (``drafts.json`` lost or damaged). The
+    check, the validation and the write are one critical section across processes (a lock per
+    target file in ``.formspec/locks/``), and the bytes validated are exactly the bytes written.
+    Pushes the previous bytes onto the undo stack first, writes atomically, removes the draft and
+    revalidates the real tree.
     """
     store = review.store
     spec_path = store.find(path)
-    draft = store.read_bytes(spec_path.rel)
+    formspec_dir = Path(review.project.root) / ".formspec"
+    with target_lock(formspec_dir, spec_path.project_rel):
+        return _apply_locked(review, spec_path, force=force)
+
+
+def _apply_locked(review: Review, spec_path: SpecPath, *, force: bool) -> dict[str, Any]:
+    store = review.store
+    draft = store.read_bytes(spec_path.rel)  # read once: these bytes are validated and written
+    text = decode_draft(spec_path.rel, draft)
     record = store.record(spec_path.rel)
     current = sha256_of(spec_path.target)
+    if record is None and not force:
+        raise ApplyRefused(
+            f"There is no record of the file {spec_path.rel} was proposed against (the session's "
+            "drafts.json is missing or damaged), so apply cannot tell whether it changed meanwhile. "
+            "Propose the draft again with propose_spec_file, or pass force: true to overwrite."
+        )
     if record is not None and record.target_sha256 != current and not force:
         what = (
             "was created"
@@ -48,7 +68,8 @@ def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str,
             "changes. Propose the draft again from the current file, or pass force: true to overwrite."
         )
     if not force:
-        result = review._check(spec_path.project_rel)
+        overlay = {**store.overlay(), spec_path.project_rel: text}
+        result = gate.check(review.project, overlay, spec_path.project_rel)
         if not result.passes:
             first = result.blocking[0]
             raise ApplyRefused(
@@ -86,7 +107,9 @@ def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str,
 def undo_last(review: Review, *, force: bool = False) -> dict[str, Any]:
     """Restore the file touched by the newest apply to its exact previous bytes."""
     root = Path(review.project.root)
-    entry, outcome = review.undo_stack.restore(root, force=force)
+    newest = review.undo_stack.entries()
+    with target_lock(root / ".formspec", newest[-1].project_rel) if newest else contextlib.nullcontext():
+        entry, outcome = review.undo_stack.restore(root, force=force)
     return {
         "undone": entry.rel,
         "file": entry.project_rel,

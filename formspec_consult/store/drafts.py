@@ -8,6 +8,8 @@ is). The manifest records, per draft, the sha256 of the target file when the dra
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,6 +76,38 @@ def _encode(content: str) -> bytes:
         raise DraftError("The content is not valid Unicode text (lone surrogate characters).") from exc
 
 
+def refuse_symlinks(base: Path, path: Path) -> None:
+    """Raise DraftError when ``path`` or any folder between ``base`` and it is a symlink.
+
+    The session's folders are ours: a symlink there (a draft file, ``draft/`` or ``undo/`` swapped
+    for a link) could make apply copy an outside file into the project, or write outside it.
+    """
+    try:
+        rel = path.relative_to(base)
+    except ValueError:
+        raise DraftError(f"{path} is not inside the session folder {base}.") from None
+    current = base
+    for part in ("", *rel.parts):
+        current = current / part if part else current
+        if current.is_symlink():
+            raise DraftError(
+                f"{current} is a symbolic link; formspec-consult refuses links inside a session "
+                "folder (they could point outside the project). Remove the link and propose the "
+                "draft again."
+            )
+
+
+def decode_draft(rel: str, data: bytes) -> str:
+    """The text of a draft's bytes; DraftError when they are not valid UTF-8 (never guessed)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DraftError(
+            f"The draft {rel} is not valid UTF-8 (byte {exc.start}); spec files are UTF-8 text. "
+            "Propose it again with propose_spec_file."
+        ) from exc
+
+
 class DraftStore:
     """Reads and writes the drafts of one session folder."""
 
@@ -91,7 +125,9 @@ class DraftStore:
         """Write (or replace) a draft and record the target's current hash."""
         data = check_content(content)
         file = self.draft_file(spec_path.rel)
+        self._refuse_links(file)
         write_atomic(file, data, durable=False)
+        self._refuse_links(file)  # a link swapped in meanwhile: the write went through it
         self.manifest.put(
             DraftRecord(
                 rel=spec_path.rel,
@@ -106,6 +142,7 @@ class DraftStore:
         """Tool paths of every draft in the session, sorted."""
         if not self.draft_dir.is_dir():
             return []
+        self._refuse_links(self.draft_dir)
         found = []
         for file in self.draft_dir.rglob("*"):
             rel = file.relative_to(self.draft_dir).as_posix()
@@ -137,9 +174,25 @@ class DraftStore:
             )
         return spec_path
 
+    def _refuse_links(self, file: Path) -> None:
+        refuse_symlinks(self.folder.parent, file)
+
     def read_bytes(self, rel: str) -> bytes:
-        """The bytes of draft ``rel``."""
-        return self.draft_file(rel).read_bytes()
+        """The bytes of draft ``rel``; DraftError when it (or a folder on its way) is a symlink."""
+        file = self.draft_file(rel)
+        self._refuse_links(file)
+        try:
+            fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                self._refuse_links(file)  # swapped for a link after the check: say so
+            raise
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
+
+    def read_text(self, rel: str) -> str:
+        """The text of draft ``rel`` exactly as apply would write it (strict UTF-8)."""
+        return decode_draft(rel, self.read_bytes(rel))
 
     def record(self, rel: str) -> DraftRecord | None:
         """The manifest record of draft ``rel``, if any."""

@@ -1,10 +1,14 @@
 """The append-only event log of a session: `<session>/events.jsonl`.
 
 One JSON object per line, each with ``{"v", "seq", "ts", "type"}`` beside its data. Every event is
-written with a single ``write()`` of one whole line, then flushed and fsynced, so a crash (even
+written as one whole line under an exclusive ``flock`` of the file, then fsynced, so a crash (even
 ``kill -9``) can at worst tear the very last line — which :meth:`EventLog.read` skips with a
-warning. The log is the source of truth for resuming: :func:`rebuild_history` replays it into
-exactly the model-visible messages at any point.
+warning. An append is all-or-nothing: when the write or the fsync fails (a full disk), the file is
+truncated back to where the line began and :class:`EventLogWriteError` says what happened, so a
+reader never meets a torn line in the middle of the log. A brief second writer (``formspec-consult
+apply`` on a session the TUI has open) never reuses a seq: the lock holder reads the last seq again
+when the file grew under it. The log is the source of truth for resuming: :func:`rebuild_history`
+replays it into exactly the model-visible messages at any point.
 
 Secrets never reach the disk: keys named like credentials are dropped at any depth, and values
 registered with :meth:`EventLog.add_secret` are masked wherever they appear in a string.
@@ -12,6 +16,7 @@ registered with :meth:`EventLog.add_secret` are masked wherever they appear in a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -24,11 +29,17 @@ from typing import Any
 
 from formspec_consult.store.rebuild import apply_event, rebuild_history
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = [
     "EVENT_TYPES",
     "SCHEMA_VERSION",
     "EventLog",
     "EventLogError",
+    "EventLogWriteError",
     "apply_event",
     "rebuild_history",
     "scrub_secrets",
@@ -77,6 +88,13 @@ class EventLogError(ValueError):
     """Bad input to the event log (reserved field names, a type that is not a plain name, …)."""
 
 
+class EventLogWriteError(OSError):
+    """An event could not be written (disk full, read-only file system); nothing of it was kept.
+
+    The message is one line that names the log and says what to do.
+    """
+
+
 def scrub_secrets(value: Any, secrets: Iterable[str] = ()) -> tuple[Any, list[str]]:
     """Return a copy of `value` without credential-like keys, and the dotted paths it dropped.
 
@@ -116,11 +134,7 @@ class EventLog:
         self._lock = threading.Lock()
         self._secrets: list[str] = []
         self.last_seq: int = _last_seq(self.path)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        # A torn line left by a crash must not glue itself to the next event: end it first.
-        if self.path.stat().st_size and not _ends_with_newline(self.path):
-            os.write(self._fd, b"\n")
-            os.fsync(self._fd)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         self._size = os.fstat(self._fd).st_size  # where our last append ended
 
     def add_secret(self, value: str) -> None:
@@ -149,14 +163,42 @@ class EventLog:
                 line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
             except (TypeError, ValueError) as exc:
                 raise EventLogError(f"event {type!r} is not JSON-serialisable: {exc}") from exc
-            encoded = (line + "\n").encode("utf-8")
-            written = os.write(self._fd, encoded)  # one write of one whole line (O_APPEND)
-            while written < len(encoded):  # only on a signal or a full disk; finish the line
-                written += os.write(self._fd, encoded[written:])
-            os.fsync(self._fd)
+            with _locked(self._fd):
+                start = os.fstat(self._fd).st_size
+                if start != self._size:  # another process appended (or crashed mid-line) meanwhile
+                    self.last_seq = max(self.last_seq, _last_seq(self.path))
+                    seq = self.last_seq + 1
+                    event["seq"] = seq
+                    line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+                # A torn last line left by a crash must not glue itself to this event: end it first.
+                lead = b"\n" if start and os.pread(self._fd, 1, start - 1) != b"\n" else b""
+                self._write_all(lead + (line + "\n").encode("utf-8"), start, type)
             self.last_seq = seq
             self._size = os.fstat(self._fd).st_size
         return event
+
+    def _write_all(self, data: bytes, start: int, type: str) -> None:  # noqa: A002
+        """Write ``data`` at the end and fsync it, or truncate back to ``start`` and raise."""
+        try:
+            written = os.write(self._fd, data)  # one write of one whole line (O_APPEND)
+            while written < len(data):  # a short write: only on a signal or a nearly full disk
+                written += os.write(self._fd, data[written:])
+            os.fsync(self._fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fd, start)  # all or nothing: no torn line stays behind
+                os.fsync(self._fd)
+            except OSError:
+                pass
+            self._size = os.fstat(self._fd).st_size
+            error = EventLogWriteError(
+                f"Could not write the session log {self.path} ({exc.strerror or exc}); the "
+                f"{type!r} event was not recorded. Free some disk space (or make the folder "
+                "writable), then resume the session with --resume to close the turn."
+            )
+            error.errno = exc.errno
+            raise error from exc
+        self._size = start + len(data)
 
     def close(self) -> None:
         """Close the file; further appends raise."""
@@ -245,10 +287,17 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
 
 
-def _ends_with_newline(path: Path) -> bool:
-    with path.open("rb") as handle:
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) == b"\n"
+@contextlib.contextmanager
+def _locked(fd: int) -> Iterator[None]:
+    """An exclusive lock on the log file across processes (no-op where flock does not exist)."""
+    if fcntl is None:  # pragma: no cover - not POSIX
+        yield
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def _last_seq(path: Path) -> int:

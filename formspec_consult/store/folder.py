@@ -101,3 +101,24 @@ def existing_session(consult_dir: Path, session_id: str) -> Path:
             f"There is no session {session_id!r}.{hint} Omit 'session' to use the current one."
         )
     return folder
+
+
+EXTERNAL_POINTER = "external-session"  # in the consult dir: the session external clients share
+
+
+def current_external_session(consult_dir: Path) -> str | None:
+    """The session `mcp-serve` without --session binds to: the one named in ``external-session``,
+    if that session still exists (else None: the next server starts a fresh one)."""
+    try:
+        sid = (consult_dir / EXTERNAL_POINTER).read_text(encoding="utf-8").strip()
+        check_session_id(sid)
+    except (OSError, SessionError):
+        return None
+    return sid if (consult_dir / sid).is_dir() else None
+
+
+def set_current_external_session(consult_dir: Path, session_id: str) -> None:
+    """Make ``session_id`` the one later `mcp-serve` processes without --session bind to."""
+    from formspec_consult.store.atomic import write_atomic
+
+    write_atomic(consult_dir / EXTERNAL_POINTER, (check_session_id(session_id) + "\n").encode("utf-8"))

@@ -7,6 +7,7 @@ an entry with its summary). Tool outputs are excerpted here; the full text is in
 from __future__ import annotations
 
 import json
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from formspec_consult.store.agent_events import (
 __all__ = ["RESULT_EXCERPT_CHARS", "Transcript"]
 
 RESULT_EXCERPT_CHARS = 1200
+_log = logging.getLogger(__name__)
 
 
 def _fence(text: str, info: str = "") -> str:
@@ -59,10 +61,23 @@ class Transcript:
     def _append(self, text: str) -> None:
         for secret in self._secrets:
             text = text.replace(secret, "[redacted]")
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(text if text.endswith("\n") else text + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        data = (text if text.endswith("\n") else text + "\n").encode("utf-8")
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                start = os.fstat(fd).st_size
+                try:
+                    written = 0
+                    while written < len(data):
+                        written += os.write(fd, data[written:])
+                    os.fsync(fd)
+                except OSError:
+                    os.ftruncate(fd, start)  # all or nothing, like the event log
+                    raise
+            finally:
+                os.close(fd)
+        except OSError as exc:  # disk full: the event log reports it; the transcript must not end the turn
+            _log.warning("could not write %s: %s", self.path, exc.strerror or exc)
 
     def write_heading(self, title: str, **details: Any) -> None:
         """A section heading (session start or resume) with `details` as a short list."""
@@ -110,7 +125,11 @@ class Transcript:
 
     @staticmethod
     def _render_result(event: ToolCallFinished) -> str:
-        status = "ok" if event.ok else "failed"
+        from formspec_consult.store.tool_status import tool_status
+
+        status = {"ok": "ok", "refused": "refused by the validation gate", "failed": "failed"}[
+            tool_status(event.ok, event.result)
+        ]
         result = event.result
         excerpt = result if len(result) <= RESULT_EXCERPT_CHARS else result[:RESULT_EXCERPT_CHARS]
         note = ""

@@ -100,6 +100,24 @@ class UndoStack:
         """Forget ``entry`` (after it was restored, or when apply failed to write)."""
         shutil.rmtree(self.entry_dir(entry), ignore_errors=True)
 
+    def _verified_before(self, entry: UndoEntry) -> bytes:
+        """The backed-up bytes of ``entry``, only when they match the sha256 recorded at apply."""
+        backup = self.entry_dir(entry) / "before"
+        where = f"{self.folder.name}/{self.entry_dir(entry).name}/before"
+        if any(p.is_symlink() for p in (self.folder, self.entry_dir(entry), backup)):
+            raise UndoError(f"The backup {where} is a symbolic link; refusing to restore {entry.rel} from it.")
+        try:
+            data = backup.read_bytes()
+        except OSError as exc:
+            raise UndoError(f"The backup {where} of {entry.rel} cannot be read ({exc.strerror or exc}).") from exc
+        if sha256_bytes(data) != entry.before_sha256:
+            raise UndoError(
+                f"The backup {where} of {entry.rel} does not match the sha256 recorded when it was "
+                "applied (it was changed or damaged), so undo cannot restore the exact earlier bytes. "
+                "Nothing was changed; restore the file from version control instead."
+            )
+        return data
+
     def restore(self, project_root: Path, *, force: bool = False) -> tuple[UndoEntry, str]:
         """Undo the newest apply. Returns the entry and what happened (``restored`` or ``deleted``)."""
         entries = self.entries()
@@ -120,7 +138,7 @@ class UndoStack:
                 "version anyway."
             )
         if entry.existed:
-            write_atomic(target, (self.entry_dir(entry) / "before").read_bytes())
+            write_atomic(target, self._verified_before(entry))
             outcome = "restored"
         else:
             remove_file(target)

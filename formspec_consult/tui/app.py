@@ -11,19 +11,19 @@ from __future__ import annotations
 from collections import deque
 from contextlib import aclosing
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
-from textual.widgets import Footer
+from textual.widgets import Footer, Tab, Tabs
 from textual.worker import Worker
 
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 from formspec_consult.resources import data_dir
-from formspec_consult.tui.layout import LayoutActions
+from formspec_consult.tui.layout import PANES, TAB_LABELS, LayoutActions
 from formspec_consult.tui.slash import SlashSpec, parse
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView, Entry
@@ -52,7 +52,8 @@ class ConsultApp(LayoutActions, App[None]):
     TITLE = "formspec-consult"
     COMMANDS = App.COMMANDS | {_slash_commands_provider}
     BINDINGS = [
-        Binding("escape", "cancel_turn", "Cancel turn", show=False),
+        Binding("escape", "escape", "Cancel turn / back to the prompt", show=False),
+        Binding("ctrl+r", "review", "Review drafts"),
         Binding("f2", "toggle_pane('conversation-pane')", "Chat"),
         Binding("f3", "toggle_pane('tools-pane')", "Tools"),
         Binding("f4", "toggle_pane('diff-pane')", "Diffs"),
@@ -78,6 +79,7 @@ class ConsultApp(LayoutActions, App[None]):
         self.turn_worker: Worker[None] | None = None
         # Toasts vanish after a few seconds; keep the recent ones (listed by /status).
         self.recent_notices: deque[str] = deque(maxlen=200)
+        self.queued: list[str] = []  # messages sent before the engine was ready, sent once it is
 
     @cached_property
     def router(self) -> SlashRouter:
@@ -106,6 +108,11 @@ class ConsultApp(LayoutActions, App[None]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def compose(self) -> ComposeResult:
+        # Shown only on a small screen, where one pane is visible at a time (see layout.py).
+        tabs = Tabs(*[Tab(TAB_LABELS[p], id=f"tab-{p}") for p in PANES], id="pane-tabs")
+        tabs.can_focus = False
+        tabs.display = False
+        yield tabs
         with Horizontal(id="panes"):
             with Vertical(id="conversation-pane"):
                 yield ConversationView(max_blocks=self.max_blocks, id="conversation")
@@ -137,6 +144,7 @@ class ConsultApp(LayoutActions, App[None]):
         diffs.syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"
         await self.query_one("#side").mount(ToolCallsPane(id="tools-pane"), diffs)
         await self.mount(Footer())
+        self.apply_size(self.size.width, self.size.height)
         self.open_engine(None)
 
     # -- engine lifecycle ---------------------------------------------------------------------
@@ -160,7 +168,8 @@ class ConsultApp(LayoutActions, App[None]):
         try:
             engine = await (self.engine_factory(resume, model=model) if model else self.engine_factory(resume))
         except Exception as exc:  # ProviderError/ProjectError carry a hint in str()
-            status.info = StatusInfo(state="not connected")
+            self.start_failed = True
+            status.info = StatusInfo(state="not started")
             advice = f"Could not start: {exc}"
             from formspec_consult.agent.engine.engine import ProviderError
 
@@ -170,16 +179,61 @@ class ConsultApp(LayoutActions, App[None]):
             self.notify(str(exc), title="Could not start the consultation", severity="error", timeout=15)
             return
         self.engine = engine
+        set_approver = getattr(engine, "set_approver", None)
+        if set_approver is not None:  # write tools the model calls wait for the person's answer
+            set_approver(self.ask_permission)
         from formspec_consult.tui.review import Review
 
-        self.review = Review(engine, self.diff_pane, lambda m, s: self.notify(m, severity=s))  # type: ignore[arg-type]
-        # "ready" only once the resumed conversation, its tool calls and the drafts are mounted:
-        # a person (or a test) acting on "ready" must find the session as it was.
-        self.refresh_status("opening…")
+        self.review = Review(engine, self.diff_pane, lambda m, s: self.notify(m, severity=s),  # type: ignore[arg-type]
+                             say=self.say)
+        self.refresh_status("loading the session…")
         await self.presenter.load(engine.past_events())
         self.sub_title = f"{engine.model} · session {engine.session_id}"
+        self.review.seed_from_log()
         await self.review.refresh()
-        status.info = status.info.with_(state="ready")
+        status.info = status.info.with_(state="ready")  # only once the conversation and drafts are shown
+        self._send_queued()
+
+    async def ask_permission(self, request: Any) -> str:
+        """The approver of the engine: show the approval prompt (with the draft's diff) and wait."""
+        import asyncio
+
+        from formspec_consult.tui.screens.permission import PermissionScreen
+        from formspec_consult.tui.widgets.diff_pane import draft_details
+
+        path = request.arguments.get("file") or request.arguments.get("path")
+        draft = next((d for d in self.diff_pane.drafts if d.path == path), None) if path else None
+        if draft is None and path and hasattr(self, "review"):
+            await self.review.refresh()
+            draft = next((d for d in self.diff_pane.drafts if d.path == path), None)
+        details = draft_details(draft, self.diff_pane.colours) if draft is not None else None
+        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        def decided(decision: str | None) -> None:
+            if not answer.done():
+                answer.set_result(decision or "deny")
+
+        screen = PermissionScreen(request, details)
+        self.push_screen(screen, decided)
+        try:
+            decision = await answer
+        except asyncio.CancelledError:  # the turn was cancelled while asking: nothing runs
+            if screen.is_current:
+                screen.dismiss("deny")
+            raise
+        what = request.summary.removeprefix("The consultant wants to ").rstrip(".")
+        said = {"allow_once": f"You allowed the consultant to {what} (this once).",
+                "allow_session": f"You allowed the consultant to {what}; {request.name} runs without asking "
+                                 "for the rest of this session.",
+                }.get(decision, f"You declined: the consultant may not {what}.")
+        await self.query_one(ConversationView).add(Entry("notice-info", said))
+        return decision
+
+    def say(self, message: str, severity: str = "information") -> None:
+        """A line in the conversation (apply, undo, reject, cancel), so it stays after the toast."""
+        level = {"information": "info", "warning": "warning", "error": "error"}.get(severity, "info")
+        self.run_worker(self.query_one(ConversationView).add(Entry(f"notice-{level}", message)),
+                        group="say", exit_on_error=False)
 
     def refresh_status(self, state: str = "ready") -> None:
         """Pull the engine's status into the bar and the MCP state line."""
@@ -211,20 +265,61 @@ class ConsultApp(LayoutActions, App[None]):
         self.diff_pane.drafts = ()
         self.open_engine(session_id, model)
 
-    async def on_unmount(self) -> None:
+    def action_help_quit(self) -> None:
+        """ctrl+c does not quit (it copies in the input): say, in plain text, what does."""
+        self.notify("Press ctrl+q to quit — the session stays on disk; formspec-consult --continue resumes it.",
+                    title="Do you want to quit?")
+
+    async def action_quit(self) -> None:
+        """Leave at once: say so in the status bar while the servers close."""
+        self.query_one(StatusBar).info = self.query_one(StatusBar).info.with_(state="closing…")
+        self.exit()
+
+    def resume_hint(self) -> str | None:
+        """What to type to come back to this session (printed after the app has closed)."""
+        session = self._closed_session or (self.engine.session_id if self.engine is not None else None)
+        if not session:
+            return None
+        return (f"Session {session} is saved. Resume it with `formspec-consult --continue` "
+                f"(or `--resume {session}`).")
+
+    _closed_session: str | None = None
+
+    # The command line closes the engine after the terminal is handed back (see run_app), so
+    # quitting is instant; an app run any other way (tests, the palette) closes it on unmount.
+    close_engine_on_unmount: bool = True
+
+    async def close_engine(self) -> None:
+        """Close the servers and the session log (once)."""
         if self.engine is not None:
+            engine, self.engine = self.engine, None
+            self._closed_session = engine.session_id
             try:
-                await self.engine.aclose()
+                await engine.aclose()
             except Exception:  # leaving anyway; the session is already on disk
                 pass
+
+    async def on_unmount(self) -> None:
+        if self.engine is not None:
+            self._closed_session = self.engine.session_id
+        if self.close_engine_on_unmount:
+            await self.close_engine()
 
     # -- turns --------------------------------------------------------------------------------
 
     def send(self, text: str) -> bool:
-        """Start a turn with `text`; False (with a notification) when one cannot start now."""
+        """Start a turn with `text`; False (with a notification) when one cannot start now.
+
+        Before the engine is ready the text is queued (and said so), then sent once it is."""
         if self.engine is None:
-            self.notify("Still connecting to the model — try again in a moment.", severity="warning")
-            return False
+            if getattr(self, "start_failed", False):
+                self.notify("The consultation could not start — see the conversation for how to fix it.",
+                            severity="error")
+                return False
+            self.queued.append(text)
+            self.run_worker(self.query_one(ConversationView).add(
+                Entry("notice-info", f"Queued until the consultant is connected: {text}")), exit_on_error=False)
+            return True
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.notify("A turn is running; wait for it or press Esc to cancel it.", severity="warning")
             return False
@@ -251,9 +346,32 @@ class ConsultApp(LayoutActions, App[None]):
                 await self.presenter.end_turn("cancelled")
             self.refresh_status()
 
+    def _send_queued(self) -> None:
+        """Send what was typed while connecting: the first message now, any others joined to it."""
+        if self.queued:
+            text, self.queued = "\n\n".join(self.queued), []
+            self.send(text)
+
     def action_cancel_turn(self) -> None:
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.turn_worker.cancel()
+
+    def action_escape(self) -> None:
+        """Esc: from a pane, back to the prompt; at the prompt, cancel the running turn."""
+        prompt = self.query_one(PromptInput)
+        if self.focused is not prompt and self.screen.id == "_default":
+            self.show_pane("conversation-pane", focus=True)
+            return
+        self.action_cancel_turn()
+
+    def action_review(self) -> None:
+        """ctrl+r: show the diffs pane and put the focus on its draft list (Esc comes back)."""
+        self.show_pane("diff-pane", focus=True)
+
+    def action_scroll_conversation(self, pages: int) -> None:
+        """PageUp/PageDown at the prompt scroll the conversation."""
+        view = self.query_one(ConversationView)
+        view.scroll_page_up() if pages < 0 else view.scroll_page_down()
 
     def on_input_submitted(self, event: PromptInput.Submitted) -> None:
         text = event.value.strip()

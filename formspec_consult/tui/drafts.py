@@ -21,6 +21,16 @@ class DraftView:
     problems: tuple[str, ...] = ()
     diff: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    text: str | None = field(default=None, compare=False)  # the whole draft, for the preview
+
+    @property
+    def content(self) -> str | None:
+        """The draft's whole text: as read from the session, else rebuilt from a new file's diff."""
+        if self.text is not None:
+            return self.text
+        from formspec_consult.tui.widgets.entity_preview import draft_text_from_diff
+
+        return draft_text_from_diff(self.diff)
 
     @property
     def settled(self) -> bool:
@@ -62,9 +72,12 @@ def _problems(item: Mapping[str, Any]) -> tuple[str, ...]:
     out: list[str] = []
     for problem in raw if isinstance(raw, list) else [raw]:
         if isinstance(problem, Mapping):
-            where = problem.get("path") or problem.get("location") or ""
+            line = problem.get("line")
+            where = f"line {line}" if isinstance(line, int) else problem.get("path") or problem.get("location") or ""
             message = problem.get("message") or problem.get("error") or str(dict(problem))
-            out.append(f"{where}: {message}" if where else str(message))
+            text = f"{where}: {message}" if where else str(message)
+            hint = problem.get("hint")
+            out.append(f"{text}\n    → {hint}" if hint else text)
         else:
             out.append(str(problem))
     return tuple(out)

@@ -1,11 +1,17 @@
-"""Layout actions of the app: show/hide panes, resize the side column, switch the theme.
+"""Layout of the app: show/hide panes, resize the side column, switch the theme, small screens.
 
 A mixin for ConsultApp, kept apart so the app module stays about the conversation itself.
+
+Wide screens show the three panes side by side. Below `COMPACT_WIDTH` columns or
+`COMPACT_HEIGHT` rows the app shows one pane at a time, with a row of tabs on top (click one, or
+F2 chat · F3 tools · F4 diffs) so the way to the other panes stays visible.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from textual import events
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -15,32 +21,122 @@ else:
     _Base = object
 
 SIDE_MIN, SIDE_MAX = 20, 75  # percent of the screen width for the tools + diffs column
+COMPACT_WIDTH, COMPACT_HEIGHT = 100, 26
+PANES = ("conversation-pane", "tools-pane", "diff-pane")
+TAB_LABELS = {"conversation-pane": "F2 Chat", "tools-pane": "F3 Tools", "diff-pane": "F4 Diffs"}
+
+
+def is_compact(width: int, height: int) -> bool:
+    """True when the screen is too small for the panes side by side."""
+    return width < COMPACT_WIDTH or height < COMPACT_HEIGHT
 
 
 class LayoutActions(_Base):
-    """F2/F3/F4 toggle panes, F5 shifts the tools/diffs split, F6/F7 resize the side column,
-    F8 switches light/dark."""
+    """F2/F3/F4 toggle panes (switch to them on a small screen), F5 shifts the tools/diffs
+    split, F6/F7 resize the side column, F8 switches light/dark."""
 
     side_width: int = 45
     SPLITS = ((2, 3), (1, 4), (1, 1), (3, 2), (4, 1))  # tools : diffs heights, F5 cycles
     split_index: int = 0
+    compact: bool = False
+    active_pane: str = "conversation-pane"  # the pane shown on a small screen
 
     def _side_panes_ready(self) -> bool:
         # The side panes are mounted just after the first frame: a key pressed sooner waits.
         return bool(self.query("#diff-pane"))
 
+    # -- small screens ----------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.apply_size(event.size.width, event.size.height)
+
+    def apply_size(self, width: int, height: int) -> None:
+        """Switch between side-by-side panes and one pane at a time for this screen size."""
+        compact = is_compact(width, height)
+        if compact == self.compact and self._layout_applied:
+            return
+        self.compact = compact
+        self._apply_layout()
+
+    _layout_applied: bool = False
+
+    def _apply_layout(self) -> None:
+        if not self._side_panes_ready():
+            return
+        self._layout_applied = True
+        self.screen.set_class(self.compact, "-compact")
+        tabs = self.query("#pane-tabs")
+        if tabs:
+            tabs.first().display = self.compact
+        if self.compact:
+            self._show_only(self.active_pane)
+        else:
+            for pane_id in PANES:
+                self.query_one(f"#{pane_id}").display = True
+            self.query_one("#side").display = True
+            self._fit_side()
+
+    def _show_only(self, pane_id: str) -> None:
+        self.active_pane = pane_id
+        for other in PANES:
+            self.query_one(f"#{other}").display = other == pane_id
+        self.query_one("#side").display = pane_id != "conversation-pane"
+        self._fit_side()
+        tabs = self.query("#pane-tabs")
+        if tabs:
+            from textual.widgets import Tabs
+
+            bar = tabs.first(Tabs)
+            if bar.active != f"tab-{pane_id}":
+                bar.active = f"tab-{pane_id}"
+
+    def _fit_side(self) -> None:
+        """The side column takes the whole width when it is alone on screen."""
+        side = self.query_one("#side")
+        alone = self.compact or not self.query_one("#conversation-pane").display
+        side.styles.width = "1fr" if alone else f"{self.side_width}%"
+
+    def on_tabs_tab_activated(self, event: object) -> None:
+        tab = getattr(event, "tab", None)
+        pane_id = (getattr(tab, "id", None) or "").removeprefix("tab-")
+        if self.compact and pane_id in PANES and pane_id != self.active_pane:
+            self.show_pane(pane_id)
+
+    def show_pane(self, pane_id: str, *, focus: bool = False) -> None:
+        """Make `pane_id` visible (on a small screen: switch to it); focus it when asked."""
+        if not self._side_panes_ready():
+            return
+        if self.compact:
+            self._show_only(pane_id)
+        else:
+            self.query_one(f"#{pane_id}").display = True
+            if pane_id != "conversation-pane":
+                self.query_one("#side").display = True
+            self._fit_side()
+        if focus:
+            target = {"conversation-pane": "#prompt", "tools-pane": "#tool-list", "diff-pane": "#draft-list"}[pane_id]
+            self.query_one(target).focus()
+
+    # -- keys ---------------------------------------------------------------------------------
+
     def action_toggle_pane(self, pane_id: str) -> None:
         if not self._side_panes_ready():
+            return
+        if self.compact:
+            self.show_pane(pane_id, focus=True)
             return
         pane = self.query_one(f"#{pane_id}")
         pane.display = not pane.display
         # An empty side column would still take its width: hide it with its last pane.
         side = self.query_one("#side")
         side.display = bool(self.query_one("#tools-pane").display or self.query_one("#diff-pane").display)
+        if not side.display and not self.query_one("#conversation-pane").display:
+            self.query_one("#conversation-pane").display = True  # never a blank screen
+        self._fit_side()
 
     def action_resize_side(self, delta: int) -> None:
         self.side_width = max(SIDE_MIN, min(SIDE_MAX, self.side_width + delta))
-        self.query_one("#side").styles.width = f"{self.side_width}%"
+        self._fit_side()
 
     def action_cycle_split(self) -> None:
         if not self._side_panes_ready():

@@ -178,7 +178,11 @@ class Presenter:
         self.status.info = self.status.info.with_(state="ready")
         if reason == "cancelled":
             self._notify("Turn cancelled.", "warning")
+            await self.conversation.add(Entry("notice-warning", "You cancelled the turn (Esc)."))
         elif reason == "step_limit":
             self._notify("The turn stopped at the tool-step limit; send a message to continue.", "warning")
         elif reason == "error":
             self._notify(error or "The turn failed.", "error")
+            shown = [getattr(b, "text", "") for b in self.conversation.blocks[-3:]]
+            if error and error not in shown:  # the cause stays in the conversation, not only in a toast
+                await self.conversation.add(Entry("notice-error", error))

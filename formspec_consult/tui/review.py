@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 from formspec_consult.agent.engine.port import EngineLike
@@ -19,6 +20,10 @@ from formspec_consult.tui.widgets.diff_pane import DiffPane
 
 Notify = Callable[[str, str], None]
 T = TypeVar("T")
+
+# How a review tool reads in a notice ("Applying failed: …", not "apply_draft failed: …").
+_DOING = {"apply_draft": "Applying", "reject_draft": "Rejecting", "undo_apply": "Undoing",
+          "list_drafts": "Listing the drafts", "diff_drafts": "Reading the diffs"}
 
 # What a review command does to the drafts it names (the status the pane then shows).
 _OUTCOME = {"apply": "applied", "reject": "rejected", "undo": "undone"}
@@ -36,11 +41,13 @@ def tool_error(result: Any) -> str | None:
 class Review:
     """Runs review actions for one app and hands the refreshed drafts to the diff pane."""
 
-    def __init__(self, engine: EngineLike, pane: DiffPane, notify: Notify) -> None:
+    def __init__(self, engine: EngineLike, pane: DiffPane, notify: Notify, say: Notify | None = None) -> None:
         self.engine = engine
         self.flow = ReviewFlow(engine.call_tool)
         self.pane = pane
-        self.notify = notify
+        self.toast = notify
+        # Outcomes (applied, rejected, undone, refused) also leave a line in the conversation.
+        self.say = say
         # Drafts the server no longer lists, kept (newest last) so their diff stays reviewable.
         self.settled: dict[str, DraftView] = {}
         self._expected: str | None = None  # the outcome of a review command sent as a turn
@@ -51,6 +58,15 @@ class Review:
         words = text.strip().split()
         self._expected = _OUTCOME.get(words[0].lstrip("/").lower()) if words and words[0].startswith("/") else None
 
+    def notify(self, message: str, severity: str) -> None:
+        """A toast in the person's terms; an outcome of their review also goes into the conversation."""
+        from formspec_consult.store.wording import for_person
+
+        message = for_person(message, "tui")
+        self.toast(message, severity)
+        if self.say is not None:
+            self.say(message, severity)
+
     def _settle(self, path: str, status: str) -> None:
         known = self.settled.pop(path, None) or next((d for d in self.pane.drafts if d.path == path), None)
         self.settled[path] = replace(known or DraftView(path), status=status)
@@ -59,11 +75,11 @@ class Review:
         try:
             result = await action
         except Exception as exc:  # a dead server or a timeout must not end the app
-            self.notify(f"{name} failed: {exc}", "error")
+            self.notify(f"{_DOING.get(name, name)} failed: {exc}", "error")
             return None
         error = tool_error(result)
         if error:
-            self.notify(f"{name}: {error}", "error")
+            self.notify(f"{_DOING.get(name, name)}: {error}", "error")
             return None
         return result
 
@@ -76,7 +92,8 @@ class Review:
         if listing is None:
             return [d for d in self.pane.drafts if not d.settled]
         diffs = await self._guard("diff_drafts", self.flow.diffs())
-        drafts = parse_drafts({"drafts": listing}, {"drafts": diffs or []})
+        drafts = [replace(d, text=self._draft_text(d.path))
+                  for d in parse_drafts({"drafts": listing}, {"drafts": diffs or []})]
         live = {d.path for d in drafts}
         expected, self._expected = self._expected, None
         for old in self.pane.drafts:
@@ -91,12 +108,49 @@ class Review:
         self.pane.drafts = (*drafts, *reversed(self.settled.values()))
         return drafts
 
+    def seed_from_log(self) -> None:
+        """A resumed session lists what became of its earlier drafts (applied, undone, rejected),
+        read from its event log, so the pane shows every draft of the session with its state."""
+        if getattr(self.engine, "read_only", False):
+            return  # a replay shows the drafts as the recording reaches them
+        folder = getattr(self.engine, "session_dir", None)
+        if not folder:
+            return
+        from formspec_consult.store.events import load_events
+
+        try:
+            events = load_events(Path(folder) / "events.jsonl")
+        except Exception:  # no log yet, or a damaged one: the live drafts are still listed
+            return
+        for event in events:
+            status = _OUTCOME.get(str(event.get("type")))
+            path = event.get("path")
+            if status is not None and isinstance(path, str) and path:
+                self.settled.pop(path, None)
+                self.settled[path] = DraftView(path, status=status)
+
+    def _draft_text(self, path: str) -> str | None:
+        """The draft's text from the session folder (read-only), for the owner's preview."""
+        folder = getattr(self.engine, "session_dir", None)
+        try:
+            file = Path(folder) / "draft" / path if folder else None
+            return file.read_text(encoding="utf-8") if file is not None and file.is_file() else None
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+
     async def accept(self, path: str) -> bool:
         """Apply one draft; an invalid draft is refused by the server and the reason shown."""
         try:
             result = await self.flow.apply(path)
         except Exception as exc:  # the server refused (invalid draft, target changed) or is gone
-            self.notify(f"Not applied: {path} — {exc}", "warning")
+            from formspec_consult.store.wording import for_person
+
+            self.notify(f"Not applied: {path} — {for_person(str(exc), 'tui', path)}", "warning")
+            return False
+        if not result.get("applied", True):  # a server that answers a refusal instead of raising
+            reason = result.get("reason") or result.get("message") or "the server refused it"
+            self.notify(f"Not applied: {path} — {reason}. Ask the consultant to fix the draft, then accept it again.",
+                        "warning")
             return False
         return self._applied(path, result)
 

@@ -9,7 +9,6 @@ missing argument) is a notification that says what to type, and the input keeps 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -35,6 +34,7 @@ class RouterHost(Protocol):
 
     def send(self, text: str) -> bool: ...
     def refresh_status(self, state: str = "ready") -> None: ...
+    def show_pane(self, pane_id: str, *, focus: bool = False) -> None: ...
     async def switch_session(self, session_id: str, *, model: str | None = None) -> None: ...
     def notify(self, *args: Any, **kwargs: Any) -> Any: ...
     def push_screen(self, *args: Any, **kwargs: Any) -> Any: ...
@@ -124,9 +124,10 @@ class SlashRouter:
         self.app.run_worker(self.app.review.run(action, path), group="review", exit_on_error=False)
 
     def _diff(self, call: SlashCall) -> bool:
+        # Shows the diffs pane but leaves the focus in the prompt: text typed next must never
+        # reach the pane's single-letter keys (ctrl+r moves the focus there on purpose).
         pane = self.app.query_one(DiffPane)
-        pane.display = True
-        self.app.query_one("#side").display = True
+        self.app.show_pane("diff-pane")
 
         engine = self.app.engine
         record = getattr(engine, "record_command", None)
@@ -140,7 +141,6 @@ class SlashRouter:
             await self.app.review.refresh()
             if call.args and not pane.select(call.args):
                 self.app.notify(f"No draft at {call.args}.", severity="warning")
-            pane.query_one("#draft-list").focus()
 
         self.app.run_worker(show(), group="drafts", exclusive=True, exit_on_error=False)
         return True
@@ -171,11 +171,9 @@ class SlashRouter:
     def _status(self, call: SlashCall) -> bool:
         assert self.app.engine is not None
         from formspec_consult.tui.screens.text_screen import TextScreen
+        from formspec_consult.tui.status_text import status_text
 
-        figures = self.app.engine.status()
-        rows = "\n".join(f"| {key} | `{json.dumps(value, default=str)}` |" for key, value in figures.items())
-        recent = "\n".join(f"- {line}" for line in list(self.app.recent_notices)[-10:]) or "- (none)"
-        text = f"| field | value |\n|---|---|\n{rows}\n\n### Recent notifications\n\n{recent}\n"
+        text = status_text(self.app.engine.status(), self.app.recent_notices)
         self.app.push_screen(TextScreen("Status", text))
         return True
 

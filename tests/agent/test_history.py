@@ -34,7 +34,7 @@ def test_every_change_is_logged_so_the_log_rebuilds_the_same_messages(log: Event
     history.add_tool_result("c1", "skills: …")
     history.add_assistant("A) Walk-ins\nB) Appointments", None)
     assert replayed(log) == history.messages
-    assert history.messages[2]["content"] is None  # no empty text beside tool calls
+    assert history.messages[2]["content"] == ""  # a string beside tool calls, never null
 
 
 def test_tool_calls_are_normalised_to_the_openai_shape() -> None:
@@ -125,7 +125,7 @@ def test_repair_moves_a_misplaced_result_back_and_drops_orphans(log: EventLog) -
     history.add_tool_result("ghost", "nobody asked")
     actions = history.repair_pairing()
     assert len(actions) == 2 and any("moved" in a for a in actions) and any("dropped" in a for a in actions)
-    assert [m.get("content") for m in history.messages[2:]] == [None, "late but real", "interrupting"]
+    assert [m.get("content") for m in history.messages[2:]] == ["", "late but real", "interrupting"]
     history.check_pairing()
     assert replayed(log) == history.messages
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from formspec_consult.agent.engine.context import collect_context, render_templates
+from formspec_consult.agent.engine.context import collect_context, render_template_index
 from formspec_consult.mcp_client import ToolError
 
 CATALOGUE = {
@@ -26,16 +26,14 @@ CATALOGUE = {
 }
 
 
-def test_the_template_catalogue_is_rendered_compactly_and_losslessly() -> None:
-    text = render_templates(CATALOGUE)
-    assert "- appointment-services — Appointment-based services" in text
-    assert "aliases: barbershop, tukang cukur" in text
-    assert "ask: Do customers book ahead?" in text
-    assert "entities: Appointment (transaction: booked slot)" in text
+def test_the_template_catalogue_is_injected_as_an_index_of_ids_titles_and_aliases() -> None:
+    text = render_template_index(CATALOGUE)
+    assert text == "- appointment-services — Appointment-based services (barbershop, tukang cukur)"
+    assert "Do customers book ahead?" not in text  # details are read on demand with get_business_template
 
 
 def test_an_unexpected_catalogue_shape_is_passed_on_whole() -> None:
-    assert render_templates({"odd": [1, 2]}) == '{"odd":[1,2]}'
+    assert render_template_index({"odd": [1, 2]}) == '{"odd":[1,2]}'
 
 
 @pytest.mark.anyio

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from tests.fakes.anthropic_server import FakeAnthropicServer
     from tests.fakes.openai_server import FakeOpenAIServer
 
 
@@ -17,6 +18,18 @@ def fake_openai() -> Iterator[FakeOpenAIServer]:
     from tests.fakes.openai_server import FakeOpenAIServer  # uvicorn only for tests that use it
 
     server = FakeOpenAIServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def fake_anthropic() -> Iterator[FakeAnthropicServer]:
+    """A started fake Anthropic Messages server on loopback that checks and simulates prompt caching."""
+    from tests.fakes.anthropic_server import FakeAnthropicServer
+
+    server = FakeAnthropicServer().start()
     try:
         yield server
     finally:

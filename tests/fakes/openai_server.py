@@ -116,8 +116,8 @@ class FakeOpenAIServer:
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             frames = sse_frames(reply, ident, model, usage if include_usage else None)
-            return StreamingResponse(self._sse(frames, reply.stall_after_chunks), media_type="text/event-stream",
-                                     headers=CLOSE)
+            return StreamingResponse(self._sse(frames, reply.stall_after_chunks, done=not reply.cut_short),
+                                     media_type="text/event-stream", headers=CLOSE)
         return JSONResponse(whole_response(reply, ident, model, usage), headers=CLOSE)
 
     async def _stall(self) -> None:
@@ -128,14 +128,15 @@ class FakeOpenAIServer:
     def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
         return JSONResponse(error_body(status, message), status_code=status, headers={**CLOSE, **(headers or {})})
 
-    async def _sse(self, frames: list[bytes], stall_after: int | None) -> AsyncIterator[bytes]:
+    async def _sse(self, frames: list[bytes], stall_after: int | None, done: bool = True) -> AsyncIterator[bytes]:
         for number, data in enumerate(frames):
             if stall_after is not None and number == stall_after:
                 await self._stall()
                 return
             yield data
             await asyncio.sleep(0)  # let each frame go out on its own, like a real stream
-        yield b"data: [DONE]\n\n"
+        if done:
+            yield b"data: [DONE]\n\n"
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self, port: int = 0, timeout: float = 10.0) -> FakeOpenAIServer:

@@ -29,6 +29,7 @@ class FakeReply:
     stall: bool = False  # hang before answering, until release_stalls() or stop()
     stall_after_chunks: int | None = None  # stream this many chunks, then hang
     chunk_size: int = 6  # characters per text chunk and per argument fragment
+    cut_short: bool = False  # close the stream after the content: no finish_reason, usage or [DONE]
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | str) -> FakeReply:
@@ -112,6 +113,8 @@ def sse_frames(reply: FakeReply, ident: str, model: str, usage: dict[str, Any] |
         frames.append(delta({"tool_calls": [head]}))
         for fragment in _pieces(_arguments(call), reply.chunk_size):
             frames.append(delta({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]}))
+    if reply.cut_short:
+        return frames
     frames.append(delta({}, reply.finish_reason))
     if usage is not None:
         frames.append(frame([], usage=usage))

@@ -42,7 +42,7 @@ async def _collect(provider: Any, messages: list[dict[str, Any]] = USER, tools: 
     async for item in provider.stream(messages, tools):
         if isinstance(item, TextDelta):
             text += item.text
-        else:
+        elif isinstance(item, Completion):
             completion = item
     assert completion is not None
     return text, completion
@@ -124,16 +124,22 @@ async def test_a_stalled_server_times_out_and_is_retried(fake_openai: FakeOpenAI
     assert text == "awake"
 
 
-async def test_a_stream_that_dies_after_text_is_reported_not_restarted(fake_openai: FakeOpenAIServer) -> None:
+async def test_a_stream_that_dies_after_text_keeps_the_text_says_why_and_is_not_restarted(
+    fake_openai: FakeOpenAIServer,
+) -> None:
     fake_openai.queue(FakeReply(text="partial answer that goes on", chunk_size=3, stall_after_chunks=3),
                       FakeReply(text="should not be requested"))
-    seen: list[str] = []
-    with pytest.raises(ProviderError) as error:
-        async for item in _provider(fake_openai, request_timeout=2.0).stream(USER, TOOLS):
-            if isinstance(item, TextDelta):
-                seen.append(item.text)
-    assert seen and error.value.retryable
+    text, completion = await _collect(_provider(fake_openai, request_timeout=2.0))
+    assert text and completion.text == text and completion.finish_reason == "incomplete"
+    assert completion.tool_calls == () and "stream broke off" in completion.raw["cut_short"]
     assert len(fake_openai.requests) == 1
+
+
+async def test_a_stream_closed_without_finish_reason_keeps_its_text(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.queue(FakeReply(text="the start of an answer", cut_short=True))
+    text, completion = await _collect(_provider(fake_openai))
+    assert completion.text == text == "the start of an answer" and completion.finish_reason == "incomplete"
+    assert "no finish_reason" in completion.raw["cut_short"]
 
 
 async def test_missing_usage_is_estimated_and_marked_so(fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:

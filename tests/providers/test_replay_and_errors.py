@@ -89,7 +89,7 @@ def _named(name: str, **kwargs: Any) -> Exception:
         (_named("AuthenticationError", status=401), "rejected", "auth set anthropic", False),
         (_named("NotFoundError", status=404), "model not found", "doctor", False),
         (_named("RateLimitError", status=429), "rate limited", "wait", True),
-        (_named("ServiceUnavailableError", status=503), "provider error 503", "retry", True),
+        (_named("ServiceUnavailableError", status=503), "answered with error 503", "retry", True),
         (_named("APIConnectionError"), "cannot reach", "--base-url", True),
         (_named("Timeout", status=408), "timed out", "retry", True),
         (_named("BadRequestError", status=400), "bad request", "doctor", False),

@@ -28,7 +28,7 @@ async def test_the_engine_uses_a_configured_registry_and_survives_its_loss(
         with anyio.fail_after(30):
             assert await manager.start(required=["registry"]) == []
             names = {d["function"]["name"] for d in manager.tool_declarations()}
-            assert names == {"list_business_templates", "search_modules_registry", "get_module_detail"}
+            assert names == {"list_business_templates", "get_business_template", "search_modules_registry", "get_module_detail"}
             found = await manager.call("search_modules_registry", {"query": "pembayaran online", "limit": 1})
             assert found.ok and found.structured["results"][0]["name"] == "payment-gateway"
 

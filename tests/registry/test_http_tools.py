@@ -22,7 +22,7 @@ async def test_tools_are_listed_read_only_with_output_schemas(registry: RunningR
     with anyio.fail_after(30):
         async with mcp_client(registry.url, TOKEN) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert set(tools) == {"list_business_templates", "search_modules_registry", "get_module_detail"}
+    assert set(tools) == {"list_business_templates", "get_business_template", "search_modules_registry", "get_module_detail"}
     for tool in tools.values():
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.output_schema is not None
@@ -43,6 +43,21 @@ async def test_list_business_templates_returns_the_whole_catalogue_with_indonesi
     ].items()
     assert "arisan" in by_pattern["rotating-savings-group"]["applies_to"]
     assert all(t["probing_questions"] and t["candidate_entities"] for t in data["templates"])
+
+
+async def test_get_business_template_returns_one_template_by_pattern_or_alias_and_names_the_patterns_otherwise(
+    registry: RunningRegistry,
+) -> None:
+    with anyio.fail_after(30):
+        async with mcp_client(registry.url, TOKEN) as client:
+            by_pattern = structured(await client.call_tool("get_business_template", {"pattern": "appointment-services"}))
+            by_alias = structured(await client.call_tool("get_business_template", {"pattern": "Tukang Potong Rambut"}))
+            unknown = await client.call_tool("get_business_template", {"pattern": "appointment-service"})
+    assert by_pattern == by_alias and by_pattern["pattern"] == "appointment-services"
+    assert by_pattern["probing_questions"] and by_pattern["candidate_entities"]
+    assert unknown.is_error
+    assert "Did you mean: appointment-services?" in unknown.content[0].text
+    assert "rotating-savings-group" in unknown.content[0].text  # every pattern is named
 
 
 async def test_search_finds_a_payment_gateway_for_indonesian_pembayaran_online(

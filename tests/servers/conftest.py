@@ -64,9 +64,10 @@ async def call_error(client: Client, name: str, args: dict[str, Any] | None = No
 
 
 def tree_hash(root: Path) -> dict[str, str]:
-    """sha256 of every file under ``root`` (including .formspec/), by relative path."""
+    """sha256 of every file under ``root`` (including .formspec/), by relative path; logs and the
+    empty lock files of .formspec/locks/ (held during apply, never state) are left out."""
     return {
         p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and not p.name.endswith(".log")
+        if p.is_file() and not p.name.endswith((".log", ".lock"))
     }

@@ -7,7 +7,7 @@
 # PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
 TOOLS="$ROOT/tests/.tools"
 PGDIR="$TOOLS/pg"
 URL_FILE="$TOOLS/pg.url"
@@ -49,6 +49,10 @@ if [ "$(id -u)" -eq 0 ]; then
         [ -L "$PGDIR" ] || { rm -rf "$PGDIR"; ln -s "$real" "$PGDIR"; }
     fi
 fi
+# From here on the real path: the `postgres` user cannot follow a link that lies under a folder
+# it may not traverse (a private home, a `mktemp -d` clone), so initdb and pg_ctl never see it.
+mkdir -p "$PGDIR"
+PGDIR="$(realpath "$PGDIR")"
 
 if [ ! -f "$PGDIR/data/PG_VERSION" ]; then
     mkdir -p "$PGDIR/data" "$PGDIR/sock"

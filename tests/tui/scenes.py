@@ -53,3 +53,50 @@ def review_drafts() -> list[FakeDraft]:
 
 def barbershop_engine() -> FakeEngine:
     return FakeEngine([first_turn()], drafts=review_drafts(), session_id="20261130-0900-demo", model="openai/gpt-4o")
+
+
+APPOINTMENT = """\
+apiVersion: formspec.dev/v1
+kind: Entity
+metadata:
+  name: appointment
+  module: booking
+spec:
+  characteristic: transaction
+  fields:
+    - {name: starts_at, type: datetime, required: true}
+    - name: customer
+      type: relation
+      required: true
+      relation: {type: belongs_to, resource: shop.customer}
+    - name: barber
+      type: relation
+      relation: {type: belongs_to, resource: shop.barber}
+    - {name: status, type: enum, enum_values: [booked, checked_in, done, no_show, cancelled]}
+  state_machine:
+    field: status
+    initial: booked
+    states:
+      - {name: booked, label: Booked}
+      - {name: checked_in, label: Checked in}
+      - {name: done, label: Done}
+      - {name: no_show, label: No-show}
+      - {name: cancelled, label: Cancelled}
+    transitions:
+      - {from: booked, to: checked_in, via: check_in}
+      - {from: checked_in, to: done, via: complete}
+      - {from: booked, to: no_show, via: mark_no_show}
+      - {from: [booked, checked_in], to: cancelled, via: cancel}
+"""
+
+
+def new_file_diff(path: str, text: str) -> str:
+    lines = text.splitlines()
+    return f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{line}\n" for line in lines)
+
+
+def appointment_engine() -> FakeEngine:
+    """A session with one new Entity draft that has a lifecycle (for the owner's preview)."""
+    path = "modules/booking/transaction/appointment/entity.yaml"
+    drafts = [FakeDraft(path, "new", True, [], new_file_diff(path, APPOINTMENT)), *review_drafts()]
+    return FakeEngine([first_turn()], drafts=drafts, session_id="20261130-0900-demo", model="openai/gpt-4o")

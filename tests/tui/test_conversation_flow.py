@@ -52,10 +52,11 @@ async def test_first_frame_paints_connecting_with_input_focused_before_the_engin
         assert app.query_one(StatusBar).info.state == "connecting…"
         assert isinstance(app.focused, PromptInput)
         await pilot.press(*"hello", "enter")
-        assert "Still connecting to the model — try again in a moment." in notices(app)
-        assert app.query_one(PromptInput).value == "hello"  # nothing typed is lost
+        await wait_until(pilot, lambda: any("Queued until the consultant is connected: hello" in getattr(b, "text", "")
+                                            for b in app.query_one(ConversationView).blocks))
+        assert app.query_one(PromptInput).value == "" and engine.sent == []
         gate.set()
-        await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "ready")
+        await wait_until(pilot, lambda: engine.sent == ["hello"])  # sent as soon as the engine is ready
         assert app.query_one(StatusBar).info.model == "fake/model"
 
 
@@ -135,7 +136,7 @@ async def test_an_engine_that_cannot_open_shows_the_hint_and_offers_the_demo_wit
     error = ProviderError("No model configured", hint="set FORMSPEC_MODEL or pass --model")
     app = ConsultApp(factory_for(FakeEngine(), fail=error))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "not connected")
+        await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "not started")
         text = app.query_one(ConversationView).blocks[0].text  # type: ignore[attr-defined]
         assert "set FORMSPEC_MODEL or pass --model" in text
         assert "formspec-consult demo" in text
@@ -164,8 +165,10 @@ async def test_engine_notices_and_failed_turns_are_shown() -> None:
         await send(pilot, "hi")
         await wait_until(pilot, lambda: "provider said 500" in notices(app))
         assert "registry unreachable, using cached templates" in notices(app)
-        roles = [getattr(b, "role", "") for b in app.query_one(ConversationView).blocks]
-        assert roles == ["user", "notice-warning"]
+        await wait_until(pilot, lambda: len(app.query_one(ConversationView).blocks) == 3)
+        blocks = app.query_one(ConversationView).blocks
+        assert [getattr(b, "role", "") for b in blocks] == ["user", "notice-warning", "notice-error"]
+        assert getattr(blocks[-1], "text", "") == "provider said 500"  # the cause stays in the conversation
 
 
 async def test_a_cancel_while_the_app_is_between_two_events_closes_the_engine_turn_before_the_turn_ends() -> None:

@@ -36,7 +36,7 @@ def test_drafts_merge_listing_and_diffs_and_read_problems_in_every_shape() -> No
 def test_the_status_line_marks_estimated_figures_and_a_missing_cost() -> None:
     line = render_status(StatusInfo(state="ready", model="m", session="s", context_tokens=45_000,
                                     threshold_tokens=90_000, window_tokens=120_000, reported=False))
-    assert "ctx 45.0k/90.0k/120.0k 50% estimated" in line and "cost n/a" in line and "0 compactions" in line
+    assert "context 45.0k estimated · 50% of 90.0k to compaction · window 120.0k" in line and "cost n/a" in line and "0 compactions" in line
     assert "1 compaction" in render_status(StatusInfo(compactions=1, cost=0.5)) and "$0.5000" in render_status(StatusInfo(cost=0.5))
 
 

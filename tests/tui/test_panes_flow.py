@@ -62,7 +62,8 @@ async def test_a_tool_call_shows_running_then_ok_with_duration_and_a_collapsed_r
         entry.collapsed = False
         await pilot.pause()
         body = widget_text(entry.query_one(".tool-body"))
-        assert '"yaml": "kind: Entity\\nname: Booking"' in body and '{"valid": true}' in body
+        assert "yaml: |-\n  kind: Entity\n  name: Booking" in "\n".join(line.rstrip() for line in body.splitlines())
+        assert '{"valid": true}' in body  # the YAML argument reads as YAML
         assert "formspec-local: ready" in str(pane.query_one("#mcp-state").render())
 
 
@@ -83,7 +84,7 @@ async def test_usage_and_compaction_update_the_status_bar_and_show_the_summary()
         assert engine.sent == ["/compact keep the booking rules"]  # engine commands go to the engine
         text = str(app.query_one(StatusBar).render())
         assert "1 compaction" in text and "$0.0500" in text and "reported" in text
-        assert "ctx 9.0k/90.0k/120.0k 10% reported" in text
+        assert "context 9.0k reported · 10% of 90.0k to compaction · window 120.0k" in text
         assert any("History compacted" in n for n in notices(app))
         block = next(b for b in app.query_one(ConversationView).blocks if getattr(b, "role", "") == "compaction")
         assert isinstance(block, Collapsible) and "40 messages" in block.title and block.collapsed
@@ -105,7 +106,7 @@ async def test_drafts_appear_with_badges_and_problems_and_the_diff_is_highlighte
         pane.select("modules/shop/entities/customer.yaml")
         await pilot.pause()
         shown = widget_text(pane.query_one("#diff-view"))
-        assert "Validation problems:" in shown and "fields[1].phone: unknown type 'phone'" in shown
+        assert "The gate refused this draft" in shown and "fields[1].phone: unknown type 'phone'" in shown
         pane.select("modules/shop/entities/booking.yaml")
         await pilot.pause()
         assert "+name: Booking" in widget_text(pane.query_one("#diff-view"))
@@ -149,7 +150,7 @@ async def test_accepting_an_invalid_draft_is_refused_and_says_why() -> None:
         await pilot.press("a")
         await wait_until(pilot, lambda: any(n.startswith("Not applied") for n in notices(app)))
         message = next(n for n in notices(app) if n.startswith("Not applied"))
-        assert "fields[1].phone: unknown type 'phone'" in message and "Fix the draft" in message
+        assert "fields[1].phone: unknown type 'phone'" in message and "Ask the consultant to fix the draft" in message
         assert engine.applied == [] and len(pane.drafts) == 3
 
 
@@ -215,7 +216,7 @@ async def test_a_failing_local_server_is_a_notification_not_a_crash() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: any("local server is not responding" in n for n in notices(app)))
         await send(pilot, "/undo")
-        await wait_until(pilot, lambda: sum("undo_apply failed" in n for n in notices(app)) == 1)
+        await wait_until(pilot, lambda: sum("Undoing failed" in n for n in notices(app)) == 1)
         assert app.is_running
 
 

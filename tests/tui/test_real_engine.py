@@ -71,7 +71,8 @@ async def test_a_real_session_drafts_reviews_applies_and_undoes_a_spec_file(proj
 
     resumed = real_app(project, ["Welcome back."], resume=session)
     async with resumed.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: resumed.engine is not None and replies_of(resumed), timeout=30)
+        # "ready" is said once the resumed conversation, its tool calls and the drafts are all mounted
+        await wait_until(pilot, lambda: resumed.query_one(StatusBar).info.state == "ready", timeout=60)
         assert replies_of(resumed)[0] == QUESTION and "Drafted the customer entity." in replies_of(resumed)
         assert resumed.query_one(ToolCallsPane).query("ToolCallEntry.ok")
         assert resumed.engine.session_id == session  # type: ignore[union-attr]

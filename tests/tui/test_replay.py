@@ -164,19 +164,19 @@ async def test_the_demo_holds_at_the_review_step_showing_the_passed_draft_and_le
     from formspec_consult.commands.launch import engine_factory_for
     from formspec_consult.tui.replay import player
 
-    # No reading pauses, and a review hold long enough that only the viewer ends it.
+    # No reading pauses; the review hold of the demo ends only when the viewer acts.
     monkeypatch.setattr(player, "reading_seconds", lambda step: 0.0)
     monkeypatch.setattr(player, "INTRO_S", 0.0)
-    monkeypatch.setattr(player, "REVIEW_HOLD_S", 600.0)
     project = tmp_path / "barbershop"
     shutil.copytree(package_path("examples", "barbershop"), project)
     recording = load(example)
     factory = engine_factory_for({"project": str(project)}, provider=ReplayProvider.from_events(recording.raw),
                                  in_memory_server=True, preload=())
-    app = PlayerApp(factory, recording.steps, speed=1.0)
+    app = PlayerApp(factory, recording.steps, speed=1.0, review_hold=None)
     target = project / "spec" / DRAFT
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.holding, timeout=60)
+        assert "goes on in" not in app.query_one(PromptInput).placeholder  # no countdown: it waits
         pane = app.query_one(DiffPane)
         # The draft that passed the gate is listed with its badge, selected, its diff highlighted.
         await wait_until(pilot, lambda: [(d.path, d.badges) for d in pane.drafts] == [(DRAFT, ("new",))])

@@ -175,7 +175,7 @@ async def test_help_lists_commands_and_status_shows_engine_figures() -> None:
         await pilot.press("escape")
         await send(pilot, "/status")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen) and app.screen.title_text == "Status")
-        assert "threshold_tokens" in app.screen.text
+        assert "the history is compacted at 90.0k" in app.screen.text and "threshold_tokens" not in app.screen.text
 
 
 async def test_the_mcp_log_button_opens_the_log_the_status_names_for_the_server_in_trouble(tmp_path: Path) -> None:

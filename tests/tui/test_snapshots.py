@@ -123,3 +123,50 @@ def test_resumed_session_with_an_expanded_compaction_summary(snap_compare) -> No
 
     engine = FakeEngine(past=past, session_id="20261130-0900-demo", model="openai/gpt-4o")
     assert snap_compare(ConsultApp(factory_for(engine)), terminal_size=SIZE, run_before=run_before)
+
+
+def test_small_screen_shows_one_pane_with_tabs(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot: Pilot) -> None:
+        await after_first_turn()(pilot)
+
+    app = ConsultApp(factory_for(barbershop_engine()))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_small_screen_diffs_tab(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot: Pilot) -> None:
+        await after_first_turn()(pilot)
+        await pilot.press("f4")
+        await settle(pilot)
+
+    app = ConsultApp(factory_for(barbershop_engine()))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def _preview(view_presses: int) -> Callable[[Pilot], Awaitable[None]]:
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        assert isinstance(app, ConsultApp)
+        app.query_one(PromptInput).cursor_blink = False
+        await wait_until(pilot, lambda: app.engine is not None and len(app.query_one(DiffPane).drafts) == 3)
+        await pilot.press("f3", "ctrl+r")  # tools hidden: the diffs pane takes the side column
+        app.query_one(DiffPane).select("modules/booking/transaction/appointment/entity.yaml")
+        for _ in range(view_presses):
+            await pilot.press("p")
+        await settle(pilot)
+
+    return run_before
+
+
+def test_preview_of_an_entity_draft_shows_fields_and_lifecycle(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    from tests.tui.scenes import appointment_engine
+
+    app = ConsultApp(factory_for(appointment_engine()))
+    assert snap_compare(app, terminal_size=(160, 45), run_before=_preview(1))
+
+
+def test_session_overview_lists_the_proposed_entities_and_relations(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    from tests.tui.scenes import appointment_engine
+
+    app = ConsultApp(factory_for(appointment_engine()))
+    assert snap_compare(app, terminal_size=(160, 45), run_before=_preview(2))

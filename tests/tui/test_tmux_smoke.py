@@ -108,6 +108,10 @@ def test_the_demo_plays_the_example_session_to_the_end_in_a_terminal(tmp_path: P
         return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
 
     try:
+        # The demo waits at the review step until the viewer acts: space goes on.
+        wait_for(lambda: "Review the draft in the diff pane" in screen(), 120, "the demo to hold at the review step")
+        assert "goes on in" not in screen()
+        subprocess.run(["tmux", "send-keys", "-t", session, "Space"], check=True)
         wait_for(lambda: "■ finished" in screen(), 120, "the demo to play every step")
         shown = screen()
         assert "Undid the apply of" in shown and "propose_spec_file" in shown

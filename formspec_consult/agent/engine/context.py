@@ -31,35 +31,22 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def render_templates(result: Any) -> str:
-    """The business template catalogue as compact text (about half the tokens of its JSON).
+def render_template_index(result: Any) -> str:
+    """The business template catalogue as a compact index: one line per template with its pattern
+    id, title and aliases (what the model needs to match a business, in any language).
 
-    Everything the model needs to match a business and guide discovery stays: pattern, title,
-    aliases, description, probing questions and candidate entities with their characteristic.
-    An unexpected shape falls back to the JSON text, so nothing is ever dropped.
+    The details (description, probing questions, candidate entities, suggested modules) stay in
+    the registry: the model reads one template with get_business_template when it has a match,
+    so the fixed prefix of every request does not carry the whole catalogue. An unexpected shape
+    falls back to the JSON text, so nothing is ever dropped.
     """
     templates = result.get("templates") if isinstance(result, dict) else None
     if not isinstance(templates, list) or not all(isinstance(t, dict) for t in templates):
         return as_text(result)
-    blocks = []
-    for template in templates:
-        entities = []
-        for entity in template.get("candidate_entities") or []:
-            if isinstance(entity, dict):
-                note = f": {entity['note']}" if entity.get("note") else ""
-                entities.append(f"{entity.get('name')} ({entity.get('characteristic', '?')}{note})")
-            else:
-                entities.append(str(entity))
-        lines = [
-            f"- {template.get('pattern')} — {template.get('title', '')}",
-            f"  aliases: {', '.join(map(str, template.get('applies_to') or []))}",
-            f"  {template.get('description', '')}",
-        ]
-        lines += [f"  ask: {question}" for question in template.get("probing_questions") or []]
-        if entities:
-            lines.append(f"  entities: {'; '.join(entities)}")
-        blocks.append("\n".join(lines))
-    return "\n".join(blocks)
+    return "\n".join(
+        f"- {t.get('pattern')} — {t.get('title', '')} ({', '.join(map(str, t.get('applies_to') or []))})"
+        for t in templates
+    )
 
 
 async def collect_context(
@@ -81,7 +68,7 @@ async def collect_context(
         try:
             result = await call(tool, {})
             values[variable] = (
-                render_templates(result) if tool == "list_business_templates" else as_text(result)
+                render_template_index(result) if tool == "list_business_templates" else as_text(result)
             )
         except ToolError as exc:
             if required:

@@ -64,6 +64,12 @@ class Engine:
         self.project_root = session.project_root
         self.model = session.provider.model
         self.provider_name = session.provider.name
+        if session.resumed_events and not session.loop.last_options:
+            # A resumed session answers the options its last reply offered, as the TUI does:
+            # `-p a --continue` sends `[chosen: A) …]`, not the bare letter.
+            replies = [e for e in self.past_events() if e.kind in {"assistant_message", "turn_started"}]
+            if replies and replies[-1].kind == "assistant_message":
+                session.loop.last_options = tuple(getattr(replies[-1], "options", ()) or ())
 
     @classmethod
     async def open(cls, options: EngineOptions) -> Engine:
@@ -118,6 +124,16 @@ class Engine:
             async for event in events:
                 yield event
 
+    def set_approver(self, approver: Any) -> None:
+        """Who answers when the model calls a write tool (`permissions.Approver`); the TUI sets
+        one, headless runs have none, so such calls are refused unless the settings allow them."""
+        self._s.loop.permissions.approver = approver
+
+    def allow_tools(self, names: Any) -> None:
+        """Allow these write tools for the model without asking (`--allow-tool NAME`)."""
+        for name in names:
+            self._s.loop.permissions.rules[str(name)] = "allow"
+
     def record_command(self, text: str) -> None:
         """Log a slash command the UI ran itself (the app shows `/diff` in its diff pane instead of
         sending it as a turn), so the session log — and a replay of it — holds it at this point.
@@ -159,6 +175,7 @@ class Engine:
             "cost": loop.usage.cost,
             "prompt_tokens": loop.usage.prompt_tokens,
             "completion_tokens": loop.usage.completion_tokens,
+            "cached_tokens": loop.usage.cached_tokens,
             "compactions": compressor.compactions,
             "turn": loop.turn,
             "mcp": self._s.manager.status(),

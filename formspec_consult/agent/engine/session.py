@@ -24,6 +24,7 @@ from formspec_consult.mcp_client.manager import MCPManager
 from formspec_consult.providers.base import Provider
 from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.store.events import EventLog
+from formspec_consult.store.locks import SessionWriter
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Session:
     transcript: Any = None
     resumed_events: list[dict[str, Any]] = field(default_factory=list)
     start_problems: list[str] = field(default_factory=list)
+    writer: SessionWriter | None = None  # this process's single-writer claim on the session
 
     async def aclose(self) -> None:
         try:
@@ -57,6 +59,8 @@ class Session:
             close = getattr(self.transcript, "close", None)
             if close is not None:
                 close()
+            if self.writer is not None:
+                self.writer.release()
 
 
 def _open_transcript(session_dir: Path) -> Any:
@@ -91,10 +95,27 @@ def _recorded(events: list[dict[str, Any]], key: str) -> Any:
 
 async def open_session(options: Any) -> Session:
     """Resolve everything and start or resume the session (see Engine.open)."""
-    from formspec_consult.config import load_settings
-
     project_root = resolve_project(options.project)
     existing = _existing_session(options, project_root)
+    claims: list[SessionWriter] = []
+    if existing is not None:  # one writer per session: a second client is refused, naming the holder
+        claims.append(SessionWriter(existing[1]))
+        claims[0].claim()
+    try:
+        session = await _open(options, project_root, existing, claims)
+    except BaseException:
+        for claim in claims:
+            claim.release()
+        raise
+    session.writer = claims[0]
+    return session
+
+
+async def _open(
+    options: Any, project_root: Path, existing: tuple[str, Path] | None, claims: list[SessionWriter]
+) -> Session:
+    from formspec_consult.config import load_settings
+
     resumed = existing is not None
     events = list(EventLog.read(existing[1] / "events.jsonl")) if existing else []
     flags = dict(options.flags)
@@ -116,6 +137,8 @@ async def open_session(options: Any) -> Session:
         from formspec_consult.store.folder import ensure_session
 
         existing = ensure_session(consult_dir(project_root), None)
+        claims.append(SessionWriter(existing[1]))
+        claims[0].claim()
     session_id, session_dir = existing
     warm = getattr(provider, "warm", None)
     if callable(warm):  # the first litellm import takes seconds: keep the event loop (and a UI) free
@@ -196,6 +219,7 @@ def _assemble(
         max_steps=settings.max_steps,
         tool_result_cap=settings.tool_result_cap,
     )
+    loop.permissions.rules = dict(settings.permissions)
     return Session(
         session_id,
         session_dir,
@@ -288,6 +312,10 @@ def _resume(session: Session, events: list[dict[str, Any]]) -> None:
         session.transcript.write_note(
             f"Turn {loop.turn} was interrupted (the program stopped); it was closed on resume."
         )
+    elif session.history.pairing_issues():  # e.g. a reply with one tool-call id twice: fix it now,
+        repaired = session.history.repair_pairing()  # not after the first request fails
+        message = "The resumed history had tool-call pairing defects; repaired: " + "; ".join(repaired)
+        session.log.append("notice", level="warning", message=message)
 
 
 def session_secrets(provider: Any, settings: Any) -> tuple[str, ...]:

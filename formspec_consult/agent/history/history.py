@@ -16,7 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from formspec_consult.agent.history.pairing import PairingIssue, find_pairing_issues, plan_repair
+from formspec_consult.agent.history.pairing import (
+    PairingIssue,
+    find_pairing_issues,
+    plan_duplicate_ids,
+    plan_repair,
+)
 from formspec_consult.agent.history.summary import SUMMARY_PREFIX, is_summary
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import apply_event, rebuild_history
@@ -83,7 +88,9 @@ class History:
 
     def add_assistant(self, text: str, tool_calls: list[Any] | None = None) -> None:
         """Append an assistant message; tool calls may be OpenAI dicts, flat dicts or ToolCalls."""
-        message: Message = {"role": "assistant", "content": text if text or not tool_calls else None}
+        # Text even beside tool calls ("" when there is none): strict chat templates (llama.cpp's)
+        # fail on `content: null`, and litellm drops an empty text block for providers that refuse one.
+        message: Message = {"role": "assistant", "content": text}
         if tool_calls:
             message["tool_calls"] = [normalise_tool_call(call) for call in tool_calls]
         self.append(message)
@@ -156,11 +163,13 @@ class History:
         """Make the pairing valid again (e.g. after a cancelled turn) and log it as a ``repair``
         event: unanswered calls get a "cancelled" result, misplaced results move next to their
         call, duplicate and orphaned results are dropped. Returns a description of each action."""
-        plan = plan_repair(self.messages)
-        if not plan.actions:
-            return []
-        self.apply_logged("repair", actions=plan.actions, remove=plan.remove, insert=plan.insert)
-        return plan.actions
+        actions: list[str] = []
+        for planner in (plan_duplicate_ids, plan_repair):  # ids first: the pairing needs them unique
+            plan = planner(self.messages)
+            if plan.actions:
+                self.apply_logged("repair", actions=plan.actions, remove=plan.remove, insert=plan.insert)
+                actions += plan.actions
+        return actions
 
     # -- restore -------------------------------------------------------------------------------
     @classmethod

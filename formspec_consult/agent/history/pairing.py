@@ -13,7 +13,14 @@ from typing import Any, Literal
 Message = dict[str, Any]
 CANCELLED_RESULT = "cancelled: this tool call did not run because the turn was interrupted"
 
-__all__ = ["CANCELLED_RESULT", "PairingIssue", "RepairPlan", "find_pairing_issues", "plan_repair"]
+__all__ = [
+    "CANCELLED_RESULT",
+    "PairingIssue",
+    "RepairPlan",
+    "find_pairing_issues",
+    "plan_duplicate_ids",
+    "plan_repair",
+]
 
 
 @dataclass(frozen=True)
@@ -134,6 +141,46 @@ def plan_repair(messages: list[Message]) -> RepairPlan:
                 plan.actions.append(f"added a 'cancelled' result for tool call {call_id} ({names.get(call_id)})")
             plan.insert.append([new_len, result])
             new_len += 1
+    return plan
+
+
+def plan_duplicate_ids(messages: list[Message]) -> RepairPlan:
+    """Plan renaming tool-call ids that repeat inside one assistant message (``call_0`` twice).
+
+    The n-th call with a repeated id becomes ``<id>~n`` (unique in the history), and the n-th
+    result with that id in the call's run follows it, so each call keeps its own result.
+    """
+    plan = RepairPlan()
+    taken = {c["id"] for m in messages for c in m.get("tool_calls") or []}
+    for index, message in enumerate(messages):
+        ids = _call_ids(message) if message.get("role") == "assistant" else []
+        if len(ids) == len(set(ids)):
+            continue
+        seen: dict[str, list[str]] = {}
+        calls = []
+        for call in message["tool_calls"]:
+            old = call["id"]
+            new, n = old, len(seen.get(old, [])) + 1
+            if old in seen:
+                while new in taken:
+                    n += 1
+                    new = f"{old}~{n}"
+                taken.add(new)
+                plan.actions.append(f"renamed a repeated tool call id {old} to {new} (message {index})")
+            seen.setdefault(old, []).append(new)
+            calls.append({**call, "id": new})
+        plan.remove.append(index)
+        plan.insert.append([index, {**message, "tool_calls": calls}])
+        j, used = index + 1, {old: 0 for old in seen}
+        while j < len(messages) and messages[j].get("role") == "tool":
+            old = str(messages[j].get("tool_call_id"))
+            if old in seen and used[old] < len(seen[old]):
+                new = seen[old][used[old]]
+                used[old] += 1
+                if new != old:
+                    plan.remove.append(j)
+                    plan.insert.append([j, {**messages[j], "tool_call_id": new}])
+            j += 1
     return plan
 
 

@@ -19,6 +19,7 @@ from typing import Any, Protocol, TypeVar
 from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.options import find_options
+from formspec_consult.agent.loop.permissions import Permissions
 from formspec_consult.agent.loop.tools import (
     ArgumentsError,
     cap_result,
@@ -28,7 +29,15 @@ from formspec_consult.agent.loop.tools import (
 )
 from formspec_consult.agent.loop.usage import UsageTotals
 from formspec_consult.mcp_client.manager import ToolOutcome
-from formspec_consult.providers.base import Completion, Provider, ProviderError, TextDelta, ToolCall
+from formspec_consult.providers.base import (
+    INCOMPLETE,
+    Completion,
+    Provider,
+    ProviderError,
+    Retrying,
+    TextDelta,
+    ToolCall,
+)
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantDelta,
@@ -41,7 +50,7 @@ from formspec_consult.store.agent_events import (
     TurnStarted,
     UsageUpdated,
 )
-from formspec_consult.store.events import EventLog
+from formspec_consult.store.events import EventLog, EventLogWriteError
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=AgentEvent)
@@ -80,8 +89,11 @@ class AgentLoop:
         self.turn = turn
         self.usage = UsageTotals()
         self.last_options: tuple[str, ...] = ()
+        # Write tools the model calls need the person's permission (see permissions.py).
+        self.permissions = Permissions()
         self._logged_tools_digest: str | None = None
         self._partial = ""  # text streamed by a reply that has not completed yet
+        self._unclosed_turn: int | None = None  # a turn whose turn_finished the log refused
 
     def count(self, messages: list[dict[str, Any]] | None = None) -> int:
         """Prompt tokens of a request with these messages (default: the history) and the tools."""
@@ -96,9 +108,19 @@ class AgentLoop:
 
     async def run_turn(self, user_text: str) -> AsyncGenerator[AgentEvent, None]:
         """Run one user turn; `user_text` is what the model receives (a resolved choice included)."""
-        self.turn += 1
+        if self._unclosed_turn is not None:  # the log could not take turn_finished: close it now
+            self._repair_quietly()
+            if self._log_quietly("turn_finished", turn=self._unclosed_turn, reason="error",
+                                 error="the event log could not be written"):
+                self._unclosed_turn = None
         self.last_options = ()
-        self.log.append("turn_started", turn=self.turn, user_text=user_text)
+        try:
+            self.log.append("turn_started", turn=self.turn + 1, user_text=user_text)
+        except EventLogWriteError as exc:  # nothing was recorded: the turn never started
+            yield self.emit(Notice("error", str(exc)))
+            yield self.emit(TurnFinished("error", error=str(exc)))
+            return
+        self.turn += 1
         yield self.emit(TurnStarted(self.turn, user_text))
         self.history.add_user(user_text)
         finished: TurnFinished | None = None
@@ -112,20 +134,38 @@ class AgentLoop:
         except (asyncio.CancelledError, GeneratorExit):
             self._finish_cancelled()
             raise
-        except ProviderError as exc:
+        except (ProviderError, EventLogWriteError) as exc:
             message = str(exc)
-            self.log.append("notice", level="error", message=message)
+            if isinstance(exc, EventLogWriteError):
+                self._repair_quietly()
+            self._log_quietly("notice", level="error", message=message)
             yield self.emit(Notice("error", message))
             finished = TurnFinished("error", error=message)
         except Exception as exc:  # a bug must not leave the session unusable
-            self.history.repair_pairing()
+            self._repair_quietly()
             message = f"{type(exc).__name__}: {exc}"
-            self.log.append("notice", level="error", message=message)
+            self._log_quietly("notice", level="error", message=message)
             yield self.emit(Notice("error", message))
             finished = TurnFinished("error", error=message)
         finished = finished or TurnFinished("done")
-        self.log.append("turn_finished", turn=self.turn, reason=finished.reason, error=finished.error)
+        if not self._log_quietly("turn_finished", turn=self.turn, reason=finished.reason, error=finished.error):
+            self._unclosed_turn = self.turn  # closed by the next turn, or by --resume
         yield self.emit(finished)
+
+    def _repair_quietly(self) -> None:
+        """Give unanswered tool calls a result, unless the log cannot take the repair (disk full)."""
+        try:
+            self.history.repair_pairing()
+        except EventLogWriteError:
+            pass
+
+    def _log_quietly(self, type: str, **data: Any) -> bool:  # noqa: A002 - the log's own name
+        """Append an event after a failure; False when the log itself cannot be written (disk full)."""
+        try:
+            self.log.append(type, **data)
+        except EventLogWriteError:
+            return False
+        return True
 
     async def _steps(self) -> AsyncIterator[AgentEvent]:
         for step in range(1, self.max_steps + 1):
@@ -145,6 +185,11 @@ class AgentLoop:
             self.last_options = options
             yield self.emit(AssistantMessage(completion.text, tuple(_call_dict(c) for c in calls), options))
             yield self._usage_event(completion)
+            if completion.finish_reason == INCOMPLETE:
+                why = completion.raw.get("cut_short") or "the provider's stream ended before the reply was finished"
+                message = f"The reply was cut off: {why}. What you read is kept; ask the consultant to continue."
+                self.log.append("notice", level="warning", message=message)
+                yield self.emit(Notice("warning", message))
             if completion.finish_reason == "length":
                 message = (
                     "The reply stopped at the model's output limit. Ask it to continue, or raise "
@@ -209,11 +254,17 @@ class AgentLoop:
                     if item.text:
                         self._partial += item.text
                         yield self.emit(AssistantDelta(item.text))
+                elif isinstance(item, Retrying):  # never silent: a notice on screen and in the log
+                    message = item.message()
+                    self.log.append("notice", level="warning", message=message,
+                                    retry={"attempt": item.attempt, "delay": round(item.delay, 2)})
+                    yield self.emit(Notice("warning", message))
                 else:
                     completion = item
         self._partial = ""
         if completion is None:
             raise ProviderError("the provider ended its reply without a completion", hint="try again")
+        completion = _unique_call_ids(completion, self.history.messages)
         self.log.append(
             "response",
             text=completion.text,
@@ -245,6 +296,10 @@ class AgentLoop:
         server = getattr(self.tools, "server_of", lambda _n: "?")(call.name)
         self.log.append("tool_call", call_id=call.id, server=server, name=call.name, arguments=arguments)
         yield self.emit(ToolCallStarted(call.id, server, call.name, arguments))
+        if outcome is None:
+            refusal = await self.permissions.check(call.id, call.name, arguments)
+            if refusal is not None:
+                outcome = ToolOutcome(server, call.name, False, refusal, 0.0)
         if outcome is None:
             started = time.perf_counter()
             outcome = await self.tools.call(call.name, arguments)
@@ -293,6 +348,26 @@ async def _closing(iterator: AsyncIterator[_T]) -> AsyncIterator[AsyncIterator[_
         close = getattr(iterator, "aclose", None)
         if close is not None:
             await close()
+
+
+def _unique_call_ids(completion: Completion, messages: list[dict[str, Any]]) -> Completion:
+    """The completion with every tool-call id unique in the reply and the history.
+
+    Some OpenAI-compatible servers number calls per reply (two ``call_0`` in one answer, or the
+    same id in every answer); chat APIs refuse such a history for ever, so ids are renamed on
+    receipt, deterministically (``call_0`` → ``call_0~2``) so a replay renames them the same way.
+    """
+    taken = {call["id"] for m in messages for call in m.get("tool_calls") or []}
+    renamed, changed = [], False
+    for call in completion.tool_calls:
+        call_id, n = call.id, 1
+        while call_id in taken:
+            n += 1
+            call_id = f"{call.id}~{n}"
+        taken.add(call_id)
+        changed = changed or call_id != call.id
+        renamed.append(ToolCall(id=call_id, name=call.name, arguments=call.arguments))
+    return dataclasses.replace(completion, tool_calls=tuple(renamed)) if changed else completion
 
 
 def _call_dict(call: ToolCall) -> dict[str, Any]:

@@ -1,17 +1,22 @@
-"""Options offered by the consultant (`A) …` or `1. …` lines) and picking one with a bare answer.
+"""Options offered by the consultant (`A) …` lines) and picking one with a bare answer.
 
-Two or more consecutive option lines form a choice; the last such block in a reply is the one the
-user answers. A bare `b`, `B`, `B)` or `2.` answer becomes `[chosen: B) <full option text>]`, so
-the decision is recorded verbatim and survives compression.
+Options are only what the model offers as choices, in the convention its prompt asks for: two
+to `MAX_OPTIONS` consecutive lines lettered `A)`, `B)`, `C)`… in order (a list bullet or markdown
+bold around the label is tolerated). A numbered list (`1. …`), a lettered list that does not
+start at A or skips a letter, or a longer list is prose, never a choice. The last such block in a
+reply is the one the user answers. A bare `b`, `B` or `B)` answer becomes
+`[chosen: B) <full option text>]`, so the decision is recorded verbatim and survives compression.
 """
 
 from __future__ import annotations
 
 import re
 
-# "A) text", "a. text", "1) text", "1. text"; tolerant of a list bullet and markdown bold around the label.
-_OPTION = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?(?P<label>[A-Za-z]|\d{1,2})[).](?:\*\*)?\s+(?P<text>\S.*)$")
-_ANSWER = re.compile(r"^\s*\(?(?P<label>[A-Za-z]|\d{1,2})[).]?\s*$")
+MAX_OPTIONS = 6  # "two to five" in the prompt, one spare; alt+a … alt+f pick them
+
+# "A) text", "a. text"; tolerant of a list bullet and markdown bold around the label.
+_OPTION = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*)?(?P<label>[A-Za-z])[).](?:\*\*)?\s+(?P<text>\S.*)$")
+_ANSWER = re.compile(r"^\s*\(?(?P<label>[A-Za-z])[).]?\s*$")
 
 
 def _label_key(label: str) -> str:
@@ -19,7 +24,7 @@ def _label_key(label: str) -> str:
 
 
 def find_options(text: str) -> tuple[str, ...]:
-    """The last block of two or more consecutive option lines, each as `B) full text`."""
+    """The last block of 2…MAX_OPTIONS consecutive lines lettered A, B, C…, each as `B) full text`."""
     blocks: list[list[tuple[str, str]]] = []
     current: list[tuple[str, str]] = []
     for line in text.splitlines():
@@ -29,32 +34,28 @@ def find_options(text: str) -> tuple[str, ...]:
             continue
         if line.strip() == "" and current:
             continue  # a blank line inside a list does not end it
-        if len(current) >= 2:
+        if current:
             blocks.append(current)
         current = []
-    if len(current) >= 2:
+    if current:
         blocks.append(current)
     if not blocks:
         return ()
     block = blocks[-1]
-    if not _is_sequence([label for label, _ in block]):
+    if not 2 <= len(block) <= MAX_OPTIONS or not is_letter_sequence([label for label, _ in block]):
         return ()
     return tuple(f"{label}) {option}" for label, option in block)
 
 
-def _is_sequence(labels: list[str]) -> bool:
-    """A, B, C… or 1, 2, 3… — a numbered list of prose steps with gaps is not a choice."""
-    if all(label.isdigit() for label in labels):
-        return [int(label) for label in labels] == list(range(int(labels[0]), int(labels[0]) + len(labels)))
-    if all(label.isalpha() for label in labels):
-        return [ord(label) for label in labels] == list(range(ord(labels[0]), ord(labels[0]) + len(labels)))
-    return False
+def is_letter_sequence(labels: list[str]) -> bool:
+    """A, B, C… from A with no gap: a lettered prose list starting elsewhere is not a choice."""
+    return [ord(label) for label in labels] == list(range(ord("A"), ord("A") + len(labels)))
 
 
 def pick_option(answer: str, options: tuple[str, ...]) -> str | None:
     """The full option a bare answer picks (`B) text`), or None when it is not a bare pick.
 
-    A bare label (`b`, `B)`, `2.`) picks by label; the option's own text, typed or pasted whole,
+    A bare label (`b`, `B)`) picks by label; the option's own text, typed or pasted whole,
     picks that option too.
     """
     if not options:

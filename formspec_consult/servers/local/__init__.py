@@ -18,7 +18,14 @@ from mcp.types import Tool
 from formspec_consult import __version__
 from formspec_consult.devserver import DevServer, resolve_config
 from formspec_consult.servers.base import CitizenServer
-from formspec_consult.store.folder import ensure_session
+from formspec_consult.store.folder import (
+    check_session_id,
+    current_external_session,
+    new_session_id,
+    session_dir,
+)
+
+NEW_SESSION = "new"  # `mcp-serve --session new`: a fresh session, even when a current one exists
 
 if TYPE_CHECKING:
     from formspec_consult.servers.local.state import LocalState
@@ -49,7 +56,11 @@ def create_local_server(
 ) -> MCPServer:
     """Build the local server bound to the project at (or above) ``project_dir`` and one session.
 
-    The session is created when ``session_id`` is None (or does not exist yet). Raises
+    ``session_id`` names the session; None binds to the project's current external session
+    (see :func:`~formspec_consult.store.folder.current_external_session`) or, without one, a fresh
+    id that becomes the current external session on its first write; ``"new"`` always starts a
+    fresh one. A session folder is created only by the first write, so a server that is only
+    asked to list its tools (a health check) leaves nothing behind. Raises
     ``formspec_consult.spec.ProjectError`` when ``project_dir`` is not a FormSpec project.
     """
     from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, read_tools
@@ -57,13 +68,19 @@ def create_local_server(
     from formspec_consult.spec import open_project
 
     project = open_project(Path(project_dir))
-    sid, folder = ensure_session(Path(project.consult_dir), session_id)
+    consult = Path(project.consult_dir)
+    external = session_id is None or session_id == NEW_SESSION
+    if session_id is None:
+        session_id = current_external_session(consult)
+    sid = new_session_id() if session_id is None or session_id == NEW_SESSION else check_session_id(session_id)
+    folder = session_dir(consult, sid)
     devserver = DevServer(
         Path(project.root),
         Path(project.consult_dir),
         resolve_config(Path(project.root), dev_command, health_url),
     )
     state = LocalState(project=project, session_id=sid, session_folder=folder, devserver=devserver)
+    state.external = "follow" if session_id is None else ("adopt" if external else "")
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, str]]:

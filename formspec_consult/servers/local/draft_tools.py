@@ -28,7 +28,11 @@ SessionArg = Annotated[
     Field(description="Session id; omit it to use the session this server is bound to (the usual case)."),
 ]
 ForceArg = Annotated[
-    bool, Field(description="Override the safety refusal. Only when the person explicitly asks.")
+    bool,
+    Field(
+        strict=True,  # a boolean: "yes" or "true" as text is refused, never read as true
+        description="Override the safety refusal (true or false). Only when the person explicitly asks.",
+    ),
 ]
 
 

@@ -16,7 +16,12 @@ from formspec_consult.devserver import DevServer, DevServerError
 from formspec_consult.spec.errors import ProjectError, SkillNotFound, UnknownKind
 from formspec_consult.store.apply import ApplyRefused
 from formspec_consult.store.drafts import DraftError
-from formspec_consult.store.folder import SessionError, existing_session
+from formspec_consult.store.folder import (
+    SessionError,
+    current_external_session,
+    existing_session,
+    set_current_external_session,
+)
 from formspec_consult.store.paths import PathRefused, tool_path
 from formspec_consult.store.review import Review
 from formspec_consult.store.review_log import ReviewJournal
@@ -72,6 +77,10 @@ class LocalState:
     # Tools run in worker threads; writes to one session must not interleave.
     lock: threading.RLock = field(default_factory=threading.RLock)
     _reviews: dict[str, Review] = field(default_factory=dict)
+    # The external-session rule (mcp-serve without --session): "follow" = no current external
+    # session yet, so until our first write take the one another server may create meanwhile;
+    # "adopt" = make ours the current one once it is written; "" = an explicit --session.
+    external: str = ""
 
     def serialised(self, fn: Callable[P, R]) -> Callable[P, R]:
         """``tool_errors`` plus the server lock: tools run in worker threads, and the project's
@@ -82,10 +91,30 @@ class LocalState:
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             self.check_project()
             with self.lock:
-                return guarded(*args, **kwargs)
+                self._follow_external()
+                try:
+                    return guarded(*args, **kwargs)
+                finally:
+                    self._adopt_external()
 
         wrapper.__doc__ = guarded.__doc__
         return wrapper
+
+    def _follow_external(self) -> None:
+        if self.external != "follow" or self.session_folder.exists():
+            return
+        current = current_external_session(self.consult_dir)
+        if current is not None and current != self.session_id:  # another server wrote first
+            self.session_id, self.session_folder = current, self.consult_dir / current
+            self._reviews.clear()
+            self.external = "adopt"
+
+    def _adopt_external(self) -> None:
+        if not self.external or not self.session_folder.is_dir():
+            return  # nothing written yet: a health check leaves no session behind
+        if current_external_session(self.consult_dir) != self.session_id:
+            set_current_external_session(self.consult_dir, self.session_id)
+        self.external = ""
 
     def check_project(self) -> None:
         """Raise a ``ToolError`` that says what to do when the project folder has gone."""

@@ -37,8 +37,10 @@ class PlayerApp(ConsultApp):
     ]
 
     def __init__(self, engine_factory: EngineFactory, steps: list[Step], *, autoplay: bool = True,
-                 speed: float = 1.0, **kwargs: object) -> None:
+                 speed: float = 1.0, review_hold: float | None = REVIEW_HOLD_S, **kwargs: object) -> None:
         super().__init__(engine_factory, **kwargs)  # type: ignore[arg-type]
+        # Seconds (at speed 1) to wait at the review step; None waits for the viewer (the demo).
+        self.review_hold = review_hold
         self.steps = steps
         self.next_step = 0
         self.playing = autoplay
@@ -81,9 +83,12 @@ class PlayerApp(ConsultApp):
         self.sub_title = f"{state} · step {min(self.next_step, len(self.steps))}/{len(self.steps)} · ×{self.speed:g}"
         # The input is disabled during playback: its placeholder is where the state shows.
         if self._hold_until is not None:
-            left = max(0, round(self._hold_until - time.monotonic()))
             action = "space continues" if self.read_only else "press a to accept this draft, or space to continue"
-            text = f"Review the draft in the diff pane — {action} (goes on in {left} s)"
+            if self._hold_until == float("inf"):
+                text = f"Review the draft in the diff pane — {action}"
+            else:
+                left = max(0, round(self._hold_until - time.monotonic()))
+                text = f"Review the draft in the diff pane — {action} (goes on in {left} s)"
         else:
             coming = f" · next: {self.steps[self.next_step].text[:40]}" if self.next_step < len(self.steps) else ""
             text = f"{self.sub_title}{coming} — space play/pause · n step · +/- speed · ctrl+q quit"
@@ -122,16 +127,15 @@ class PlayerApp(ConsultApp):
         """Wait at the review step with the draft selected and focused, and say what to do."""
         step = self.steps[self.next_step]
         self._held_at = self.next_step
-        self._hold_until = time.monotonic() + scaled(REVIEW_HOLD_S, self.speed)
+        hold = float("inf") if self.review_hold is None else scaled(self.review_hold, self.speed)
+        self._hold_until = time.monotonic() + hold
         pane = self.query_one(DiffPane)
-        pane.display = True
-        self.query_one("#side").display = True
+        self.show_pane("diff-pane", focus=True)  # the viewer is asked to press a: visibly focused
         if step.path:
             pane.select(step.path)
-        pane.query_one("#draft-list").focus()
         action = "Space continues." if self.read_only else "Press a to accept this draft yourself, or space to continue."
         self.notify(f"Review the draft in the diff pane. {action}", title="Diff review",
-                    timeout=scaled(REVIEW_HOLD_S, self.speed))
+                    timeout=min(hold, 20.0))
         self._show_state()
 
     def play_next(self) -> bool:

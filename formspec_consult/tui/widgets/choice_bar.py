@@ -1,16 +1,23 @@
-"""Options the consultant offered (`A) … B) …`) as buttons: click one, or press alt+letter."""
+"""Options the consultant offered (`A) … B) …`) as buttons: click one, or press alt+letter.
+
+One option per line, so every option stays visible however narrow the screen (a long one is
+cut with an ellipsis; its full text is what is sent). Whatever the options tuple holds (an old
+session, a replay), only lettered options A…F with distinct letters become buttons: nothing in a
+reply can give a button an id Textual refuses.
+"""
 
 from __future__ import annotations
 
 import re
 
 from rich.text import Text
-from textual.containers import HorizontalGroup
+from textual.containers import VerticalGroup
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Button
 
 _LABEL = re.compile(r"^\s*\(?([A-Za-z])[).:]\s*(.*)$")
+LETTERS = "ABCDEF"  # alt+a … alt+f
 
 
 def option_letter(option: str, index: int) -> str:
@@ -19,8 +26,22 @@ def option_letter(option: str, index: int) -> str:
     return match.group(1).upper() if match else chr(ord("A") + index)
 
 
-class ChoiceBar(HorizontalGroup):
-    """Shows the options of the latest reply; hidden when there are none."""
+def shown_options(options: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
+    """(letter, label, option) for each option that can be a button: letters A…F, each once."""
+    out: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    for index, option in enumerate(options[: len(LETTERS)]):
+        letter = option_letter(option, index)
+        if letter not in LETTERS or letter in seen:
+            continue
+        seen.add(letter)
+        match = _LABEL.match(option)
+        out.append((letter, match.group(2) if match else option, option))
+    return tuple(out)
+
+
+class ChoiceBar(VerticalGroup):
+    """Shows the options of the latest reply, one per line; hidden when there are none."""
 
     options: reactive[tuple[str, ...]] = reactive((), recompose=True)
 
@@ -33,21 +54,19 @@ class ChoiceBar(HorizontalGroup):
             self.option = option
 
     def compose(self):
-        for index, option in enumerate(self.options):
-            letter = option_letter(option, index)
-            text = _LABEL.match(option)
-            label = text.group(2) if text else option
+        for letter, label, _ in shown_options(self.options):
             # A Text label: option wording such as "[optional]" must not be read as markup.
-            yield Button(Text(f"{letter}) {label}"), id=f"choice-{letter.lower()}", classes="choice", compact=True)
+            yield Button(Text(f"{letter}) {label}", no_wrap=True, overflow="ellipsis"),
+                         id=f"choice-{letter.lower()}", classes="choice", compact=True)
 
     def watch_options(self, options: tuple[str, ...]) -> None:
-        self.display = bool(options)
+        self.display = bool(shown_options(options))
 
     def pick(self, letter: str) -> bool:
         """Pick the option with this letter; False when no such option is shown."""
-        for index, option in enumerate(self.options):
-            if option_letter(option, index) == letter.upper():
-                self.post_message(self.Picked(letter.upper(), option))
+        for shown, _, option in shown_options(self.options):
+            if shown == letter.upper():
+                self.post_message(self.Picked(shown, option))
                 return True
         return False
 

@@ -1,82 +1,141 @@
 """The spec-diffs pane: the session's drafts with badges, problems and a highlighted diff.
 
 Keys (while the pane has focus): `a` accept the selected draft, `r` reject it, `u` undo the
-last apply, `A` accept all valid drafts. The pane only asks (messages up); the app calls the
-local server and hands back the refreshed drafts (attributes down).
+last apply, `A` accept all valid drafts, `p` switch between the diff, the owner's preview of an
+Entity draft (fields and lifecycle) and the overview of every proposed entity. The pane only asks
+(messages up); the app calls the local server and hands back the refreshed drafts (attributes down).
+
+Colours come from the app's theme, made readable on the pane's background (see `contrast`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.color import Color
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from formspec_consult.tui.contrast import BADGE_MIN, TEXT_MIN, ink_on, readable
 from formspec_consult.tui.drafts import DraftView
 
-_BADGE_STYLE = {
-    "new": "bold green",
-    "modified": "bold yellow",
-    "invalid": "bold red",
-    "applied": "bold cyan",
-    "undone": "bold magenta",
-    "rejected": "dim",
-    "closed": "dim",
-}
 _SETTLED_HINT = {
     "applied": "Applied to the project — u undoes the last apply.",
-    "undone": "Applied, then undone: the project file is back as it was.",
+    "undone": "Applied, then undone: the project file is back as it was — a accepts it again.",
     "rejected": "Rejected: the draft was discarded, the project is untouched.",
     "closed": "No longer a draft of this session.",
 }
+VIEWS = ("diff", "preview", "overview")
 
 
-def draft_prompt(draft: DraftView) -> Text:
+@dataclass(frozen=True)
+class PaneColours:
+    """Readable colours for one theme: text colours on the background, badges as blocks."""
+
+    added: str = "green"
+    removed: str = "red"
+    hunk: str = "cyan"
+    error: str = "red"
+    muted: str = ""
+    badges: tuple[tuple[str, str], ...] = ()  # (badge, rich style)
+
+    def badge(self, name: str) -> str:
+        return dict(self.badges).get(name, "bold reverse")
+
+
+def pane_colours(variables: dict[str, str]) -> PaneColours:
+    """Colours for the theme whose CSS variables are given (`App.get_css_variables()`)."""
+    background = Color.parse(variables.get("background", "#121212"))
+
+    def text(name: str, fallback: str) -> str:
+        return readable(Color.parse(variables.get(name, fallback)), background, TEXT_MIN).hex
+
+    def block(name: str) -> str:
+        colour = Color.parse(variables.get(name, "#808080"))
+        colour = readable(colour, background, BADGE_MIN)  # the block itself stands out of the pane
+        return f"bold {ink_on(colour).hex} on {colour.hex}"
+
+    return PaneColours(
+        added=text("text-success", "#4EBF71"),
+        removed=text("text-error", "#B93C5B"),
+        hunk=text("text-primary", "#0178D4"),
+        error=text("text-error", "#B93C5B"),
+        muted=text("foreground-darken-1", "#CACACA"),
+        badges=(("new", block("success")), ("modified", block("warning")), ("invalid", block("error")),
+                ("applied", block("primary")), ("undone", block("accent")), ("rejected", block("panel-lighten-2")),
+                ("closed", block("panel-lighten-2"))),
+    )
+
+
+def draft_prompt(draft: DraftView, colours: PaneColours = PaneColours()) -> Text:
     """The list line of a draft: badges, then its path."""
     text = Text()
     for badge in draft.badges:
-        text.append(f"[{badge}]", style=_BADGE_STYLE.get(badge, "bold"))
+        text.append(f"[{badge}]", style=colours.badge(badge))
         text.append(" ")
-    text.append(draft.path, style="dim" if draft.settled else "")
+    text.append(draft.path)
     return text
 
 
-def draft_details(draft: DraftView, theme: str = "ansi_dark") -> RenderableType:
-    """Problems (if any) above the unified diff, highlighted with rich's `diff` lexer."""
+def diff_lines(diff: str, colours: PaneColours = PaneColours()) -> Table:
+    """The unified diff as a two-column grid: the `+`/`-` gutter stays beside every wrapped row."""
+    grid = Table.grid(padding=0, expand=True)
+    grid.add_column(width=1, no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            grid.add_row("", Text(line, style="bold"))
+        elif line.startswith("@@"):
+            grid.add_row("", Text(line, style=colours.hunk))
+        elif line.startswith("+"):
+            grid.add_row(Text("+", style=colours.added), Text(line[1:], style=colours.added))
+        elif line.startswith("-"):
+            grid.add_row(Text("-", style=colours.removed), Text(line[1:], style=colours.removed))
+        else:
+            grid.add_row("", Text(line[1:] if line.startswith(" ") else line))
+    return grid
+
+
+def draft_details(draft: DraftView, colours: PaneColours = PaneColours()) -> RenderableType:
+    """Problems (if any) above the unified diff."""
     parts: list[RenderableType] = []
     if draft.settled:
-        parts.append(Text(_SETTLED_HINT.get(draft.status, "") + "\n", style=_BADGE_STYLE.get(draft.status, "bold")))
+        parts.append(Text(_SETTLED_HINT.get(draft.status, "") + "\n", style="bold"))
     elif draft.problems:
-        problems = Text("Validation problems:\n", style="bold red")
+        problems = Text("The gate refused this draft — the consultant fixes it, or you reject it:\n",
+                        style=f"bold {colours.error}")
         for problem in draft.problems:
-            problems.append(f"  • {problem}\n", style="red")
+            problems.append(f"  • {problem}\n", style=colours.error)
         parts.append(problems)
     if draft.diff:
-        from rich.syntax import Syntax  # pygments loads with the first diff, not at start-up
-
-        parts.append(Syntax(draft.diff, "diff", theme=theme, word_wrap=True, background_color="default"))
+        parts.append(diff_lines(draft.diff, colours))
     else:
-        parts.append(Text("(no diff for this draft yet)", style="dim"))
+        parts.append(Text("(no diff for this draft yet)"))
     return Group(*parts)
 
 
 class DiffPane(Vertical, can_focus=False):
-    """Drafts list and the selected draft's diff."""
+    """Drafts list and the selected draft's diff, preview or the session overview."""
 
     BINDINGS = [
         Binding("a", "request('accept')", "Accept"),
         Binding("r", "request('reject')", "Reject"),
         Binding("u", "request('undo')", "Undo"),
         Binding("A", "request('accept_all')", "Accept all"),
+        Binding("p", "next_view", "Diff/preview"),
     ]
 
     drafts: reactive[tuple[DraftView, ...]] = reactive(())
-    syntax_theme: reactive[str] = reactive("ansi_dark")
+    syntax_theme: reactive[str] = reactive("ansi_dark")  # follows the app's light/dark: recolours
+    view: reactive[str] = reactive("diff")
 
     class ActionRequested(Message):
         """Accept/reject a draft, undo the last apply, or accept all (`path` None)."""
@@ -87,10 +146,18 @@ class DiffPane(Vertical, can_focus=False):
             self.path = path
 
     def compose(self) -> ComposeResult:
-        yield Static("Spec diffs  [dim]a accept · r reject · u undo · A accept all[/dim]", classes="pane-header")
+        yield Static(Text.assemble(("Spec diffs", "bold"), "  a accept · r reject · u undo · A all · p preview",
+                                   no_wrap=True, overflow="ellipsis"), classes="pane-header")
         yield OptionList(id="draft-list")
         with VerticalScroll(id="diff-scroll"):
             yield Static("No drafts in this session yet.", id="diff-view")
+
+    @property
+    def colours(self) -> PaneColours:
+        try:
+            return pane_colours(self.app.get_css_variables())
+        except Exception:  # not mounted in an app (a unit test renders it alone)
+            return PaneColours()
 
     @property
     def selected(self) -> DraftView | None:
@@ -102,14 +169,27 @@ class DiffPane(Vertical, can_focus=False):
         listing = self.query_one("#draft-list", OptionList)
         index = listing.highlighted  # still an index into `old`: keep that draft selected
         keep = old[index].path if index is not None and index < len(old) else None
-        listing.clear_options()
-        listing.add_options([Option(draft_prompt(d), id=d.path) for d in drafts])
+        self._fill(listing, drafts)
         if drafts:
             paths = [d.path for d in drafts]
             listing.highlighted = paths.index(keep) if keep in paths else 0
         self._show()
 
+    def _fill(self, listing: OptionList, drafts: tuple[DraftView, ...]) -> None:
+        colours = self.colours
+        listing.clear_options()
+        listing.add_options([Option(draft_prompt(d, colours), id=d.path) for d in drafts])
+
     def watch_syntax_theme(self) -> None:
+        if self.is_mounted:
+            listing = self.query_one("#draft-list", OptionList)
+            index = listing.highlighted
+            self._fill(listing, self.drafts)
+            if index is not None and index < len(self.drafts):
+                listing.highlighted = index
+        self._show()
+
+    def watch_view(self) -> None:
         self._show()
 
     def select(self, path: str) -> bool:
@@ -128,15 +208,40 @@ class DiffPane(Vertical, can_focus=False):
         if not self.is_mounted:
             return
         view = self.query_one("#diff-view", Static)
+        view.update(self.rendered())
+
+    def rendered(self) -> RenderableType:
+        """What the lower part of the pane shows for the current view."""
+        from formspec_consult.tui.widgets.entity_preview import Palette, entity_preview, session_overview
+
+        colours = self.colours
+        palette = Palette(heading="bold", happy=colours.added, unhappy=colours.removed)
+        if self.view == "overview":
+            pairs = [(d.path, d.content or "") for d in self.drafts if d.status not in {"rejected", "closed"}]
+            return Group(Text("Overview — p: back to the diff\n", style="bold"), session_overview(pairs, palette))
         draft = self.selected
-        view.update(draft_details(draft, self.syntax_theme) if draft else "No drafts in this session yet.")
+        if draft is None:
+            return "No drafts in this session yet."
+        if self.view == "preview":
+            text = draft.content
+            width = max(20, self.query_one("#diff-scroll").size.width - 2)
+            preview = entity_preview(text, width, palette) if text else None
+            if preview is None:
+                why = "is not an Entity" if text else "has no full text to read here (its diff is partial)"
+                preview = Text(f"No preview: {draft.path} {why}.")
+            return Group(Text(f"Preview of {draft.path} — p: the session overview\n", style="bold"), preview)
+        return draft_details(draft, colours)
+
+    def action_next_view(self) -> None:
+        self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
 
     def action_request(self, action: str) -> None:
         draft = self.selected
         if action in {"accept", "reject"} and draft is None:
             self.notify("No draft selected.", severity="warning")
             return
-        if action in {"accept", "reject"} and draft is not None and draft.settled:
+        if action in {"accept", "reject"} and draft is not None and draft.settled and not (
+                action == "accept" and draft.status == "undone"):
             self.notify(f"{draft.path} is {draft.status} already: {_SETTLED_HINT[draft.status]}", severity="warning")
             return
         path = draft.path if draft and action in {"accept", "reject"} else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.binding import Binding
 from textual.suggester import SuggestFromList
 from textual.widgets import Input
 
@@ -9,7 +10,13 @@ from formspec_consult.tui.slash import SLASH_COMMANDS
 
 
 class PromptInput(Input):
-    """Enter sends; `/` starts a command and the rest of the name is suggested (→ accepts)."""
+    """Enter sends; `/` starts a command and the rest of the name is suggested (→ accepts).
+    PageUp/PageDown scroll the conversation without leaving the prompt."""
+
+    BINDINGS = [
+        Binding("pageup", "app.scroll_conversation(-1)", "Scroll up", show=False),
+        Binding("pagedown", "app.scroll_conversation(1)", "Scroll down", show=False),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(

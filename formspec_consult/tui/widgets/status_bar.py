@@ -49,7 +49,8 @@ def _k(tokens: int) -> str:
 
 
 def render_status(info: StatusInfo) -> str:
-    """The bar's markup, e.g. `ready │ gpt-4o │ session s-1 │ ctx 12.0k/90.0k/120.0k 13% reported │ $0.0123 │ 1 compaction`."""
+    """The bar's markup, e.g. `ready │ gpt-4o │ session s-1 │ context 12.0k reported · 13% of 90.0k to
+    compaction · window 120.0k │ $0.0123 │ 1 compaction`."""
     parts = [f"[b]{escape(info.state)}[/b]"]
     if info.model:
         parts.append(escape(info.model))
@@ -58,10 +59,10 @@ def render_status(info: StatusInfo) -> str:
     if info.window_tokens:
         pct = 100 * info.context_tokens / info.threshold_tokens if info.threshold_tokens else 0
         source = "reported" if info.reported else "estimated"
-        # used / compaction threshold / usable window, then how full against the threshold
+        # used, how full against the compaction threshold, the usable window: each one named
         parts.append(
-            f"ctx {_k(info.context_tokens)}/{_k(info.threshold_tokens)}/{_k(info.window_tokens)}"
-            f" {pct:.0f}% {source}"
+            f"context {_k(info.context_tokens)} {source} · {pct:.0f}% of {_k(info.threshold_tokens)} to compaction"
+            f" · window {_k(info.window_tokens)}"
         )
     parts.append(f"${info.cost:.4f}" if info.cost is not None else "cost n/a")
     parts.append(f"{info.compactions} compaction{'s' if info.compactions != 1 else ''}")

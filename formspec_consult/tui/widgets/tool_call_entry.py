@@ -14,21 +14,11 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
 
+from formspec_consult.store.tool_status import gate_refused  # noqa: F401 - re-exported
+
 # Results can be huge (a whole schema); the pane shows a capped copy, the log keeps all of it.
 RESULT_PREVIEW_CHARS = 4000
 _ICONS = {"running": "…", "ok": "✓", "error": "✗", "refused": "!"}
-
-
-def gate_refused(result: str) -> bool:
-    """True when a tool succeeded but reports a validation that failed (a draft the gate refused)."""
-    if not result.startswith("{") or len(result) > 200_000:
-        return False
-    try:
-        data = json.loads(result)
-    except ValueError:
-        return False
-    validation = data.get("validation") if isinstance(data, dict) else None
-    return isinstance(validation, dict) and validation.get("ok") is False
 
 
 def format_arguments(arguments: dict[str, Any], limit: int = 60) -> str:
@@ -39,6 +29,24 @@ def format_arguments(arguments: dict[str, Any], limit: int = 60) -> str:
         text = text.replace("\n", "⏎")
         parts.append(f"{key}={text[:limit] + '…' if len(text) > limit else text}")
     return ", ".join(parts)
+
+
+def arguments_yaml(arguments: dict[str, Any]) -> str:
+    """Arguments as YAML, multi-line text (a spec file's content) as a block, so YAML reads as YAML."""
+    import yaml
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+        style = "|" if "\n" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    _Dumper.add_representer(str, text)
+    try:
+        return yaml.dump(arguments, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000).rstrip()
+    except yaml.YAMLError:
+        return json.dumps(arguments, ensure_ascii=False, indent=2, default=str)
 
 
 class ToolCallEntry(Collapsible):
@@ -59,7 +67,7 @@ class ToolCallEntry(Collapsible):
 
     @staticmethod
     def _body_text(arguments: dict[str, Any], result: str | None) -> str:
-        args = json.dumps(arguments, ensure_ascii=False, indent=2) if arguments else "(no arguments)"
+        args = arguments_yaml(arguments) if arguments else "(no arguments)"
         if result is None:
             return f"arguments:\n{args}\n\n(running…)"
         shown = result if len(result) <= RESULT_PREVIEW_CHARS else result[:RESULT_PREVIEW_CHARS] + "\n… (truncated)"

@@ -1,0 +1,132 @@
+"""The fixed prefix every request carries: system prompt plus tool declarations, in tokens.
+
+A session is opened on the bundled barbershop example (in-memory local server and bundled
+registry, a scripted model that records its requests); one turn is run and the first request is
+counted with the same o200k counter the app uses when a provider reports nothing. The floor is
+the system prompt with an empty start-up context (the prompt's own rules); the parts say what
+the context and the tool declarations add. Goal: fixed prefix ≤ 3,500 tokens.
+
+Then a scripted 30-turn discovery session runs through the real litellm provider against the
+fake Anthropic server on loopback (tests/fakes), which simulates the prompt cache: the cached
+share of prompt tokens says how much of a long session is read from cache.
+
+    .venv/bin/python bench/run.py prefix
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # tests.fakes: the fake Anthropic server
+
+GOAL_TOKENS = 3500
+TURNS = 30
+
+
+async def _first_request(project: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    from formspec_consult.agent.engine.engine import Engine, EngineOptions
+    from formspec_consult.commands.wiring import server_specs
+    from formspec_consult.providers import ScriptedProvider
+
+    class Recording(ScriptedProvider):
+        """Records the tool declarations of each request too."""
+
+        tool_requests: list[list[dict[str, Any]]] = []
+
+        def stream(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> Any:
+            self.tool_requests.append(list(tools or []))
+            return super().stream(messages, tools)
+
+    provider = Recording(["Hello! What does your shop sell?"])
+    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs))
+    try:
+        async for _ in engine.run_turn("hi"):
+            pass
+    finally:
+        await engine.aclose()
+    return provider.requests[0], provider.tool_requests[0]
+
+
+def fixed_prefix() -> dict[str, int]:
+    """Token counts of the first request's system prompt, its tool declarations and the floor."""
+    from formspec_consult.agent.engine.context import render_system_prompt
+    from formspec_consult.providers.tokens import count_text
+    from formspec_consult.resources import package_path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["FORMSPEC_REGISTRY_DB"] = f"sqlite:///{Path(tmp) / 'registry.db'}"
+        os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "xdg")
+        project = Path(tmp) / "shop"
+        shutil.copytree(package_path("examples", "barbershop"), project)
+        messages, tools = asyncio.run(_first_request(project))
+    system = str(messages[0]["content"])
+    return {
+        "system": count_text(system),
+        "tools": count_text(json.dumps(tools, ensure_ascii=False)),
+        "rules_floor": count_text(render_system_prompt("0" * 26, {})),
+        "tool_count": len(tools),
+    }
+
+
+async def _cached_session(turns: int) -> tuple[int, int]:
+    from formspec_consult.providers.base import Completion
+    from formspec_consult.providers.litellm_provider import LiteLLMProvider
+    from tests.fakes.anthropic_server import FakeAnthropicServer
+    from tests.fakes.openai_wire import FakeReply
+
+    tools = [{"type": "function", "function": {"name": f"tool_{i}", "description": "A tool. " * 30,
+                                               "parameters": {"type": "object", "properties": {}}}}
+             for i in range(12)]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a FormSpec consultant. " * 600}]
+    prompt = cached = 0
+    with FakeAnthropicServer() as server:
+        provider = LiteLLMProvider("anthropic/claude-sonnet-4-5", api_base=server.url, api_key="bench-key")
+        for turn in range(turns):
+            server.queue(FakeReply(tool_calls=[{"id": f"toolu_{turn}", "name": "tool_0", "arguments": {}}]),
+                         FakeReply(text=f"Answer {turn}. " + "Here is what I understood. " * 20))
+            messages.append({"role": "user", "content": f"Turn {turn}: " + "we open at nine, close at six. " * 8})
+            for _ in range(2):
+                completion = None
+                async for item in provider.stream(messages, tools):
+                    if isinstance(item, Completion):
+                        completion = item
+                assert completion is not None and completion.usage is not None
+                prompt += completion.usage.prompt_tokens
+                cached += completion.usage.cached_tokens
+                message: dict[str, Any] = {"role": "assistant", "content": completion.text}
+                if completion.tool_calls:
+                    message["tool_calls"] = [{"id": c.id, "type": "function",
+                                              "function": {"name": c.name, "arguments": c.arguments}}
+                                             for c in completion.tool_calls]
+                messages.append(message)
+                for call in completion.tool_calls:
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": "kind: Entity\n" * 30})
+    return prompt, cached
+
+
+def main() -> int:
+    import logging
+
+    logging.getLogger("LiteLLM").setLevel(logging.WARNING)  # litellm logs every call at INFO
+    figures = fixed_prefix()
+    total = figures["system"] + figures["tools"]
+    print(f"system prompt        {figures['system']:>6} tokens (rules alone, empty context: {figures['rules_floor']})")
+    print(f"tool declarations    {figures['tools']:>6} tokens ({figures['tool_count']} tools)")
+    print(f"fixed prefix         {total:>6} tokens  goal ≤ {GOAL_TOKENS}: {'ok' if total <= GOAL_TOKENS else 'MISSED'}")
+    prompt, cached = asyncio.run(_cached_session(TURNS))
+    share = cached / prompt if prompt else 0.0
+    print(f"cached share         {share:>6.1%} of {prompt} prompt tokens over a {TURNS}-turn session "
+          "(fake Anthropic cache, 2 requests per turn)")
+    return 0 if total <= GOAL_TOKENS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

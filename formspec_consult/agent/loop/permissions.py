@@ -1,0 +1,105 @@
+"""The person's permission for write tools the MODEL calls (apply, undo, reject, stop a server).
+
+The person decides: a draft reaches the project only when they accept it. The model may still
+call the local server's write tools, so the loop asks here first, per call:
+
+- `allow`: run it; `deny`: refuse it; `ask`: ask the person through the approver the app set
+  (the TUI shows a prompt: allow once / allow for this session / deny, with the diff). With no
+  approver (headless), `ask` refuses unless the call was allowed beforehand.
+- The rule per tool comes from the `permissions` setting (`{apply_draft: allow, …}`, `default`
+  for every guarded tool); unset, every guarded tool is `ask`.
+- A refusal is a tool result the model can act on: it names who reviews and how.
+
+The person's own commands (`/apply`, the diffs pane, `formspec-consult apply`) do not come here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Rule = Literal["allow", "ask", "deny"]
+Decision = Literal["allow_once", "allow_session", "deny"]
+RULES: tuple[Rule, ...] = ("allow", "ask", "deny")
+
+# Tools of the local server that change the project, the drafts or the servers.
+GUARDED_TOOLS: frozenset[str] = frozenset({"apply_draft", "undo_apply", "reject_draft", "stop_server", "restart_server"})
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    """One model call waiting for the person's answer."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+    @property
+    def summary(self) -> str:
+        """What the model asks to do, in the person's terms."""
+        target = self.arguments.get("file") or self.arguments.get("path") or self.arguments.get("server")
+        verb = {"apply_draft": "apply the draft", "undo_apply": "undo the last apply",
+                "reject_draft": "discard the draft", "stop_server": "stop the server",
+                "restart_server": "restart the server"}.get(self.name, f"run {self.name}")
+        return f"The consultant wants to {verb}{f' {target}' if target else ''}."
+
+
+Approver = Callable[[PermissionRequest], Awaitable[Decision]]
+
+
+def denial_text(name: str, *, asked: bool) -> str:
+    """The tool result the model gets when the person (or the settings) refused the call."""
+    who = "The person declined this call" if asked else f"{name} needs the person's permission, and nobody can give it here"
+    review = {
+        "apply_draft": "The person reviews and applies drafts themselves: tell them the draft is ready and ask them "
+                       "to review it with /diff and accept it there (or `formspec-consult apply`).",
+        "undo_apply": "Ask the person to undo it themselves with /undo if they want to.",
+        "reject_draft": "Ask the person to reject it themselves with /reject <path> if they want to.",
+    }.get(name, "Ask the person to do it themselves if they want it done.")
+    return f"ERROR: permission denied — {who}. {review} Do not call {name} again for this unless they ask you to."
+
+
+def parse_rules(value: Any) -> dict[str, Rule]:
+    """The `permissions` setting: `{tool: allow|ask|deny}` (and `default`); raises ValueError."""
+    if value in (None, ""):
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a mapping of tool name to allow, ask or deny, e.g. {apply_draft: ask}")
+    out: dict[str, Rule] = {}
+    for tool, rule in value.items():
+        text = str(rule).strip().lower()
+        if text not in RULES:
+            raise ValueError(f"{tool}: {rule!r} is not one of allow, ask, deny")
+        out[str(tool)] = text
+    return out
+
+
+@dataclass
+class Permissions:
+    """Decides, per model call, whether a guarded tool runs; remembers "allow for this session"."""
+
+    rules: dict[str, Rule] = field(default_factory=dict)
+    approver: Approver | None = None
+    allowed_for_session: set[str] = field(default_factory=set)
+
+    def rule(self, name: str) -> Rule:
+        bare = name.rsplit("__", 1)[-1]
+        if bare not in GUARDED_TOOLS and name not in self.rules:
+            return "allow"
+        return self.rules.get(name) or self.rules.get(bare) or self.rules.get("default") or "ask"
+
+    async def check(self, call_id: str, name: str, arguments: dict[str, Any]) -> str | None:
+        """None when the call may run; else the tool result to give the model instead."""
+        rule = self.rule(name)
+        if rule == "allow" or name in self.allowed_for_session:
+            return None
+        if rule == "deny" or self.approver is None:
+            return denial_text(name, asked=False)
+        decision = await self.approver(PermissionRequest(call_id, name, dict(arguments)))
+        if decision == "allow_session":
+            self.allowed_for_session.add(name)
+            return None
+        if decision == "allow_once":
+            return None
+        return denial_text(name, asked=True)

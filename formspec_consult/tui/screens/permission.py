@@ -1,0 +1,63 @@
+"""The approval prompt: the model asks to run a write tool (apply a draft, undo, reject, stop a
+server); the person allows it once, allows it for this session, or denies it — with the draft's
+diff on screen when there is one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import HorizontalGroup, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from formspec_consult.agent.loop.permissions import Decision, PermissionRequest
+
+
+class PermissionScreen(ModalScreen[Decision]):
+    """`o` allow once · `s` allow for this session · `d` or Esc deny."""
+
+    BINDINGS = [
+        Binding("o", "decide('allow_once')", "Allow once"),
+        Binding("s", "decide('allow_session')", "Allow for this session"),
+        Binding("d", "decide('deny')", "Deny"),
+        Binding("escape", "decide('deny')", "Deny"),
+    ]
+
+    def __init__(self, request: PermissionRequest, details: RenderableType | None = None) -> None:
+        super().__init__(id="permission")
+        self.request = request
+        self.details = details
+
+    def compose(self) -> ComposeResult:
+        arguments: dict[str, Any] = self.request.arguments
+        shown = yaml.safe_dump(arguments, sort_keys=False, allow_unicode=True).strip() if arguments else "(none)"
+        body: list[RenderableType] = [
+            Text(self.request.summary, style="bold"),
+            Text(f"\nTool {self.request.name}, with:\n{shown}\n"),
+        ]
+        if self.details is not None:
+            body.append(self.details)
+        with Vertical(classes="dialog permission"):
+            yield Static(Text("Permission needed — the consultant asks to change your project", style="bold"))
+            with VerticalScroll():
+                yield Static(Group(*body))
+            with HorizontalGroup(classes="permission-buttons"):
+                yield Button("o  Allow once", id="allow_once", variant="primary", compact=True)
+                yield Button("s  Allow for this session", id="allow_session", compact=True)
+                yield Button("d  Deny (Esc)", id="deny", variant="error", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#deny", Button).focus()  # the safe answer is the one Enter gives
+
+    def action_decide(self, decision: str) -> None:
+        self.dismiss(decision)  # type: ignore[arg-type]
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id in {"allow_once", "allow_session", "deny"}:
+            self.dismiss(event.button.id)  # type: ignore[arg-type]

@@ -1,0 +1,152 @@
+"""Model and provider faults, through the real command line, litellm and the fake OpenAI server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from formspec_consult.store.events import EventLog, load_events
+from tests.e2e.cli import cli_env, run_cli, write_script
+from tests.e2e.project import make_project
+from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
+from tests.integrity.scenarios import Observed, scenario
+
+
+@contextmanager
+def fake_server(*replies: FakeReply) -> Iterator[FakeOpenAIServer]:
+    server = FakeOpenAIServer(replies).start()
+    try:
+        yield server
+    finally:
+        server.release_stalls()
+        server.stop()
+
+
+def model_args(fake: FakeOpenAIServer) -> list[str]:
+    return ["--model", "fake", "--base-url", fake.url, "--context-window", "32000", "--allow-unvalidated"]
+
+
+def _json_lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def _run(args: list[str], project: Path, env: dict[str, str], stdin: str | None = None,
+         timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    try:
+        return run_cli(args, project, env, stdin=stdin, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:  # the fault itself (e.g. a request that never times out)
+        return subprocess.CompletedProcess(args, -1, str(exc.stdout or ""), f"timed out after {timeout} s")
+
+
+def _folder(project: Path) -> Path:
+    (folder,) = [p for p in (project / ".formspec" / "consult").iterdir() if p.is_dir()]
+    return folder
+
+
+@scenario
+def duplicate_tool_call_ids_in_one_reply(request: pytest.FixtureRequest) -> Observed:
+    """The server answers with two tool calls that share one id; then the session goes on."""
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "shop")
+    twice = FakeReply(tool_calls=[{"id": "call_0", "name": "list_drafts", "arguments": {}},
+                                  {"id": "call_0", "name": "list_kind_schemas", "arguments": {}}])
+    with fake_server(twice, FakeReply(text="Nothing drafted yet."), FakeReply(text="Still here.")) as fake:
+        done = _run([*model_args(fake), "-p", "-", "--json"], project, cli_env(tmp_path),
+                    stdin="what is drafted?\nand now?\n")
+        sent = [r.body["messages"] for r in fake.requests]
+    lines = _json_lines(done.stdout)
+    ids = [c["id"] for m in (sent[1] if len(sent) > 1 else []) for c in m.get("tool_calls") or []]
+    return {
+        "exit": done.returncode,
+        "turns": [line["reason"] for line in lines if line["type"] == "turn_finished"],
+        "ids_sent_back_unique": len(ids) == 2 and len(set(ids)) == 2,
+        "requests": len(sent),
+    }
+
+
+@scenario
+def resumed_history_with_a_pairing_defect(request: pytest.FixtureRequest) -> Observed:
+    """A session logged before the fix (one reply with a repeated tool-call id) is resumed."""
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "shop")
+    folder = project / ".formspec" / "consult" / "20261201-080000-dupe"
+    with EventLog(folder / "events.jsonl") as log:
+        log.append("session_started", session_id=folder.name, model="scripted:x", provider="scripted",
+                   project=str(project), window=32000)
+        for message in (
+            {"role": "system", "content": "You are the consultant."},
+            {"role": "user", "content": "hello"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_0", "type": "function", "function": {"name": "list_drafts", "arguments": "{}"}},
+                {"id": "call_0", "type": "function", "function": {"name": "list_skills", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "call_0", "content": "{}"},
+            {"role": "tool", "tool_call_id": "call_0", "content": "[]"},
+            {"role": "assistant", "content": "Hello!"},
+        ):
+            log.append("message", message=message)
+        log.append("turn_started", turn=1, user_text="hello")
+        log.append("turn_finished", turn=1, reason="done", error=None)
+    script = write_script(tmp_path / "s.yaml", ["Welcome back."])
+    done = _run(["-m", f"scripted:{script}", "--resume", folder.name, "-p", "are you there?"], project,
+                cli_env(tmp_path))
+    events = load_events(folder / "events.jsonl")
+    first_request = next((e["seq"] for e in events if e["type"] == "request"), None)
+    repairs = [e["seq"] for e in events if e["type"] == "repair"]
+    return {
+        "exit": done.returncode,
+        "reply": done.stdout.strip(),
+        "repaired_before_first_request": bool(repairs) and first_request is not None
+        and max(repairs) < first_request,
+        "errors": done.stderr if done.returncode else "",
+    }
+
+
+@scenario
+def retries_are_announced(request: pytest.FixtureRequest) -> Observed:
+    """A request that times out (request_timeout: 1 s), then a 429 with Retry-After, then the answer."""
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "shop")
+    replies = (FakeReply(stall=True), FakeReply(status=429, error="slow down", retry_after="1"),
+               FakeReply(text="Here I am."))
+    env = cli_env(tmp_path, FORMSPEC_REQUEST_TIMEOUT="1")
+    with fake_server(*replies) as fake:
+        as_json = _run([*model_args(fake), "-p", "hi", "--json"], project, env)
+    with fake_server(*replies) as fake:
+        as_text = _run([*model_args(fake), "-p", "hi"], project, env)
+    notices = [line["message"] for line in _json_lines(as_json.stdout) if line["type"] == "notice"]
+    logged = [e for folder in (project / ".formspec" / "consult").iterdir() if folder.is_dir()
+              for e in load_events(folder / "events.jsonl") if e["type"] == "notice" and e.get("retry")]
+    return {
+        "json_exit": as_json.returncode,
+        "json_notices": " | ".join(notices),
+        "json_retry_notices": sum("retrying in" in n for n in notices),
+        "text_exit": as_text.returncode,
+        "text_reply": as_text.stdout.strip(),
+        "text_stderr_retries": sum("retrying in" in line for line in as_text.stderr.splitlines()),
+        "retry_events_logged": len(logged),
+    }
+
+
+@scenario
+def stream_closed_without_finish_reason(request: pytest.FixtureRequest) -> Observed:
+    """The stream ends after some text, without finish_reason, usage or [DONE]; then one more turn."""
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "shop")
+    partial = "Your barbershop needs three entities: customers, barbers and"
+    with fake_server(FakeReply(text=partial, cut_short=True), FakeReply(text="…and appointments.")) as fake:
+        done = _run([*model_args(fake), "-p", "-"], project, cli_env(tmp_path), stdin="design it\ncontinue\n")
+        sent = [r.body["messages"] for r in fake.requests]
+    kept = any(m.get("role") == "assistant" and partial in str(m.get("content")) for m in sent[-1]) if sent else False
+    return {
+        "exit": done.returncode,
+        "stdout": done.stdout,
+        "said_what_happened": next((line for line in done.stderr.splitlines() if "cut off" in line), ""),
+        "provider_error_500": "provider error 500" in done.stderr,
+        "text_kept_in_history": kept,
+    }

@@ -1,0 +1,59 @@
+"""`replay --check` names where two lines differ and takes `--project .`; the demo leaves nothing behind."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from formspec_consult.cli import cli
+from formspec_consult.resources import package_path
+from formspec_consult.replay.check import Divergence
+from formspec_consult.replay.sources import EXAMPLE_SESSION
+
+
+@pytest.fixture
+def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+
+
+def test_a_divergence_shows_both_lines_around_the_first_character_that_differs() -> None:
+    same = '{"type": "tool_result", "name": "list_business_templates", ' + "x" * 300
+    recorded = same + ' "result": "{\\"count\\": 13}"}'
+    replayed = same + ' "result": "{\\"count\\": 0}"}'
+    text = Divergence(4, recorded, replayed).describe()
+    assert "event 5" in text and "count\\\": 13" in text and "count\\\": 0" in text
+    lines = text.splitlines()
+    caret = next(line for line in lines if line.rstrip().endswith("first difference"))
+    replayed_line = next(line for line in lines if line.startswith("  replayed: "))
+    column = caret.index("^")
+    recorded_line = next(line for line in lines if line.startswith("  recorded: "))
+    assert replayed_line[column] == "0" and recorded_line[column] == "1"
+
+
+def test_replay_check_works_with_the_project_given_as_dot(tmp_path: Path, registry: None,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "barbershop"
+    shutil.copytree(package_path("examples", "barbershop"), project)
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(cli, ["replay", EXAMPLE_SESSION, "--check", "--project", "."])
+    assert result.exit_code == 0, result.output
+    assert "no divergence" in result.output
+
+
+def test_the_demo_removes_its_temporary_folder_and_says_how_to_keep_one(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    from formspec_consult.commands import demo
+
+    played: list[Path] = []
+    monkeypatch.setattr(demo, "run_demo", lambda project, recording, **kw: played.append(project))
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    result = CliRunner().invoke(cli, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert played and not played[0].exists() and not played[0].parent.exists()
+    assert "--dir" in result.output
+    kept = tmp_path / "kept"
+    result = CliRunner().invoke(cli, ["demo", "--dir", str(kept)])
+    assert result.exit_code == 0 and (kept / "barbershop").is_dir()
