@@ -17,7 +17,7 @@ BROKEN = {
     "FS-EVENT-TYPE-MISSING": "  events:\n    - {name: gift_card_spent}\n",
     "FS-EVENT-DURABLE": "  events:\n    - name: on_spent\n      deliver: [{channel: queue, job: notify}]\n",
     "FS-HOOK-ACTION": "  hooks:\n    - {on: after, action: top_up, impl: {type: script_ref, ref: scripts/t.star}}\n",
-    "FS-EXTEND-NAMESPACE": "  extend_storage: {target: shop/customer}\n",
+    "FS-EXTEND-NAMESPACE": "  extend_storage: {target: shop/customer, namespace: ab}\n",
 }
 
 
