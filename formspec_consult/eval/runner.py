@@ -259,7 +259,9 @@ class Runner:
     def _recording_done(self, provider: Provider) -> bool:
         if not self.config.offline:
             return False
-        return bool(getattr(provider, "position", 0) >= len(getattr(provider, "turns", ())))
+        from formspec_consult.providers.canned import CannedProvider
+
+        return isinstance(provider, CannedProvider) and provider.remaining == 0
 
     def _score(self, case: Case, project: Path, session_dir: Path, case_dir: Path, outcome: ApplyOutcome,
                seconds: float) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -12,8 +12,17 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from formspec_consult.providers.base import Completion, ProviderError, StreamItem, TextDelta, ToolCall, Usage
-from formspec_consult.providers.tokens import content_text, count_messages, count_text
+from formspec_consult.providers.base import (
+    Completion,
+    Provider,
+    ProviderError,
+    StreamItem,
+    TextDelta,
+    ToolCall,
+    Usage,
+    output_reserve,
+)
+from formspec_consult.providers.tokens import content_text, count_text
 
 DEFAULT_WINDOW = 128_000
 _CHUNK = re.compile(r"\S+\s*|\s+")
@@ -45,11 +54,10 @@ def last_incoming_text(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
-class CannedProvider:
+class CannedProvider(Provider):
     """Plays back `turns` in order; raises a clear ProviderError when they run out."""
 
     name = "canned"
-    accepts_images = False  # whether tool results may carry image parts (see AgentLoop)
 
     def __init__(
         self,
@@ -57,28 +65,41 @@ class CannedProvider:
         *,
         model: str = "canned",
         context_window: int = DEFAULT_WINDOW,
-        max_output_tokens: int = 4096,
+        max_output_tokens: int | None = None,
         source: str = "the script",
+        images: bool = False,
     ) -> None:
         self.turns = list(turns)
         self.model = model
-        self.context_window = context_window
-        self.max_output_tokens = max_output_tokens
+        self._context_window = context_window
+        self._max_output_tokens = max_output_tokens
+        self._images = images
         self.source = source
         self.position = 0  # index of the next turn to play
         self.requests: list[list[dict[str, Any]]] = []  # every message list received, for tests
 
-    def warm(self) -> None:
-        """Nothing to load (present so callers can warm any provider alike)."""
+    @property
+    def context_window(self) -> int:
+        return self._context_window
+
+    @property
+    def max_output_tokens(self) -> int:
+        """As given, else the default reserve in proportion to the window (see `output_reserve`)."""
+        return output_reserve(self._context_window, self._max_output_tokens)
+
+    @property
+    def offline(self) -> bool:
+        return True
+
+    @property
+    def supports_images(self) -> bool:
+        """As the script says (``images: true``): plays a model that takes images in tool results."""
+        return self._images
 
     @property
     def remaining(self) -> int:
         """How many turns are left."""
         return len(self.turns) - self.position
-
-    def count_tokens(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
-        """Offline o200k count (the same counter the engine uses for its estimates)."""
-        return count_messages(messages, tools)
 
     def _next_turn(self, messages: list[dict[str, Any]]) -> CannedTurn:
         if self.position >= len(self.turns):

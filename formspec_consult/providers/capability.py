@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from formspec_consult.providers.base import Provider, ProviderError
 
 MIN_USABLE_WINDOW = 16_000
-OFFLINE_KINDS = {"scripted", "replay"}
 OVERRIDE = "pass --allow-unvalidated (or allow_unvalidated: true) to use it anyway"
 
 
@@ -29,12 +28,11 @@ class Verdict:
 
 def assess(provider: Provider) -> Verdict:
     """Measure the provider against the bar, without raising."""
-    if provider.name in OFFLINE_KINDS:
+    if provider.offline:
         usable: int | None = provider.context_window - provider.max_output_tokens
         return Verdict(True, True, provider.context_window, usable)
-    facts = getattr(provider, "facts", None)
-    known = bool(getattr(facts, "known", True))
-    tool_calling = getattr(facts, "tool_calling", None) if known else None
+    known = provider.known_model
+    tool_calling = provider.supports_tool_calling if known else None
     problems: list[str] = []
     try:
         window: int | None = provider.context_window
@@ -63,7 +61,7 @@ def check_capability(provider: Provider, *, allow_unvalidated: bool | None = Non
     verdict = assess(provider)
     if verdict.ok:
         return
-    override = getattr(provider, "allow_unvalidated", False) if allow_unvalidated is None else allow_unvalidated
+    override = provider.allow_unvalidated if allow_unvalidated is None else allow_unvalidated
     if override:
         return
     hint = OVERRIDE

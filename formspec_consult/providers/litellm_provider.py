@@ -16,12 +16,14 @@ from typing import Any
 from formspec_consult.providers.base import (
     INCOMPLETE,
     Completion,
+    Provider,
     ProviderError,
     Retrying,
     StreamItem,
     TextDelta,
     ToolCall,
     Usage,
+    output_reserve,
 )
 from formspec_consult.providers.errors import RetryPolicy, map_error, retry_after_of
 from formspec_consult.providers.keys import LOCAL_PLACEHOLDER_KEY
@@ -45,7 +47,7 @@ class RetryNotice:
     error: ProviderError
 
 
-class LiteLLMProvider:
+class LiteLLMProvider(Provider):
     """A :class:`~formspec_consult.providers.base.Provider` backed by ``litellm.acompletion``."""
 
     name = "litellm"
@@ -58,7 +60,7 @@ class LiteLLMProvider:
         api_key: str | None = None,
         account: str = "",
         context_window: int | None = None,
-        reserved_output: int = 4096,
+        reserved_output: int | None = None,
         allow_unvalidated: bool = False,
         retry: RetryPolicy | None = None,
         request_timeout: float = 120.0,
@@ -70,8 +72,8 @@ class LiteLLMProvider:
         self._api_key = api_key  # never logged, never in repr
         self.account = account or model.split("/", 1)[0]
         self._window_override = context_window
-        self.reserved_output = reserved_output
-        self.allow_unvalidated = allow_unvalidated
+        self.reserved_output = reserved_output  # None: the default, in proportion to the window
+        self._allow_unvalidated = allow_unvalidated
         self.retry = retry or RetryPolicy()
         self.request_timeout = request_timeout
         self._sleep = sleep
@@ -111,9 +113,26 @@ class LiteLLMProvider:
 
     @property
     def max_output_tokens(self) -> int:
-        """Tokens reserved for the answer: `reserved_output`, capped at the model's max output."""
-        limit = self.facts.max_output_tokens
-        return min(self.reserved_output, limit) if limit else self.reserved_output
+        """Tokens reserved for the answer (see :func:`~formspec_consult.providers.base.output_reserve`):
+        an explicit `reserved_output`, else 4,096 capped at a quarter of the window; never more
+        than the model's max output."""
+        try:
+            window = self.context_window
+        except ProviderError:  # an unknown window: nothing to be in proportion to
+            window = 4 * (self.reserved_output or 4096)
+        return output_reserve(window, self.reserved_output, self.facts.max_output_tokens)
+
+    @property
+    def allow_unvalidated(self) -> bool:
+        return self._allow_unvalidated
+
+    @property
+    def known_model(self) -> bool:
+        return self.facts.known
+
+    @property
+    def supports_tool_calling(self) -> bool | None:
+        return self.facts.tool_calling
 
     def count_tokens(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
         """litellm's offline counter for this model; our o200k count if litellm cannot."""
@@ -124,7 +143,7 @@ class LiteLLMProvider:
             return count_messages(messages, tools)
 
     @property
-    def accepts_images(self) -> bool:
+    def supports_images(self) -> bool:
         """Whether tool results may carry image parts: a vision model of a provider that takes them."""
         litellm = load_litellm()
         try:
@@ -133,12 +152,13 @@ class LiteLLMProvider:
         except Exception:  # noqa: BLE001 - an unknown model reads placeholders only
             return False
 
-    def uses_cache_control(self) -> bool:
+    @property
+    def supports_cache_control(self) -> bool:
         """Anthropic-style explicit cache markers apply (other providers cache automatically)."""
         return self.model.startswith(CACHE_CONTROL_FAMILIES) and self.facts.prompt_caching
 
     def _request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
-        if self.uses_cache_control():
+        if self.supports_cache_control:
             messages, tools = _mark_cache_prefix(messages, tools)
         kwargs: dict[str, Any] = {
             "model": self.model,

@@ -93,6 +93,12 @@ def resolve(settings: Settings, env: Mapping[str, str] | None = None) -> Resolut
     return Resolution(configured, "litellm", model, provider, step, base_url, key)
 
 
+def explicit_reserve(settings: Settings) -> int | None:
+    """`reserved_output` when the person set it; None for the default, which the provider keeps
+    in proportion to the window (see :func:`~formspec_consult.providers.base.output_reserve`)."""
+    return None if settings.source_of("reserved_output") == "default" else settings.reserved_output
+
+
 def open_provider(settings: Settings, env: Mapping[str, str] | None = None) -> Provider:
     """Create the provider the settings ask for; raises ProviderError saying what to fix."""
     resolution = resolve(settings, env)
@@ -102,7 +108,7 @@ def open_provider(settings: Settings, env: Mapping[str, str] | None = None) -> P
         return ScriptedProvider.from_file(
             Path(resolution.model).expanduser(),
             context_window=settings.context_window,
-            max_output_tokens=settings.reserved_output,
+            max_output_tokens=explicit_reserve(settings),
         )
     if resolution.kind == "replay":
         from formspec_consult.providers.replay import ReplayProvider
@@ -120,7 +126,7 @@ def open_provider(settings: Settings, env: Mapping[str, str] | None = None) -> P
         api_key=key.key,
         account=key.account,
         context_window=settings.context_window,
-        reserved_output=settings.reserved_output,
+        reserved_output=explicit_reserve(settings),
         allow_unvalidated=settings.allow_unvalidated,
-        request_timeout=float(getattr(settings, "request_timeout", 120.0)),
+        request_timeout=settings.request_timeout,
     )

@@ -69,19 +69,19 @@ class ScriptedProvider(CannedProvider):
         *,
         model: str = "scripted",
         context_window: int = DEFAULT_WINDOW,
-        max_output_tokens: int = 4096,
+        max_output_tokens: int | None = None,
         source: str = "the script",
         images: bool = False,
     ) -> None:
         turns = [r if isinstance(r, CannedTurn) else parse_turn(r, i + 1, source) for i, r in enumerate(replies)]
         super().__init__(
-            turns, model=model, context_window=context_window, max_output_tokens=max_output_tokens, source=source
+            turns, model=model, context_window=context_window, max_output_tokens=max_output_tokens, source=source,
+            images=images,
         )
-        self.accepts_images = images
 
     @classmethod
     def from_file(
-        cls, path: Path | str, *, context_window: int | None = None, max_output_tokens: int = 4096
+        cls, path: Path | str, *, context_window: int | None = None, max_output_tokens: int | None = None
     ) -> ScriptedProvider:
         """Load a script; `context_window` (e.g. from settings) overrides the file's own value."""
         path = Path(path)

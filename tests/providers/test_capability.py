@@ -20,7 +20,8 @@ def test_a_known_tool_calling_model_with_a_big_window_passes() -> None:
 def test_a_small_window_is_refused_with_the_numbers_and_the_override() -> None:
     with pytest.raises(ProviderError) as error:
         check_capability(LiteLLMProvider("openai/gpt-4o", context_window=12_000))
-    assert "usable context window is 7,904 tokens" in str(error.value)
+    # The default reserve is a quarter of a small window (3,000 of 12,000), not 4,096.
+    assert "usable context window is 9,000 tokens (12,000 minus 3,000 reserved" in str(error.value)
     assert "--allow-unvalidated" in error.value.hint
 
 

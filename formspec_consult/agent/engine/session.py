@@ -140,9 +140,8 @@ async def _open(
         claims.append(SessionWriter(existing[1]))
         claims[0].claim()
     session_id, session_dir = existing
-    warm = getattr(provider, "warm", None)
-    if callable(warm):  # the first litellm import takes seconds: keep the event loop (and a UI) free
-        await asyncio.to_thread(warm)
+    # The first litellm import takes seconds: keep the event loop (and a UI) free.
+    await asyncio.to_thread(provider.warm)
     window, usable = usable_window(settings, provider)
     if options.servers is None:
         raise ValueError("EngineOptions.servers is not set: the composition root wires the MCP servers "
@@ -318,8 +317,6 @@ def _resume(session: Session, events: list[dict[str, Any]]) -> None:
         session.log.append("notice", level="warning", message=message)
 
 
-def session_secrets(provider: Any, settings: Any) -> tuple[str, ...]:
+def session_secrets(provider: Provider, settings: Any) -> tuple[str, ...]:
     """Values no file of the session may contain: the provider's key, the registry token."""
-    secret_values = getattr(provider, "secret_values", None)
-    found = tuple(secret_values()) if callable(secret_values) else ()
-    return tuple(s for s in (*found, getattr(settings, "registry_token", None)) if s)
+    return tuple(s for s in (*provider.secret_values(), getattr(settings, "registry_token", None)) if s)

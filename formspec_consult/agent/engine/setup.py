@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from formspec_consult.providers.base import Provider, output_reserve
 from formspec_consult.store import layout
 
 LOCAL = "formspec"  # the local server's name in status and tool routing
@@ -28,8 +29,14 @@ def consult_dir(project_root: Path) -> Path:
     return layout.consult_dir(project_root)
 
 
-def usable_window(settings: Any, provider: Any) -> tuple[int, int]:
+def reserved_output(settings: Any, provider: Provider, window: int) -> int:
+    """Tokens kept free for the answer: the provider's reserve, and no more than the settings'
+    rule allows for this window (an explicit `reserved_output`, else 4,096 capped at a quarter)."""
+    explicit = None if settings.source_of("reserved_output") == "default" else int(settings.reserved_output)
+    return min(provider.max_output_tokens, output_reserve(window, explicit))
+
+
+def usable_window(settings: Any, provider: Provider) -> tuple[int, int]:
     """(window, usable): the context window (config override first) and it minus reserved output."""
     window = int(settings.context_window or provider.context_window)
-    reserved = min(int(settings.reserved_output), int(provider.max_output_tokens or settings.reserved_output))
-    return window, max(1024, window - reserved)
+    return window, max(1024, window - reserved_output(settings, provider, window))
