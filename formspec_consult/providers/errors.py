@@ -7,6 +7,7 @@ module stays cheap and the mapping works for any exception litellm (or the OpenA
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from datetime import UTC
 from email.utils import parsedate_to_datetime
@@ -137,3 +138,27 @@ def map_error(exc: BaseException, *, model: str, account: str, endpoint: str | N
         hint = "the provider refused the request; run `formspec-consult doctor` to check the model"
         return ProviderError(f"{model}: bad request ({detail})", hint=hint)
     return ProviderError(f"{model}: {name}: {detail}", hint="run `formspec-consult doctor` to check the setup")
+
+
+# litellm's wording for a stream that closed with no finish_reason: a cut, not the server's word.
+NO_FINISH_REASON = "finish_reason"
+_WRAPPER = re.compile(r"^(?:litellm\.\w+: |\w+(?:Error|Exception)(?: - |: ))+")
+
+
+def server_detail(exc: BaseException) -> str | None:
+    """What the model server itself said when its stream failed partway, without litellm's
+    wrapper classes ("litellm.MidStreamFallbackError: … OpenAIException - <message>"); None when
+    the stream merely ended (no finish_reason) and the server said nothing."""
+    first = _short(exc).split(" Original exception:")[0].strip()
+    detail = _WRAPPER.sub("", first).strip()
+    if not detail or (NO_FINISH_REASON in detail and "ended" in detail.lower()):
+        return None
+    return detail
+
+
+CONTEXT_WORDS = re.compile(r"context (?:window|length|size)|too many tokens|exceed", re.IGNORECASE)
+
+
+def is_context_overflow(text: str) -> bool:
+    """Whether a server's message says the prompt did not fit its context window."""
+    return bool(CONTEXT_WORDS.search(text))

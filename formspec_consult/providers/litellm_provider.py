@@ -25,7 +25,13 @@ from formspec_consult.providers.base import (
     Usage,
     output_reserve,
 )
-from formspec_consult.providers.errors import RetryPolicy, map_error, retry_after_of
+from formspec_consult.providers.errors import (
+    RetryPolicy,
+    is_context_overflow,
+    map_error,
+    retry_after_of,
+    server_detail,
+)
 from formspec_consult.providers.keys import LOCAL_PLACEHOLDER_KEY
 from formspec_consult.providers.litellm_loader import ModelFacts, load_litellm, model_facts
 from formspec_consult.providers.stream_assembly import StreamAssembler
@@ -186,6 +192,7 @@ class LiteLLMProvider(Provider):
         kwargs = self._request(messages, tools)
         attempt = 0
         cut_short: str | None = None
+        server_error: str | None = None
         while True:
             attempt += 1
             assembler = StreamAssembler()
@@ -200,9 +207,13 @@ class LiteLLMProvider(Provider):
                     await _close(response)  # also when the caller stops early or the turn is cancelled
                 break
             except Exception as exc:
+                failed = _mid_stream_failure(exc)  # the server's own words, when it gave any
                 if assembler.text:  # the person has read part of it: keep it, say what happened
-                    cut_short = _cut_short_reason(exc)
+                    cut_short = _cut_short_reason(exc, failed)
+                    server_error = failed
                     break
+                if failed is not None:  # accepted, then failed (context exceeded, template error…)
+                    raise self._failed_reply(failed, messages, tools) from exc
                 error = map_error(exc, model=self.model, account=self.account, endpoint=self.api_base)
                 if not error.retryable or attempt >= self.retry.attempts:
                     raise error from exc
@@ -213,15 +224,60 @@ class LiteLLMProvider(Provider):
                 await self._sleep(delay)
         # A reply cut short keeps its text; its tool calls may be half-streamed, so none are run.
         calls = () if cut_short else assembler.tool_calls()
-        raw = {"provider": self.name, "model": self.model, "attempts": attempt, "chunks": assembler.chunks}
+        if not cut_short and not assembler.text.strip() and not calls:
+            # Nothing to show: some servers (llama-cpp-python) fail after sending the headers and
+            # just close the stream; litellm then reports an ordinary `stop`. Never a silent turn.
+            raise self._empty_reply(assembler.finish_reason, messages, tools)
+        raw: dict[str, Any] = {"provider": self.name, "model": self.model, "attempts": attempt,
+                               "chunks": assembler.chunks}
         if cut_short:
             raw["cut_short"] = cut_short
+        if server_error:
+            raw["server_error"] = server_error
         yield Completion(
             text=assembler.text,
             tool_calls=calls,
             usage=self._usage(assembler, calls, messages, tools),
             finish_reason=INCOMPLETE if cut_short else (assembler.finish_reason or "stop"),
             raw=raw,
+        )
+
+    def _fit_hint(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
+        """What to change when the prompt may not fit the server's window, with the numbers."""
+        tokens = self.count_tokens(messages, tools)
+        try:
+            window = f"{self.context_window:,}"
+        except ProviderError:
+            window = "unknown"
+        return (
+            f"this request is about {tokens:,} tokens plus {self.max_output_tokens:,} reserved for the answer, "
+            f"and the context window is taken to be {window}: give the server a larger context "
+            "(llama.cpp: --n_ctx / -c) and pass the same number with --context-window, or run /compact"
+        )
+
+    def _failed_reply(
+        self, said: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> ProviderError:
+        """The server accepted the request, then failed: say what it said (not retried: the
+        same request fails the same way)."""
+        where = f" at {self.api_base}" if self.api_base else ""
+        if is_context_overflow(said):
+            hint = self._fit_hint(messages, tools)
+        else:
+            hint = "the server's log has the details; `formspec-consult doctor` checks the setup"
+        return ProviderError(f"{self.model}: the model server{where} failed partway through its reply: {said}",
+                             hint=hint)
+
+    def _empty_reply(
+        self, finish_reason: str | None, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> ProviderError:
+        """A stream that ended with no text and no tool call."""
+        where = f" at {self.api_base}" if self.api_base else ""
+        said = f" (finish_reason: {finish_reason})" if finish_reason else ""
+        return ProviderError(
+            f"{self.model}: the model server{where} ended its reply without any text or tool call{said}",
+            hint="the server's log says why (often a prompt that does not fit its context window, or a "
+            "chat-template error); " + self._fit_hint(messages, tools),
         )
 
     def _usage(
@@ -251,8 +307,18 @@ class LiteLLMProvider(Provider):
         return float(prompt_cost) + float(completion_cost)
 
 
-def _cut_short_reason(exc: BaseException) -> str:
+def _mid_stream_failure(exc: BaseException) -> str | None:
+    """The server's message when it failed partway through a stream it had begun (an error
+    frame after the 200), else None (a refused request, a timeout, a stream that just ended)."""
+    if type(exc).__name__ != "MidStreamFallbackError":
+        return None
+    return server_detail(exc)
+
+
+def _cut_short_reason(exc: BaseException, server_said: str | None = None) -> str:
     """Why a stream that had already shown text ended early, in words."""
+    if server_said:
+        return f"the model server failed partway through the reply: {server_said[:300]}"
     text = str(exc)
     if "finish_reason" in text:
         return "the provider closed the stream before finishing the reply (no finish_reason)"

@@ -116,7 +116,7 @@ class FakeOpenAIServer:
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             frames = sse_frames(reply, ident, model, usage if include_usage else None)
-            return StreamingResponse(self._sse(frames, reply.stall_after_chunks, done=not reply.cut_short),
+            return StreamingResponse(self._sse(frames, reply.stall_after_chunks, done=not (reply.cut_short or reply.stream_error)),
                                      media_type="text/event-stream", headers=CLOSE)
         return JSONResponse(whole_response(reply, ident, model, usage), headers=CLOSE)
 

@@ -30,6 +30,9 @@ class FakeReply:
     stall_after_chunks: int | None = None  # stream this many chunks, then hang
     chunk_size: int = 6  # characters per text chunk and per argument fragment
     cut_short: bool = False  # close the stream after the content: no finish_reason, usage or [DONE]
+    # Fail partway, as llama.cpp's and vLLM's servers do: after the content (status 200 already
+    # sent) one `data: {"error": {...}}` frame with this message, then the stream closes.
+    stream_error: str | None = None
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | str) -> FakeReply:
@@ -113,6 +116,8 @@ def sse_frames(reply: FakeReply, ident: str, model: str, usage: dict[str, Any] |
         frames.append(delta({"tool_calls": [head]}))
         for fragment in _pieces(_arguments(call), reply.chunk_size):
             frames.append(delta({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]}))
+    if reply.stream_error is not None:
+        return [*frames, f"data: {json.dumps(error_body(500, reply.stream_error))}\n\n".encode()]
     if reply.cut_short:
         return frames
     frames.append(delta({}, reply.finish_reason))

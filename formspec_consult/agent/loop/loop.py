@@ -14,7 +14,7 @@ import dataclasses
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.history.history import History
@@ -185,11 +185,16 @@ class AgentLoop:
             self.last_options = options
             yield self.emit(AssistantMessage(completion.text, tuple(_call_dict(c) for c in calls), options))
             yield self._usage_event(completion)
+            failed = completion.finish_reason == INCOMPLETE and bool(completion.raw.get("server_error"))
             if completion.finish_reason == INCOMPLETE:
                 why = completion.raw.get("cut_short") or "the provider's stream ended before the reply was finished"
                 message = f"The reply was cut off: {why}. What you read is kept; ask the consultant to continue."
-                self.log.append("notice", level="warning", message=message)
-                yield self.emit(Notice("warning", message))
+                level: Literal["warning", "error"] = "error" if failed else "warning"  # the server failed: so did the turn
+                self.log.append("notice", level=level, message=message)
+                yield self.emit(Notice(level, message))
+                if failed:
+                    yield TurnFinished("error", error=message)
+                    return
             if completion.finish_reason == "length":
                 message = (
                     "The reply stopped at the model's output limit. Ask it to continue, or raise "
