@@ -14,6 +14,9 @@ from formspec_consult.agent.engine.setup import (
     LOCAL,
     REGISTRY,
     consult_dir,
+    explicit_reserve,
+    prefix_fit_error,
+    reserved_output,
     resolve_project,
     usable_window,
 )
@@ -21,7 +24,7 @@ from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.loop import AgentLoop
 from formspec_consult.mcp_client.config import parse_servers
 from formspec_consult.mcp_client.manager import MCPManager
-from formspec_consult.providers.base import Provider
+from formspec_consult.providers.base import Provider, output_reserve
 from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.locks import SessionWriter
@@ -169,6 +172,7 @@ async def _open(
             _resume(session, events)
         else:
             await _start(session)
+        _check_prefix_fits(session)
         return session
     except BaseException:
         await manager.aclose()
@@ -235,6 +239,22 @@ def _assemble(
         events,
         problems,
     )
+
+
+def _check_prefix_fits(session: Session) -> None:
+    """Refuse to start when the fixed prompt and the answer's reserve leave no room to talk."""
+    settings, provider = session.settings, session.provider
+
+    def reserve_for(window: int) -> int:  # this window's reserve; a larger one's for the advice
+        if window == session.window:
+            return reserved_output(settings, provider, window)
+        return output_reserve(window, explicit_reserve(settings))
+
+    error = prefix_fit_error(provider, session.window, reserve_for, session.history.messages,
+                             session.loop.tools.tool_declarations())
+    if error is not None:
+        session.log.append("notice", level="error", message=str(error))
+        raise error
 
 
 def _session_meta(session: Session) -> dict[str, Any]:
