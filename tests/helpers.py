@@ -1,6 +1,21 @@
-"""Spec texts several test areas build on (the core, the local server, the engine's verify pass)."""
+"""What several test areas build on: a copy of the bundled example, spec texts to draft."""
 
 from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from formspec_consult.resources import package_path
+
+
+def copy_example(parent: Path, name: str = "barbershop") -> Path:
+    """A writable copy of a bundled example project under `parent` (never the package's own files).
+
+    A `.formspec/` folder (sessions made by running the product inside the package) is left behind.
+    """
+    target = parent / name
+    shutil.copytree(package_path("examples", name), target, ignore=shutil.ignore_patterns(".formspec"))
+    return target
 
 
 def lifecycle_entity(states: list[str], transitions: list[tuple[str, str, str]], fields: str = "",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,17 +11,15 @@ import pytest
 import formspec_consult
 from formspec_consult.spec import Project, open_project
 from formspec_consult.spec.verify import VERIFIER_CODES, verify_overlay
+from tests.helpers import copy_example
 from tests.helpers import lifecycle_entity as entity
 
-EXAMPLE = Path(formspec_consult.__file__).parent / "examples" / "barbershop"
 ORDER = "spec/modules/shop/transaction/order/entity.yaml"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    target = tmp_path / "barbershop"
-    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".formspec"))
-    return open_project(target)
+    return open_project(copy_example(tmp_path))
 
 
 def codes(project: Project, text: str, rel: str = ORDER) -> list[str]:

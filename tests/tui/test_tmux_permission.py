@@ -4,13 +4,12 @@ fake OpenAI-compatible server: the model proposes a draft and asks to apply it; 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from formspec_consult.resources import package_path
+from tests.helpers import copy_example
 from tests.tui.tmux import NEEDS_TMUX, app_env, consult_binary, fake_openai_server, tmux_app, wait_for
 
 pytestmark = [pytest.mark.slow, NEEDS_TMUX]
@@ -34,8 +33,7 @@ def fake_server(tmp_path: Path) -> Iterator[str]:
 
 def test_the_approval_prompt_shows_in_a_terminal_and_a_denial_leaves_the_project_untouched(
         tmp_path: Path, fake_server: str) -> None:
-    project = tmp_path / "barbershop"
-    shutil.copytree(package_path("examples", "barbershop"), project)
+    project = copy_example(tmp_path)
     env = app_env(tmp_path, LITELLM_LOCAL_MODEL_COST_MAP="True")
     command = f"{consult_binary()} --model fake --base-url {fake_server} --context-window 32000 --allow-unvalidated"
     with tmux_app("fsc-perm", command, env=env, size=(100, 30), cwd=project) as pane:

@@ -7,13 +7,12 @@ the screen with `capture-pane`. tmux comes from tests/setup/30-tmux.sh.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from formspec_consult.resources import package_path
+from tests.helpers import copy_example
 from tests.tui.tmux import NEEDS_TMUX, app_env, consult_binary, fake_openai_server, tmux_app, wait_for
 
 pytestmark = [pytest.mark.slow, NEEDS_TMUX]
@@ -29,8 +28,7 @@ def fake_server(tmp_path: Path) -> Iterator[str]:
 
 
 def test_the_real_app_answers_a_typed_message_in_a_terminal(tmp_path: Path, fake_server: str) -> None:
-    project = tmp_path / "barbershop"
-    shutil.copytree(package_path("examples", "barbershop"), project)
+    project = copy_example(tmp_path)
     env = app_env(tmp_path, LITELLM_LOCAL_MODEL_COST_MAP="True")
     command = f"{consult_binary()} --model fake --base-url {fake_server} --context-window 32000 --allow-unvalidated"
     with tmux_app("fsc-smoke", command, env=env, size=(120, 36), cwd=project) as pane:
