@@ -144,14 +144,19 @@ async def test_a_real_llama_cpp_server_streams_a_turn_then_round_trips_a_forced_
         session_dir = engine.session_dir
     finally:
         await engine.aclose()
-    server_log = llama.log.read_text(errors="replace")[-3000:]
+    server_log = "\n".join(line for line in llama.log.read_text(errors="replace").splitlines()
+                           if line.startswith(("INFO", "Exception", "ValueError", "Traceback", "Llama.generate")))
 
     deltas = [e.text for e in first if isinstance(e, AssistantDelta)]
     assert [e.reason for e in first if isinstance(e, TurnFinished)] == ["done"], server_log
     assert len(deltas) > 1 and "".join(deltas).strip()  # streamed in pieces, and not empty
 
-    assert [e.reason for e in second if isinstance(e, TurnFinished)] == ["done"], server_log
     ran = [e for e in second if isinstance(e, ToolCallFinished)]
+    end = [e for e in second if isinstance(e, TurnFinished)][-1]
+    # The server took the history with the tool's result (no template or request error). What a
+    # 270M model answers to it is not ours to test: it may be nothing, which we report as an
+    # empty reply (an error the person sees, never a silent `done`).
+    assert end.reason == "done" or "ended its reply without any text" in (end.error or ""), (end, server_log)
     assert [(e.name.endswith("list_skills"), e.ok) for e in ran] == [(True, True)]  # streamed, parsed, run via MCP
     assert len(provider.sent) == 3  # the first turn's answer, then the call and the answer to its result
     sent = provider.sent[2]["messages"]
