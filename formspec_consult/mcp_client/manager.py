@@ -35,6 +35,7 @@ from mcp_types import CallToolResult
 
 from formspec_consult.mcp_client.config import ServerSpec
 from formspec_consult.mcp_client.connection import AuthenticationFailed, ServerConnection, ServerDied
+from formspec_consult.mcp_client.status import ServerStatus
 
 RESTART_BACKOFF = (0.2, 1.0, 3.0)  # seconds before each restart attempt of one outage
 MAX_RESTARTS = 5  # per server and session: past this it stays down until /mcp restart
@@ -297,8 +298,8 @@ class MCPManager:
         self._reroute()
         return problems
 
-    def status(self) -> list[dict[str, Any]]:
-        return [conn.status() | {"restarts": self.restarts[name]} for name, conn in self.connections.items()]
+    def status(self) -> tuple[ServerStatus, ...]:
+        return tuple(conn.status(self.restarts[name]) for name, conn in self.connections.items())
 
     async def aclose(self) -> None:
         for conn in self.connections.values():
