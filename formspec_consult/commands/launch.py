@@ -12,13 +12,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 
 # Modules worth importing off the event loop before the engine opens (the import of litellm
 # alone takes seconds); a missing one is skipped, the engine imports what it really needs.
 PRELOAD = ("formspec_consult.agent.engine.engine", "litellm")
+
+if TYPE_CHECKING:
+    from formspec_consult.providers.base import Provider
 
 
 def _preload(modules: tuple[str, ...]) -> None:
@@ -36,7 +39,7 @@ def _preload(modules: tuple[str, ...]) -> None:
 def engine_factory_for(
     options: Mapping[str, Any],
     *,
-    provider: Any = None,
+    provider: Provider | None = None,
     in_memory_server: bool = False,
     preload: tuple[str, ...] = PRELOAD,
 ) -> EngineFactory:

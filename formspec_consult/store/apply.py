@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from formspec_consult.store import gate
 from formspec_consult.store.atomic import ABSENT, sha256_of, write_atomic
@@ -13,11 +13,14 @@ from formspec_consult.store.locks import target_lock
 from formspec_consult.store.paths import SpecPath
 from formspec_consult.store.undo import UndoStack
 
+if TYPE_CHECKING:
+    from formspec_consult.spec.project import Project
+
 
 class Review(Protocol):
     """What an apply needs of a session's review (store.review.Review provides it)."""
 
-    project: Any
+    project: Project
     store: DraftStore
     undo_stack: UndoStack
 

@@ -10,7 +10,7 @@ import builtins
 import difflib
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
@@ -18,6 +18,9 @@ from formspec_consult.store.drafts import DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoStack
+
+if TYPE_CHECKING:
+    from formspec_consult.spec.project import Project
 
 _KIND = re.compile(r"^kind:\s*[\"']?([A-Za-z][A-Za-z0-9_]*)", re.MULTILINE)
 
@@ -35,7 +38,7 @@ class Review:
     session's event log and transcript right where it happened.
     """
 
-    def __init__(self, project: Any, session_folder: Path, journal: ReviewJournal | None = None) -> None:
+    def __init__(self, project: Project, session_folder: Path, journal: ReviewJournal | None = None) -> None:
         self.project = project
         self.folder = session_folder
         self.journal = journal

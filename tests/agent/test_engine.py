@@ -118,13 +118,13 @@ async def test_resuming_rebuilds_exactly_the_history_the_model_last_saw(project:
     resumed, second = await open_engine(project, ["Welcome back."], resume=session_id)
     try:
         before = engine.status()
-        assert resumed.status()["prompt_tokens"] == before["prompt_tokens"] > 0  # usage totals picked back up
+        assert resumed.status().prompt_tokens == before.prompt_tokens > 0  # usage totals picked back up
         past = resumed.past_events()
         assert any(getattr(e, "name", None) == "propose_spec_file" for e in past)
         await run(resumed, "where were we?")
         seen_before = first.requests[-1] + [{"role": "assistant", "content": "Anything else?"}]
         assert second.requests[0][: len(seen_before)] == seen_before
-        assert resumed.status()["turn"] == 3
+        assert resumed.status().turn == 3
     finally:
         await resumed.aclose()
 
@@ -146,10 +146,10 @@ async def test_status_reports_model_context_threshold_and_servers(project: Path)
     try:
         await run(engine, "hi")
         status = engine.status()
-        assert status["model"] == "scripted" and status["provider"] == "scripted"
-        assert 0 < status["context_tokens"] < status["threshold_tokens"] < status["window_tokens"]
-        assert status["reported"] is True and status["turn"] == 1
-        assert status["mcp"][0]["name"] == "formspec" and status["mcp"][0]["state"] == "running"
+        assert status.model == "scripted" and status.provider == "scripted"
+        assert 0 < status.context_tokens < status.threshold_tokens < status.window_tokens
+        assert status.reported is True and status.turn == 1
+        assert status.mcp[0].name == "formspec" and status.mcp[0].state == "running"
         text = [e for e in await run(engine, "/status") if isinstance(e, Notice)][0].message
         assert "Model:    scripted via scripted" in text
     finally:
@@ -205,7 +205,7 @@ async def test_compact_command_forces_a_compaction(project: Path) -> None:
             await run(engine, text)
         events = await run(engine, "/compact pricing")
         assert any(e.kind == "compaction_done" for e in events)
-        assert engine.status()["compactions"] == 1
+        assert engine.status().compactions == 1
     finally:
         await engine.aclose()
 
@@ -240,8 +240,8 @@ async def test_a_configured_server_killed_mid_call_is_a_tool_error_the_turn_surv
         assert [e.ok for e in finished] == [False, True] and finished[1].result == "still here"
         assert "was restarted" in finished[0].result
         assert events[-1] == TurnFinished("done")
-        extra = next(s for s in engine.status()["mcp"] if s["name"] == "extra")
-        assert extra["state"] == "running" and extra["restarts"] == 1
+        extra = engine.status().server("extra")
+        assert extra is not None and extra.state == "running" and extra.restarts == 1
     finally:
         await engine.aclose()
 

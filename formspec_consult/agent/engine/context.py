@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formspec_consult.mcp_client.manager import ToolError
+
+if TYPE_CHECKING:
+    from formspec_consult.providers.base import Provider
+    from formspec_consult.store.events import EventLog
 
 # (tool, prompt variable, required): a required call that fails stops the session start.
 START_CALLS: tuple[tuple[str, str, bool], ...] = (
@@ -107,7 +111,7 @@ def render_conversation(messages: list[dict[str, Any]]) -> str:
 
 
 def make_summariser(
-    provider: Any, log: Any | None = None
+    provider: Provider, log: EventLog | None = None
 ) -> Callable[[list[dict[str, Any]], str | None], Awaitable[str]]:
     """A compaction summariser that asks the session's own model with the `compress` prompt.
 
@@ -115,6 +119,7 @@ def make_summariser(
     """
     from formspec_consult.prompting.prompts import load_prompt
     from formspec_consult.providers.base import Completion
+    from formspec_consult.store.records import SideReplyRecord
 
     prompt = load_prompt("compress")
 
@@ -131,7 +136,7 @@ def make_summariser(
             if isinstance(item, Completion):
                 text = item.text
         if log is not None:
-            log.append("side_reply", purpose="compaction", text=text)
+            log.write(SideReplyRecord(purpose="compaction", text=text))
         return text
 
     return summarise

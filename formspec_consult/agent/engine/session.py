@@ -6,10 +6,11 @@ import asyncio
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.engine.context import collect_context, make_summariser, render_system_prompt
+from formspec_consult.agent.engine.options import EngineOptions
 from formspec_consult.agent.engine.setup import (
     LOCAL,
     REGISTRY,
@@ -19,12 +20,25 @@ from formspec_consult.agent.engine.setup import (
 )
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.loop import AgentLoop
+from formspec_consult.config import Settings
 from formspec_consult.mcp_client.config import parse_servers
 from formspec_consult.mcp_client.manager import MCPManager
 from formspec_consult.providers.base import Provider
 from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.locks import SessionWriter
+from formspec_consult.store.records import (
+    CompactionRecord,
+    EventRecord,
+    SessionResumedRecord,
+    SessionStartedRecord,
+    TurnFinishedRecord,
+    TurnStartedRecord,
+)
+
+if TYPE_CHECKING:
+    from formspec_consult.agent.loop.permissions import Rule
+    from formspec_consult.store.transcript import Transcript
 
 
 @dataclass
@@ -34,7 +48,7 @@ class Session:
     session_id: str
     session_dir: Path
     project_root: Path
-    settings: Any
+    settings: Settings
     provider: Provider
     manager: MCPManager
     log: EventLog
@@ -42,8 +56,8 @@ class Session:
     compressor: Compressor
     loop: AgentLoop
     window: int
-    transcript: Any = None
-    resumed_events: list[dict[str, Any]] = field(default_factory=list)
+    transcript: Transcript
+    resumed_events: list[EventRecord] = field(default_factory=list)
     start_problems: list[str] = field(default_factory=list)
     writer: SessionWriter | None = None  # this process's single-writer claim on the session
 
@@ -63,13 +77,13 @@ class Session:
                 self.writer.release()
 
 
-def _open_transcript(session_dir: Path) -> Any:
+def _open_transcript(session_dir: Path) -> Transcript:
     from formspec_consult.store.transcript import Transcript
 
     return Transcript(session_dir / "transcript.md")
 
 
-def _existing_session(options: Any, project_root: Path) -> tuple[str, Path] | None:
+def _existing_session(options: EngineOptions, project_root: Path) -> tuple[str, Path] | None:
     """(id, folder) for --resume ID or --continue (the latest); None for a new session. Writes nothing."""
     from formspec_consult.store.folder import SessionError, existing_session, latest_session
 
@@ -84,16 +98,16 @@ def _existing_session(options: Any, project_root: Path) -> tuple[str, Path] | No
     return None
 
 
-def _recorded(events: list[dict[str, Any]], key: str) -> Any:
+def _recorded(events: list[EventRecord], key: str) -> Any:
     """The latest value of `key` in session_started/session_resumed events."""
     value = None
     for event in events:
-        if event.get("type") in ("session_started", "session_resumed") and event.get(key):
-            value = event[key]
+        if isinstance(event, (SessionStartedRecord, SessionResumedRecord)) and getattr(event, key, None):
+            value = getattr(event, key)
     return value
 
 
-async def open_session(options: Any) -> Session:
+async def open_session(options: EngineOptions) -> Session:
     """Resolve everything and start or resume the session (see Engine.open)."""
     project_root = resolve_project(options.project)
     existing = _existing_session(options, project_root)
@@ -112,12 +126,12 @@ async def open_session(options: Any) -> Session:
 
 
 async def _open(
-    options: Any, project_root: Path, existing: tuple[str, Path] | None, claims: list[SessionWriter]
+    options: EngineOptions, project_root: Path, existing: tuple[str, Path] | None, claims: list[SessionWriter]
 ) -> Session:
     from formspec_consult.config import load_settings
 
     resumed = existing is not None
-    events = list(EventLog.read(existing[1] / "events.jsonl")) if existing else []
+    events = list(EventLog.records(existing[1] / "events.jsonl")) if existing else []
     flags = dict(options.flags)
     if resumed and not flags.get("model") and options.provider is None:
         flags["model"] = _recorded(events, "model")  # resume keeps the session's model (and endpoint)
@@ -181,13 +195,13 @@ def _assemble(
     session_id: str,
     session_dir: Path,
     project_root: Path,
-    settings: Any,
+    settings: Settings,
     provider: Provider,
     manager: MCPManager,
     log: EventLog,
     window: int,
     usable: int,
-    events: list[dict[str, Any]],
+    events: list[EventRecord],
     problems: list[str],
 ) -> Session:
     history = History.restore(events, log) if events else History(log)
@@ -219,7 +233,7 @@ def _assemble(
         max_steps=settings.max_steps,
         tool_result_cap=settings.tool_result_cap,
     )
-    loop.permissions.rules = dict(settings.permissions)
+    loop.permissions.rules = cast("dict[str, Rule]", dict(settings.permissions))  # checked by config
     return Session(
         session_id,
         session_dir,
@@ -287,13 +301,13 @@ async def _start(session: Session) -> None:
     session.history.append({"role": "system", "content": render_system_prompt(session.session_id, context)})
 
 
-def _resume(session: Session, events: list[dict[str, Any]]) -> None:
+def _resume(session: Session, events: list[EventRecord]) -> None:
     """A resumed session: the exact history, turn numbering, usage; an interrupted turn is closed."""
     loop = session.loop
-    turns = [e.get("turn", 0) for e in events if e.get("type") == "turn_started"]
-    finished = {e.get("turn") for e in events if e.get("type") == "turn_finished"}
+    turns = [e.turn for e in events if isinstance(e, TurnStartedRecord)]
+    finished = {e.turn for e in events if isinstance(e, TurnFinishedRecord)}
     loop.turn = max(turns, default=0)
-    session.compressor.compactions = sum(1 for e in events if e.get("type") == "compaction")
+    session.compressor.compactions = sum(1 for e in events if isinstance(e, CompactionRecord))
     loop.usage.restore(events)
     session.log.append("session_resumed", **_session_meta(session))
     session.transcript.write_heading(
@@ -318,7 +332,7 @@ def _resume(session: Session, events: list[dict[str, Any]]) -> None:
         session.log.append("notice", level="warning", message=message)
 
 
-def session_secrets(provider: Any, settings: Any) -> tuple[str, ...]:
+def session_secrets(provider: Provider, settings: Settings) -> tuple[str, ...]:
     """Values no file of the session may contain: the provider's key, the registry token."""
     secret_values = getattr(provider, "secret_values", None)
     found = tuple(secret_values()) if callable(secret_values) else ()

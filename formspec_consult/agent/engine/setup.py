@@ -8,9 +8,13 @@ session gets is decided by the composition root (`commands.wiring.server_specs`)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from formspec_consult.store import layout
+
+if TYPE_CHECKING:
+    from formspec_consult.config import Settings
+    from formspec_consult.providers.base import Provider
 
 LOCAL = "formspec"  # the local server's name in status and tool routing
 REGISTRY = "registry"
@@ -28,7 +32,7 @@ def consult_dir(project_root: Path) -> Path:
     return layout.consult_dir(project_root)
 
 
-def usable_window(settings: Any, provider: Any) -> tuple[int, int]:
+def usable_window(settings: Settings, provider: Provider) -> tuple[int, int]:
     """(window, usable): the context window (config override first) and it minus reserved output."""
     window = int(settings.context_window or provider.context_window)
     reserved = min(int(settings.reserved_output), int(provider.max_output_tokens or settings.reserved_output))

@@ -126,7 +126,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         if not yaml.strip():
             raise ToolError("The YAML is empty; pass the full text of the spec file.")
         source = state.review().store.roots.resolve(path).project_rel if path else "<validate_spec>"
-        return state.project.validate_text(yaml, source).to_dict()
+        return cast(Validation, state.project.validate_text(yaml, source).to_dict())
 
     # Cheap (a few stat calls; parsed skills are cached) and touching neither the parse cache nor
     # the session, so it runs on the event loop: no worker-thread hop, no server lock.
