@@ -116,13 +116,17 @@ class RecordedEngine:
         diff = "".join(difflib.unified_diff([], content.splitlines(keepends=True), "/dev/null", f"b/{path}"))
         self._drafts[path] = {
             "path": path, "status": result.get("status", "new"), "valid": bool(validation.get("ok", True)),
-            "problems": validation.get("problems") or [], "diff": diff,
+            "problems": validation.get("problems") or [], "target_changed": False, "diff": diff,
         }
         return path
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        if name in {"list_drafts", "diff_drafts"}:
-            return {"drafts": list(self._drafts.values())}
+        if name == "list_drafts":  # the local server's shapes (store.review_results reads them)
+            rows = [{**{k: v for k, v in d.items() if k != "diff"}, "problems": len(d["problems"])}
+                    for d in self._drafts.values()]
+            return {"session": self.session_id, "drafts": rows}
+        if name == "diff_drafts":
+            return {"session": self.session_id, "drafts": list(self._drafts.values())}
         raise PermissionError(READ_ONLY)
 
     async def restart_mcp(self, server: str | None = None) -> None:
