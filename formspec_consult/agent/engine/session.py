@@ -227,7 +227,7 @@ async def _begin(
     provider: Provider,
     manager: MCPManager,
     warming: asyncio.Future[None],
-    events: list[dict[str, Any]],
+    events: list[EventRecord],
 ) -> Session:
     """Start the servers, collect the context, finish the warm-up, assemble the session.
 
