@@ -10,12 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
-
-if TYPE_CHECKING:
-    from formspec_consult.store.review_results import Applied
 
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 session_option = click.option(
@@ -116,7 +113,7 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, se
     if bool(path) == apply_all:
         raise click.UsageError("give one draft PATH or --all (see `formspec-consult diff`)")
 
-    def say(result: Applied) -> None:
+    def say(result: dict[str, Any]) -> None:
         click.echo(format_apply(result).replace("/undo", "formspec-consult undo"))
 
     async def work(call: Call, sid: str) -> int:
@@ -150,7 +147,7 @@ def reject(ctx: click.Context, path: str, session_id: str | None) -> None:
 
     async def work(call: Call, sid: str) -> int:
         result = await ReviewFlow(call).reject(path)
-        click.echo(f"Rejected {result.path}; {len(result.remaining)} draft(s) left.")
+        click.echo(f"Rejected {result.get('rejected')}; {len(result.get('remaining', []))} draft(s) left.")
         return 0
 
     with_local_server(ctx, session_id, work)

@@ -15,8 +15,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from formspec_consult.store.review_results import Applied, DraftDiff, DraftRow, Rejected, Undone
-
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
@@ -28,13 +26,13 @@ class ReviewError(ValueError):
 class ApplyAll:
     """What "apply every valid draft" did."""
 
-    applied: tuple[Applied, ...]  # the applies, in order
+    applied: tuple[dict[str, Any], ...]  # the apply_draft results, in order
     skipped: tuple[str, ...]  # drafts left for review: they fail validation
     failed: tuple[tuple[str, str], ...] = ()  # (path, why) for applies the server refused
 
     @property
     def paths(self) -> tuple[str, ...]:
-        return tuple(result.path for result in self.applied)
+        return tuple(str(result.get("applied")) for result in self.applied)
 
 
 class ReviewFlow:
@@ -43,51 +41,50 @@ class ReviewFlow:
     def __init__(self, call: Call) -> None:
         self._call = call
 
-    async def drafts(self) -> builtins.list[DraftRow]:
-        """Every draft: path, status, valid, problem count, target_changed."""
-        listing = await self._call("list_drafts", {})
-        return [DraftRow.from_json(row) for row in listing.get("drafts", [])]
+    async def drafts(self) -> builtins.list[dict[str, Any]]:
+        """Every draft: path, status, valid, problems, target_changed."""
+        return list((await self._call("list_drafts", {})).get("drafts", []))
 
-    async def diffs(self, path: str | None = None) -> builtins.list[DraftDiff]:
+    async def diffs(self, path: str | None = None) -> builtins.list[dict[str, Any]]:
         """Unified diffs of every draft (or of the one at ``path``) with their problems."""
-        listing = await self._call("diff_drafts", {"path": path} if path else {})
-        return [DraftDiff.from_json(row) for row in listing.get("drafts", [])]
+        return list((await self._call("diff_drafts", {"path": path} if path else {})).get("drafts", []))
 
     async def propose(self, path: str, content: str) -> dict[str, Any]:
         return await self._call("propose_spec_file", {"path": path, "content": content})
 
-    async def reject(self, path: str) -> Rejected:
-        return Rejected.from_json(await self._call("reject_draft", {"path": path}))
+    async def reject(self, path: str) -> dict[str, Any]:
+        return await self._call("reject_draft", {"path": path})
 
-    async def apply(self, path: str, *, force: bool = False) -> Applied:
+    async def apply(self, path: str, *, force: bool = False) -> dict[str, Any]:
         arguments: dict[str, Any] = {"file": path}
         if force:
             arguments["force"] = True
-        return Applied.from_json(await self._call("apply_draft", arguments))
+        return await self._call("apply_draft", arguments)
 
     async def sole_draft(self) -> str:
         """The path of the session's only draft; ReviewError when there are none or several."""
         drafts = await self.drafts()
         if len(drafts) != 1:
-            listing = ", ".join(d.path for d in drafts) or "none"
+            listing = ", ".join(str(d.get("path")) for d in drafts) or "none"
             raise ReviewError(f"Say which draft to apply, or apply them all (drafts: {listing}).")
-        return drafts[0].path
+        return str(drafts[0].get("path"))
 
     async def apply_all(self, *, force: bool = False) -> ApplyAll:
         """Apply every draft that passes validation; the others stay for review. An apply the
         server refuses (its target changed meanwhile, …) is reported and the rest still run."""
         drafts = await self.drafts()
-        applied: list[Applied] = []
+        applied: list[dict[str, Any]] = []
         failed: list[tuple[str, str]] = []
         for draft in drafts:
-            if not draft.valid:
+            if not draft.get("valid"):
                 continue
+            path = str(draft.get("path"))
             try:
-                applied.append(await self.apply(draft.path, force=force))
+                applied.append(await self.apply(path, force=force))
             except Exception as exc:  # each apply is atomic: one refusal must not stop the others
-                failed.append((draft.path, str(exc)))
-        skipped = tuple(d.path for d in drafts if not d.valid)
+                failed.append((path, str(exc)))
+        skipped = tuple(str(d.get("path")) for d in drafts if not d.get("valid"))
         return ApplyAll(tuple(applied), skipped, tuple(failed))
 
-    async def undo(self, *, force: bool = False) -> Undone:
-        return Undone.from_json(await self._call("undo_apply", {"force": True} if force else {}))
+    async def undo(self, *, force: bool = False) -> dict[str, Any]:
+        return await self._call("undo_apply", {"force": True} if force else {})

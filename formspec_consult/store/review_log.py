@@ -13,7 +13,6 @@ from typing import Any, Literal
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.records import ApplyRecord, RejectRecord, UndoRecord
-from formspec_consult.store.review_results import Applied, Rejected, Undone
 from formspec_consult.store.review_text import format_apply, format_reject, format_undo
 from formspec_consult.store.transcript import Transcript
 
@@ -30,7 +29,7 @@ def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[ApplyRecord
             undo_step=result.get("undo_step"),
             forced=result.get("forced"),
         )
-        return applied, format_apply(Applied.from_json(result))
+        return applied, format_apply(result)
     if kind == "undo":
         undone = UndoRecord(
             path=str(result.get("undone") or ""),
@@ -38,8 +37,8 @@ def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[ApplyRecord
             outcome=result.get("outcome"),
             undo_step=result.get("undo_step"),
         )
-        return undone, format_undo(Undone.from_json(result))
-    return RejectRecord(path=str(result.get("rejected") or "")), format_reject(Rejected.from_json(result))
+        return undone, format_undo(result)
+    return RejectRecord(path=str(result.get("rejected") or "")), format_reject(result)
 
 
 class ReviewJournal:

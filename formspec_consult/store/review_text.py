@@ -6,49 +6,48 @@ shows, so what the person read and what the record says are one text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from formspec_consult.store.review_results import Applied, DraftDiff, DraftRow, Rejected, Undone
+from typing import Any
 
 
-def format_drafts(drafts: Sequence[DraftRow]) -> str:
+def format_drafts(drafts: list[dict[str, Any]]) -> str:
     """`list_drafts` rows as lines: path, status, validity."""
     if not drafts:
         return "No drafts in this session."
     lines = []
     for row in drafts:
-        state = "valid" if row.valid else f"{row.problems} problem(s)"
-        changed = "  (target changed since the draft)" if row.target_changed else ""
-        lines.append(f"{row.path}  [{row.status}, {state}]{changed}")
+        state = "valid" if row.get("valid") else f"{row.get('problems', '?')} problem(s)"
+        changed = "  (target changed since the draft)" if row.get("target_changed") else ""
+        lines.append(f"{row.get('path')}  [{row.get('status')}, {state}]{changed}")
     return "\n".join(lines)
 
 
-def format_diffs(drafts: Sequence[DraftDiff]) -> str:
+def format_diffs(drafts: list[dict[str, Any]]) -> str:
     """`diff_drafts` entries as unified diffs with a header and any blocking problems."""
     if not drafts:
         return "No drafts in this session."
     parts = []
     for row in drafts:
-        state = "valid" if row.valid else "INVALID"
-        header = f"=== {row.path} ({row.status}, {state}) ==="
+        state = "valid" if row.get("valid") else "INVALID"
+        header = f"=== {row.get('path')} ({row.get('status')}, {state}) ==="
         problems = "\n".join(
-            f"  ! {p.get('message', p) if isinstance(p, Mapping) else p}" for p in row.problems
+            f"  ! {p.get('message', p) if isinstance(p, dict) else p}" for p in row.get("problems") or []
         )
-        body = row.diff or "(no changes)"
+        body = row.get("diff") or "(no changes)"
         parts.append("\n".join(part for part in (header, problems, body.rstrip("\n")) if part))
     return "\n\n".join(parts)
 
 
-def format_apply(result: Applied) -> str:
-    return f"Applied {result.path} → {result.file} ({result.previous}; undo with /undo)."
+def format_apply(result: dict[str, Any]) -> str:
+    previous = result.get("previous", "")
+    return f"Applied {result.get('applied')} → {result.get('file')} ({previous}; undo with /undo)."
 
 
-def format_undo(result: Undone) -> str:
+def format_undo(result: dict[str, Any]) -> str:
     return (
-        f"Undid the apply of {result.path} ({result.outcome}); "
-        f"{result.remaining_steps} more step(s) can be undone."
+        f"Undid the apply of {result.get('undone')} ({result.get('outcome')}); "
+        f"{result.get('remaining_steps', 0)} more step(s) can be undone."
     )
 
 
-def format_reject(result: Rejected) -> str:
-    return f"Rejected the draft {result.path}."
+def format_reject(result: dict[str, Any]) -> str:
+    return f"Rejected the draft {result.get('rejected')}."

@@ -1,17 +1,14 @@
 """Plain views of the local server's draft tools (`list_drafts`, `diff_drafts`) for the diff pane.
 
-The results arrive as the typed records of `store.review_results` (read by the review workflow);
-this module only turns them into what the pane shows.
+The server's result shapes are read leniently (a list, or a dict holding one under `drafts`/
+`diffs`/`items`) so that a field added on the server side never breaks the review pane.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from formspec_consult.store.review_results import DraftDiff, DraftRow
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -23,6 +20,7 @@ class DraftView:
     valid: bool = True
     problems: tuple[str, ...] = ()
     diff: str = ""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
     text: str | None = field(default=None, compare=False)  # the whole draft, for the preview
 
     @property
@@ -50,14 +48,33 @@ class DraftView:
 SETTLED = frozenset({"applied", "rejected", "undone", "closed"})
 
 
-def _problem_lines(raw: Sequence[Mapping[str, Any] | str]) -> tuple[str, ...]:
-    """The gate's problems as lines: `line 3: message` and the hint below it."""
+def _items(result: Any, keys: Sequence[str]) -> list[Mapping[str, Any]]:
+    if isinstance(result, Mapping):
+        for key in keys:
+            value = result.get(key)
+            if isinstance(value, list):
+                return [item for item in value if isinstance(item, Mapping)]
+            if isinstance(value, Mapping):  # {path: {...}}
+                return [{"path": path, **item} for path, item in value.items() if isinstance(item, Mapping)]
+        return []
+    if isinstance(result, list):
+        return [item for item in result if isinstance(item, Mapping)]
+    return []
+
+
+def _problems(item: Mapping[str, Any]) -> tuple[str, ...]:
+    raw = item.get("problems")
+    validation = item.get("validation")
+    if raw is None and isinstance(validation, Mapping):
+        raw = validation.get("problems") or validation.get("errors")
+    if not raw or isinstance(raw, (int, float)):  # list_drafts gives a count; diff_drafts the list
+        return ()
     out: list[str] = []
-    for problem in raw:
+    for problem in raw if isinstance(raw, list) else [raw]:
         if isinstance(problem, Mapping):
             line = problem.get("line")
-            where = f"line {line}" if isinstance(line, int) else problem.get("path") or ""
-            message = problem.get("message") or str(dict(problem))
+            where = f"line {line}" if isinstance(line, int) else problem.get("path") or problem.get("location") or ""
+            message = problem.get("message") or problem.get("error") or str(dict(problem))
             text = f"{where}: {message}" if where else str(message)
             hint = problem.get("hint")
             out.append(f"{text}\n    → {hint}" if hint else text)
@@ -66,19 +83,33 @@ def _problem_lines(raw: Sequence[Mapping[str, Any] | str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def parse_drafts(rows: Sequence[DraftRow], diffs: Sequence[DraftDiff] = ()) -> list[DraftView]:
-    """Merge the `list_drafts` rows with their `diff_drafts` entries, sorted by path."""
-    by_diff = {d.path: d for d in diffs}
+def _valid(item: Mapping[str, Any], problems: tuple[str, ...]) -> bool:
+    if "valid" in item:
+        return bool(item["valid"])
+    validation = item.get("validation")
+    if isinstance(validation, Mapping) and "valid" in validation:
+        return bool(validation["valid"])
+    return not problems
+
+
+def parse_drafts(listing: Any, diffs: Any = None) -> list[DraftView]:
+    """Merge a `list_drafts` result with an optional `diff_drafts` result, sorted by path."""
+    by_path: dict[str, dict[str, Any]] = {}
+    for item in _items(listing, ("drafts", "items")) + _items(diffs, ("diffs", "drafts", "items")):
+        path = str(item.get("path") or item.get("file") or "")
+        if path:
+            by_path.setdefault(path, {}).update({k: v for k, v in item.items() if v is not None})
     views: list[DraftView] = []
-    for row in sorted(rows, key=lambda r: r.path):
-        entry = by_diff.get(row.path)
+    for path, item in sorted(by_path.items()):
+        problems = _problems(item)
         views.append(
             DraftView(
-                path=row.path,
-                status=row.status,
-                valid=row.valid if entry is None else entry.valid,
-                problems=_problem_lines(entry.problems) if entry is not None else (),
-                diff=entry.diff if entry is not None else "",
+                path=path,
+                status=str(item.get("status") or ("modified" if item.get("exists") else "new")),
+                valid=_valid(item, problems),
+                problems=problems,
+                diff=str(item.get("diff") or item.get("unified_diff") or ""),
+                extra=dict(item),
             )
         )
     return views

@@ -11,15 +11,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import Any, TypeVar
 
 from formspec_consult.agent.engine.port import EngineLike
 from formspec_consult.store.review_flow import ReviewFlow
 from formspec_consult.tui.drafts import DraftView, parse_drafts
 from formspec_consult.tui.widgets.diff_pane import DiffPane
-
-if TYPE_CHECKING:
-    from formspec_consult.store.review_results import Applied
 
 Notify = Callable[[str, str], None]
 T = TypeVar("T")
@@ -30,6 +27,15 @@ _DOING = {"apply_draft": "Applying", "reject_draft": "Rejecting", "undo_apply": 
 
 # What a review command does to the drafts it names (the status the pane then shows).
 _OUTCOME = {"apply": "applied", "reject": "rejected", "undo": "undone"}
+
+
+def tool_error(result: Any) -> str | None:
+    """The error a tool result carries, if any (`is_error`/`error`/`ok: false`)."""
+    if not isinstance(result, dict):
+        return None
+    if result.get("is_error") or result.get("isError") or result.get("ok") is False or result.get("error"):
+        return str(result.get("error") or result.get("message") or result.get("text") or result)
+    return None
 
 
 class Review:
@@ -68,8 +74,12 @@ class Review:
     async def _guard(self, name: str, action: Awaitable[T]) -> T | None:
         try:
             result = await action
-        except Exception as exc:  # a dead server, a timeout or a refusal must not end the app
+        except Exception as exc:  # a dead server or a timeout must not end the app
             self.notify(f"{_DOING.get(name, name)} failed: {exc}", "error")
+            return None
+        error = tool_error(result)
+        if error:
+            self.notify(f"{_DOING.get(name, name)}: {error}", "error")
             return None
         return result
 
@@ -83,7 +93,7 @@ class Review:
             return [d for d in self.pane.drafts if not d.settled]
         diffs = await self._guard("diff_drafts", self.flow.diffs())
         drafts = [replace(d, text=self._draft_text(d.path))
-                  for d in parse_drafts(listing, diffs or [])]
+                  for d in parse_drafts({"drafts": listing}, {"drafts": diffs or []})]
         live = {d.path for d in drafts}
         expected, self._expected = self._expected, None
         for old in self.pane.drafts:
@@ -106,17 +116,18 @@ class Review:
         folder = getattr(self.engine, "session_dir", None)
         if not folder:
             return
-        from formspec_consult.store.events import load_records
-        from formspec_consult.store.records import ApplyRecord, RejectRecord, UndoRecord
+        from formspec_consult.store.events import load_events
 
         try:
-            events = load_records(Path(folder) / "events.jsonl")
+            events = load_events(Path(folder) / "events.jsonl")
         except Exception:  # no log yet, or a damaged one: the live drafts are still listed
             return
         for event in events:
-            if isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)) and event.path:
-                self.settled.pop(event.path, None)
-                self.settled[event.path] = DraftView(event.path, status=_OUTCOME[event.type])
+            status = _OUTCOME.get(str(event.get("type")))
+            path = event.get("path")
+            if status is not None and isinstance(path, str) and path:
+                self.settled.pop(path, None)
+                self.settled[path] = DraftView(path, status=status)
 
     def _draft_text(self, path: str) -> str | None:
         """The draft's text from the session folder (read-only), for the owner's preview."""
@@ -136,12 +147,17 @@ class Review:
 
             self.notify(f"Not applied: {path} — {for_person(str(exc), 'tui', path)}", "warning")
             return False
+        if not result.get("applied", True):  # a server that answers a refusal instead of raising
+            reason = result.get("reason") or result.get("message") or "the server refused it"
+            self.notify(f"Not applied: {path} — {reason}. Ask the consultant to fix the draft, then accept it again.",
+                        "warning")
+            return False
         return self._applied(path, result)
 
-    def _applied(self, path: str, result: Applied) -> bool:
-        if result.created:
+    def _applied(self, path: str, result: dict[str, Any]) -> bool:
+        if result.get("previous") == "did not exist":
             how = " (a new file; /undo removes it)"
-        elif result.backup:
+        elif result.get("backup"):
             how = " (the previous version is backed up; /undo restores it)"
         else:
             how = ""
@@ -162,9 +178,9 @@ class Review:
         result = await self._guard("undo_apply", self.flow.undo())
         if result is None:
             return False
-        restored = result.path
+        restored = result.get("undone") or result.get("restored") or result.get("path") or result.get("file") or "the last apply"
         if restored in self.settled:
-            self._settle(restored, "undone")
+            self._settle(str(restored), "undone")
         self.notify(f"Undone: {restored}.", "information")
         return True
 
@@ -174,7 +190,7 @@ class Review:
         outcome = await self._guard("apply_draft", self.flow.apply_all())
         if outcome is None:
             return 0
-        applied = sum(self._applied(r.path, r) for r in outcome.applied)
+        applied = sum(self._applied(str(r.get("applied")), r) for r in outcome.applied)
         for path, why in outcome.failed:
             self.notify(f"Not applied: {path} — {why}", "warning")
         skipped = len(outcome.skipped)

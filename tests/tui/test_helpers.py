@@ -10,7 +10,6 @@ import pytest
 
 from formspec_consult.agent.engine.status import EngineStatus
 from formspec_consult.mcp_client.status import ServerStatus
-from formspec_consult.store.review_results import DraftDiff, DraftRow
 from formspec_consult.tui.drafts import parse_drafts
 from formspec_consult.replay.check import signature
 from formspec_consult.tui.session_list import list_sessions
@@ -23,15 +22,18 @@ from formspec_consult.tui.widgets.tool_call_entry import format_arguments, gate_
 from formspec_consult.tui.widgets.tool_calls import describe_mcp
 
 
-def test_drafts_merge_listing_and_diffs_and_read_the_gates_problems_with_their_lines() -> None:
-    listing = [DraftRow("b.yaml", "modified", False, 2), DraftRow("a.yaml", "new", True, 0)]
-    problem = {"code": "FS-TYPE", "line": 3, "message": "unknown type", "hint": "use string"}
-    diffs = [DraftDiff("b.yaml", "modified", False, (problem, "plain text"), "-x\n+y\n")]
+def test_drafts_merge_listing_and_diffs_and_read_problems_in_every_shape() -> None:
+    listing = {"drafts": [{"path": "b.yaml", "status": "modified", "valid": False, "problems": 2},
+                          {"path": "a.yaml", "status": "new", "valid": True, "problems": 0}]}
+    diffs = {"drafts": [{"path": "b.yaml", "diff": "-x\n+y\n",
+                         "problems": [{"path": "spec.fields[0]", "message": "unknown type"}, "plain text"]}]}
     a, b = parse_drafts(listing, diffs)
     assert (a.path, a.badges, a.diff) == ("a.yaml", ("new",), "")
     assert b.badges == ("modified", "invalid") and b.diff == "-x\n+y\n"
-    assert b.problems == ("line 3: unknown type\n    → use string", "plain text")
-    assert parse_drafts([]) == []
+    assert b.problems == ("spec.fields[0]: unknown type", "plain text")
+    nested = parse_drafts([{"file": "c.yaml", "validation": {"ok": False, "valid": False, "errors": ["bad"]}}])
+    assert nested[0].path == "c.yaml" and not nested[0].valid and nested[0].problems == ("bad",)
+    assert parse_drafts({"unexpected": True}) == [] and parse_drafts(None) == []
 
 
 def test_the_status_line_marks_estimated_figures_and_a_missing_cost() -> None:

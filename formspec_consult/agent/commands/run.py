@@ -66,13 +66,13 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
         async for event in _apply(review, args):
             yield event
     elif name == "reject":
-        rejected = await review.reject(args[0])
-        yield Notice("info", format_reject(rejected))
-        yield DraftsChanged((rejected.path,))
+        result = await review.reject(args[0])
+        yield Notice("info", format_reject(result))
+        yield DraftsChanged((str(result.get("rejected")),))
     elif name == "undo":
-        undone = await review.undo()
-        yield Notice("info", format_undo(undone))
-        yield DraftsChanged((undone.path,))
+        result = await review.undo()
+        yield Notice("info", format_undo(result))
+        yield DraftsChanged((str(result.get("undone")),))
     elif name == "compact":
         done = await session.compressor.compact(session.history, force=True, focus=command.arg_text or None)
         if done is None:
@@ -129,7 +129,7 @@ async def _apply(review: ReviewFlow, args: tuple[str, ...]) -> AsyncGenerator[Ag
         raise ToolError(f"{exc} Use /apply <path> or /apply --all.") from exc
     result = await review.apply(path)
     yield Notice("info", format_apply(result))
-    yield DraftsChanged((result.path,))
+    yield DraftsChanged((str(result.get("applied")),))
 
 
 async def _summary(engine: EngineLike, session: Session) -> AsyncGenerator[AgentEvent, None]:
