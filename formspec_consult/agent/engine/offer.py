@@ -9,12 +9,11 @@ what the servers list (external MCP clients still get every tool, every argument
   `get_server_status`, `stop_server`) run what the drafts changed; Discovery and Proposal do not
   need them. `read_workspace_manifest`, `list_installed_modules` and `list_skills` gave the
   start-up context the system prompt carries; until an apply can change the project their answer
-  is that context again. All of them are offered from the request after the first draft on (the Draft phase)
-  and then for the rest of the session, so the offer changes at most once (one new cache prefix;
-  the request log records the new declarations). The system prompt says so.
-- **`validate_spec` is not offered**: `propose_spec_file` runs the same gate on the same text and
-  the drafting rules send every file through it; a second path would only invite YAML that never
-  becomes a draft. External clients, which may write files themselves, keep it.
+  is that context again. `validate_spec` checks text without drafting it: before the first draft
+  `propose_spec_file` is the way in (it runs the same gate), after it the consultation-workflow
+  skill's quick checks use it. All of them are offered from the request after the first draft
+  on (the Draft phase) and then for the rest of the session, so the offer changes at most once
+  (one new cache prefix; the request log records the new declarations). The system prompt says so.
 - **Arguments the engine binds are not declared.** Our local server is bound to this session, so
   its `session` argument ("omit it to use the bound session") is left out of the declarations.
 
@@ -34,9 +33,8 @@ from formspec_consult.store.layout import SessionLayout
 DRAFT_PHASE_TOOLS = frozenset({
     "list_drafts", "diff_drafts", "reject_draft", "apply_draft", "undo_apply",
     "restart_server", "get_server_status", "stop_server",
-    "read_workspace_manifest", "list_installed_modules", "list_skills",
+    "read_workspace_manifest", "list_installed_modules", "list_skills", "validate_spec",
 })
-NOT_OFFERED = frozenset({"validate_spec"})
 BOUND_ARGUMENTS = frozenset({"session"})
 
 
@@ -92,7 +90,7 @@ class ConsultantOffer:
                 offered.append(declaration)
                 continue
             name = self._real_name(exposed)
-            if name in NOT_OFFERED or (name in DRAFT_PHASE_TOOLS and not self.draft_phase):
+            if name in DRAFT_PHASE_TOOLS and not self.draft_phase:
                 continue
             offered.append(_without_bound_arguments(declaration))
         return offered
