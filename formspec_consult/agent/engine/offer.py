@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from formspec_consult.agent.loop.loop import ToolRunner
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.store.layout import SessionLayout
 
@@ -36,13 +37,6 @@ DRAFT_PHASE_TOOLS = frozenset({
     "read_workspace_manifest", "list_installed_modules", "list_skills", "validate_spec",
 })
 BOUND_ARGUMENTS = frozenset({"session"})
-
-
-class Inner(Protocol):
-    """What the offer wraps: the session's tools (VerifyingTools over the MCPManager)."""
-
-    def tool_declarations(self) -> list[dict[str, Any]]: ...
-    async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome: ...
 
 
 def session_has_drafted(session_dir: Path) -> Callable[[], bool]:
@@ -64,11 +58,12 @@ def _entries(folder: Path) -> Iterator[Path]:
 
 
 class ConsultantOffer:
-    """The loop's tools: `inner`'s calls, with the consultant's declarations (module docstring)."""
+    """The loop's tools: `inner`'s calls (VerifyingTools over the MCPManager), with the consultant's
+    declarations (module docstring)."""
 
     def __init__(
         self,
-        inner: Inner,
+        inner: ToolRunner,
         *,
         server_of: Callable[[str], str],
         real_name: Callable[[str], str],
