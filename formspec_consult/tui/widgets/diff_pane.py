@@ -109,7 +109,10 @@ def draft_details(draft: DraftView, colours: PaneColours = PaneColours()) -> Ren
     parts: list[RenderableType] = []
     if draft.settled:
         parts.append(Text(_SETTLED_HINT.get(draft.status, "") + "\n", style="bold"))
-    elif draft.problems:
+    elif draft.state == "undone":
+        parts.append(Text("Applied, then undone: the project file is back as it was and this draft is back "
+                          "for review — a accepts it again.\n", style="bold"))
+    if not draft.settled and draft.problems:
         problems = Text("The gate refused this draft — the consultant fixes it, or you reject it:\n",
                         style=f"bold {colours.error}")
         for problem in draft.problems:
