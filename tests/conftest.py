@@ -7,8 +7,17 @@ import os
 import socket
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.fakes.fixtures import fake_anthropic, fake_openai  # noqa: F401  (shared fixtures)
+
+# Machines here are shared and noisy: a property test judges behaviour, never speed (speed goals
+# live in bench/). Without this, a loaded machine fails property tests on Hypothesis's deadline
+# and its too_slow health check, although every example passed.
+settings.register_profile(
+    "shared-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "shared-machine"))
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_LOG", "ERROR")

@@ -4,7 +4,6 @@ the prompts and the bundled skills, written idempotently, checked for staleness.
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 
 import anyio
@@ -13,20 +12,17 @@ import yaml
 from click.testing import CliRunner, Result
 from mcp import Client
 
-import formspec_consult
 from formspec_consult.cli import cli
 from formspec_consult.servers.local import create_local_server
 from formspec_consult.spec.skills import all_skills
+from tests.helpers import copy_example
 
-EXAMPLE = Path(formspec_consult.__file__).parent / "examples" / "barbershop"
 PARTIALS = Path(__file__).resolve().parents[1] / "prompts" / "partials"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    target = tmp_path / "shop"
-    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".formspec"))
-    return target
+    return copy_example(tmp_path)
 
 
 @pytest.fixture

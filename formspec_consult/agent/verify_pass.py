@@ -15,19 +15,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from formspec_consult.agent.loop.loop import ToolRunner
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.providers.base import Completion, Provider
 
 PROPOSE = "propose_spec_file"
-
-
-class Tools(Protocol):
-    """The loop's view of the MCP side (MCPManager)."""
-
-    def tool_declarations(self) -> list[dict[str, Any]]: ...
-    async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome: ...
 
 
 class VerifyingTools:
@@ -35,7 +29,7 @@ class VerifyingTools:
 
     def __init__(
         self,
-        tools: Tools,
+        tools: ToolRunner,
         mode: str,
         provider: Provider,
         summary_path: Path,

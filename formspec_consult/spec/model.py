@@ -5,12 +5,23 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from formspec_consult.spec.kinds import effective_kind
 
 Origin = Literal["spec", "modules", "vendors", "overrides"]
 Layer = Literal["parse", "schema", "structural"]
+
+
+class ProjectLike(Protocol):
+    """What schema lookup and validation need of a project: its root folder (`Project` is one).
+
+    A protocol here, at the bottom of the core, so that `schema_sources`, `schema_registry` and
+    `validate` need not import `project`, which imports them.
+    """
+
+    @property
+    def root(self) -> Path: ...
 
 
 @dataclass

@@ -13,13 +13,14 @@ import copy
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import SchemaError
 
 from formspec_consult.spec.errors import UnknownKind
 from formspec_consult.spec.kinds import canonical_kind, known_kinds
+from formspec_consult.spec.model import ProjectLike
 from formspec_consult.spec.schema_sources import (
     Found,
     UnusableSchema,
@@ -28,9 +29,6 @@ from formspec_consult.spec.schema_sources import (
     spec_version,
 )
 from formspec_consult.spec.schemas import shared_builtin_schema
-
-if TYPE_CHECKING:
-    from formspec_consult.spec.project import Project
 
 BUILTIN_SOURCE = "formspec-consult built-in schema"
 DEFAULT_API_VERSION = "formspec.dev/v1"
@@ -60,7 +58,7 @@ def resolve_kind(kind: str) -> str:
     return canonical
 
 
-def resolve(kind: str, project: Project | None, api_version: str | None = DEFAULT_API_VERSION) -> Resolution:
+def resolve(kind: str, project: ProjectLike | None, api_version: str | None = DEFAULT_API_VERSION) -> Resolution:
     """The schema `kind` (properly cased) uses for documents of `api_version` in `project`."""
     skipped: list[tuple[Path, str]] = []
     for folder, label in candidate_folders(project, api_version):
@@ -77,7 +75,7 @@ def resolve(kind: str, project: Project | None, api_version: str | None = DEFAUL
     return Resolution(kind, shared_builtin_schema(kind), BUILTIN_SOURCE, skipped=skipped)
 
 
-def kind_schema(kind: str, project: Project | None = None) -> tuple[dict[str, Any], str]:
+def kind_schema(kind: str, project: ProjectLike | None = None) -> tuple[dict[str, Any], str]:
     """(JSON schema, sentence naming its source) for `kind`, case-insensitive."""
     found = resolve(resolve_kind(kind), project)
     return copy.deepcopy(found.schema), found.source
@@ -327,7 +325,7 @@ def _pruned(schema: dict[str, Any]) -> dict[str, Any]:
 _VALIDATORS: dict[tuple[Any, ...], CompiledSchema] = {}
 
 
-def validator_for(kind: str, project: Project | None, api_version: str | None = DEFAULT_API_VERSION) -> CompiledSchema:
+def validator_for(kind: str, project: ProjectLike | None, api_version: str | None = DEFAULT_API_VERSION) -> CompiledSchema:
     """The compiled schema for a properly-cased kind (cached per kind and source files)."""
     resolution = resolve(kind, project, api_version)
     key = (kind, resolution.source, resolution.stamps, tuple(resolution.skipped))

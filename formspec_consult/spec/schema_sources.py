@@ -23,13 +23,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from formspec_consult.spec.kinds import canonical_kind, effective_kind, known_kinds
+from formspec_consult.spec.model import ProjectLike
 from formspec_consult.spec.schemas import document_schema
-
-if TYPE_CHECKING:
-    from formspec_consult.spec.project import Project
 
 ROOT_FILE = "formspec.schema.json"
 KINDS_DIR = "kinds"
@@ -83,7 +81,7 @@ def _stamp(path: Path) -> tuple[str, int, int] | None:
     return (str(path), st.st_mtime_ns, st.st_size)
 
 
-def candidate_folders(project: Project | None, api_version: str | None) -> list[tuple[Path, str]]:
+def candidate_folders(project: ProjectLike | None, api_version: str | None) -> list[tuple[Path, str]]:
     """(folder, sentence naming it) in search order."""
     out: list[tuple[Path, str]] = []
     if project is not None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from formspec_consult.spec.checks.bindings import check_bindings
 from formspec_consult.spec.checks.context import Findings, Index
@@ -23,13 +22,10 @@ from formspec_consult.spec.checks.unknown_keys import check_unknown_keys
 from formspec_consult.spec.checks.view_fields import FieldRef, check_view_fields, collect_view_fields
 from formspec_consult.spec.checks.views import check_view_shape, check_views_across
 from formspec_consult.spec.kinds import effective_kind
-from formspec_consult.spec.model import Document, Problem, ValidationResult
+from formspec_consult.spec.model import Document, Problem, ProjectLike, ValidationResult
 from formspec_consult.spec.parse import ParsedFile
 from formspec_consult.spec.schema_check import schema_problems
 from formspec_consult.spec.schema_registry import CompiledSchema, validator_for, version_key
-
-if TYPE_CHECKING:
-    from formspec_consult.spec.project import Project
 
 
 @dataclass
@@ -47,7 +43,7 @@ class TreeState:
     vendor_sources: set[str] = field(default_factory=set)
 
 
-def run(project: Project, state: TreeState, only_source: str | None = None, _again: bool = True) -> ValidationResult:
+def run(project: ProjectLike, state: TreeState, only_source: str | None = None, _again: bool = True) -> ValidationResult:
     """Validate the whole tree; with `only_source`, report only findings about that file.
 
     Every document of a kind (and spec version) is checked against the same schema: if an

@@ -15,26 +15,12 @@ from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import ToolCallFinished
 from formspec_consult.store.events import EventLog
 from tests.e2e.project import make_project
+from tests.helpers import lifecycle_entity
 
 pytestmark = pytest.mark.anyio
 
 ORDER_PATH = "modules/shop/transaction/order/entity.yaml"
-LINEAR_ORDER = """apiVersion: formspec.dev/v1
-kind: Entity
-metadata: {name: order, module: shop}
-spec:
-  version: v1
-  characteristic: transaction
-  fields:
-    - {name: transaction_date, type: date, required: true}
-    - {name: status, type: enum, enum_values: [open, paid]}
-  state_machine:
-    field: status
-    initial: open
-    states: [{name: open, label: Open}, {name: paid, label: Paid}]
-    transitions: [{from: open, to: paid, via: pay}]
-  actions: [{name: pay}]
-"""
+LINEAR_ORDER = lifecycle_entity(["open", "paid"], [("open", "paid", "pay")])
 REVIEW = "- modules/shop/transaction/order/entity.yaml → state_machine: no cancelled state — add one"
 
 

@@ -15,19 +15,16 @@ import anyio
 import pytest
 from mcp import Client
 
-import formspec_consult
 from formspec_consult.servers.local import create_local_server
+from tests.helpers import copy_example
 from tests.integrity.scenarios import Observed, scenario
 
-EXAMPLE = Path(formspec_consult.__file__).parent / "examples" / "barbershop"
 SESSION = "20261201-090000-tamp"
 SERVICE = "modules/shop/master/service/entity.yaml"
 
 
 def barbershop(tmp_path: Path) -> Path:
-    target = tmp_path / "barbershop"
-    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".formspec"))
-    return target
+    return copy_example(tmp_path)
 
 
 class Tools:

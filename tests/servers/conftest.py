@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,19 +12,16 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
-import formspec_consult
 from formspec_consult.servers.local import create_local_server
+from tests.helpers import copy_example
 
-EXAMPLE = Path(formspec_consult.__file__).parent / "examples" / "barbershop"
 SESSION = "20261130-120000-test"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A writable copy of the barbershop example (never the package's own files)."""
-    target = tmp_path / "barbershop"
-    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".formspec"))
-    return target
+    return copy_example(tmp_path)
 
 
 @pytest.fixture

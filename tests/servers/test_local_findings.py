@@ -5,30 +5,16 @@ from __future__ import annotations
 import pytest
 from mcp import Client
 
+from tests.helpers import lifecycle_entity
 from tests.servers.conftest import call
 
 pytestmark = pytest.mark.anyio
 
 VISIT = "modules/shop/transaction/visit/entity.yaml"
-LINEAR_VISIT = """apiVersion: formspec.dev/v1
-kind: Entity
-metadata: {name: visit, module: shop}
-spec:
-  version: v1
-  characteristic: transaction
-  fields:
-    - {name: transaction_date, type: datetime, required: true}
-    - {name: total, type: money, rules: [{min: 0}]}
-    - {name: status, type: enum, enum_values: [waiting, served, paid]}
-  state_machine:
-    field: status
-    initial: waiting
-    states: [{name: waiting, label: Waiting}, {name: served, label: Served}, {name: paid, label: Paid}]
-    transitions:
-      - {from: waiting, to: served, via: serve}
-      - {from: served, to: paid, via: pay}
-  actions: [{name: serve}, {name: pay}]
-"""
+STATES = ["waiting", "served", "paid"]
+TRANSITIONS = [("waiting", "served", "serve"), ("served", "paid", "pay")]
+MONEY = "    - {name: total, type: money, rules: [{min: 0}]}\n"
+LINEAR_VISIT = lifecycle_entity(STATES, TRANSITIONS, MONEY, name="visit")
 
 
 async def test_a_valid_draft_missing_a_branch_state_passes_with_a_finding_and_still_applies(client: Client) -> None:
@@ -42,10 +28,8 @@ async def test_a_valid_draft_missing_a_branch_state_passes_with_a_finding_and_st
 
 
 async def test_a_draft_that_addresses_the_finding_comes_back_without_findings(client: Client) -> None:
-    fixed = LINEAR_VISIT.replace("[waiting, served, paid]", "[waiting, served, paid, cancelled]").replace(
-        "{name: paid, label: Paid}]", "{name: paid, label: Paid}, {name: cancelled, label: Cancelled}]"
-    ).replace("      - {from: served, to: paid, via: pay}\n",
-              "      - {from: served, to: paid, via: pay}\n      - {from: waiting, to: cancelled, via: cancel}\n")
+    fixed = lifecycle_entity([*STATES, "cancelled"], [*TRANSITIONS, ("waiting", "cancelled", "cancel")], MONEY,
+                             name="visit")
     result = await call(client, "propose_spec_file", {"path": VISIT, "content": fixed})
     assert result["blocking_problems"] == 0 and result["findings"] == []
     assert "finding" not in result["next"]

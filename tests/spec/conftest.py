@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 
 from formspec_consult.resources import package_path
 from formspec_consult.spec import Project, open_project
+from tests.helpers import copy_example
 
 BARBERSHOP = package_path("examples", "barbershop")
 
@@ -25,9 +25,7 @@ spec:
 @pytest.fixture
 def shop_dir(tmp_path: Path) -> Path:
     """A writable copy of the bundled barbershop fixture project."""
-    target = tmp_path / "barbershop"
-    shutil.copytree(BARBERSHOP, target)
-    return target
+    return copy_example(tmp_path)
 
 
 @pytest.fixture

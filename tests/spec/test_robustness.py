@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from formspec_consult.spec import open_project
-
-from .conftest import BARBERSHOP
+from tests.helpers import copy_example
 
 KEYS = st.sampled_from(["name", "type", "fields", "relation", "resource", "state_machine", "states",
                         "transitions", "from", "to", "via", "field", "initial", "actions", "emits",
@@ -32,9 +30,7 @@ VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=
 @pytest.fixture(scope="module")
 def robust_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One copy of the fixture for all examples (validation never writes to it)."""
-    target = tmp_path_factory.mktemp("robust") / "barbershop"
-    shutil.copytree(BARBERSHOP, target)
-    return target
+    return copy_example(tmp_path_factory.mktemp("robust"))
 
 
 @settings(max_examples=80, deadline=None)

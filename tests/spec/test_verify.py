@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,42 +11,15 @@ import pytest
 import formspec_consult
 from formspec_consult.spec import Project, open_project
 from formspec_consult.spec.verify import VERIFIER_CODES, verify_overlay
+from tests.helpers import copy_example
+from tests.helpers import lifecycle_entity as entity
 
-EXAMPLE = Path(formspec_consult.__file__).parent / "examples" / "barbershop"
 ORDER = "spec/modules/shop/transaction/order/entity.yaml"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
-    target = tmp_path / "barbershop"
-    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".formspec"))
-    return open_project(target)
-
-
-def entity(states: list[str], transitions: list[tuple[str, str, str]], fields: str = "", name: str = "order",
-           characteristic: str = "transaction") -> str:
-    states_yaml = "\n".join(f"      - {{name: {s}, label: {s}}}" for s in states)
-    trans_yaml = "\n".join(f"      - {{from: {a}, to: {b}, via: {v}}}" for a, b, v in transitions)
-    actions = "\n".join(f"    - {{name: {v}}}" for v in sorted({v for _, _, v in transitions}))
-    return f"""apiVersion: formspec.dev/v1
-kind: Entity
-metadata: {{name: {name}, module: shop}}
-spec:
-  version: v1
-  characteristic: {characteristic}
-  fields:
-    - {{name: transaction_date, type: date, required: true}}
-    - {{name: status, type: enum, enum_values: [{", ".join(states)}]}}
-{fields}  state_machine:
-    field: status
-    initial: {states[0]}
-    states:
-{states_yaml}
-    transitions:
-{trans_yaml}
-  actions:
-{actions}
-"""
+    return open_project(copy_example(tmp_path))
 
 
 def codes(project: Project, text: str, rel: str = ORDER) -> list[str]:

@@ -22,6 +22,7 @@ from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
+from tests.helpers import copy_example
 from tests.tui.conftest import SIZE, notices, wait_until, widget_text
 
 DRAFT = "modules/booking/transaction/queue_ticket/entity.yaml"
@@ -138,8 +139,7 @@ async def test_the_demo_applies_and_undoes_for_real_on_a_copy_of_the_example(
     from formspec_consult.providers import ReplayProvider
     from formspec_consult.commands.launch import engine_factory_for
 
-    project = tmp_path / "barbershop"
-    shutil.copytree(package_path("examples", "barbershop"), project)
+    project = copy_example(tmp_path)
     recording = load(example)
     provider = ReplayProvider.from_events(recording.raw)
     factory = engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=True, preload=())
@@ -167,8 +167,7 @@ async def test_the_demo_holds_at_the_review_step_showing_the_passed_draft_and_le
     # No reading pauses; the review hold of the demo ends only when the viewer acts.
     monkeypatch.setattr(player, "reading_seconds", lambda step: 0.0)
     monkeypatch.setattr(player, "INTRO_S", 0.0)
-    project = tmp_path / "barbershop"
-    shutil.copytree(package_path("examples", "barbershop"), project)
+    project = copy_example(tmp_path)
     recording = load(example)
     factory = engine_factory_for({"project": str(project)}, provider=ReplayProvider.from_events(recording.raw),
                                  in_memory_server=True, preload=())

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from formspec_consult.cli import cli
-from formspec_consult.resources import package_path
 from formspec_consult.replay.check import Divergence
 from formspec_consult.replay.sources import EXAMPLE_SESSION
+from tests.helpers import copy_example
 
 
 @pytest.fixture
@@ -35,8 +34,7 @@ def test_a_divergence_shows_both_lines_around_the_first_character_that_differs()
 
 def test_replay_check_works_with_the_project_given_as_dot(tmp_path: Path, registry: None,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    project = tmp_path / "barbershop"
-    shutil.copytree(package_path("examples", "barbershop"), project)
+    project = copy_example(tmp_path)
     monkeypatch.chdir(project)
     result = CliRunner().invoke(cli, ["replay", EXAMPLE_SESSION, "--check", "--project", "."])
     assert result.exit_code == 0, result.output
