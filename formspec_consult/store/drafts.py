@@ -17,7 +17,13 @@ from typing import Literal
 
 from formspec_consult.store import paths
 from formspec_consult.store.atomic import ABSENT, remove_file, sha256_of, write_atomic
-from formspec_consult.store.manifest import LIVE_STATES, SETTLED_STATES, DraftManifest, DraftRecord, DraftState
+from formspec_consult.store.manifest import (
+    LIVE_STATES,
+    SETTLED_STATES,
+    DraftManifest,
+    DraftRecord,
+    DraftState,
+)
 
 MAX_DRAFT_BYTES = 512 * 1024
 DraftStatus = Literal["new", "modified", "unchanged"]

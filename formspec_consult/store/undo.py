@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from collections.abc import Callable
 from pathlib import Path
 
 from formspec_consult.store.atomic import ABSENT, remove_file, sha256_bytes, sha256_of, write_atomic
