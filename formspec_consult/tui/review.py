@@ -187,7 +187,7 @@ class Review:
         restored = result.get("undone") or result.get("restored") or result.get("path") or result.get("file") or "the last apply"
         if result.get("draft") == "back for review":
             self.settled.pop(str(restored), None)  # live again: the refresh lists it as undone
-            tail = " — the draft is back for review; a accepts it again"
+            tail = f" — the draft is back for review; accept it again with /apply {restored} (or a in the diffs pane)"
         else:
             if restored in self.settled:
                 self._settle(str(restored), "undone")

@@ -45,7 +45,7 @@ async def test_an_undone_draft_is_back_for_review_can_be_accepted_again_and_afte
         await pilot.press("u")
         await wait_until(pilot, lambda: [(d.status, d.state) for d in pane.drafts] == [("new", "undone")], timeout=30)
         assert not target.exists()
-        assert any(n.startswith("Undone") and "back for review" in n for n in notices(app))
+        assert any(n.startswith("Undone") and f"back for review; accept it again with /apply {DRAFT_PATH}" in n for n in notices(app))
         assert "[undone]" in str(app.query_one("#draft-list", OptionList).get_option_at_index(0).prompt)
         await pilot.press("a")  # accepted again: the same bytes land in the project
         await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["applied"], timeout=30)

@@ -120,6 +120,9 @@ def draft_details(draft: DraftView, colours: PaneColours = PaneColours()) -> Ren
         parts.append(problems)
     if draft.diff:
         parts.append(diff_lines(draft.diff, colours))
+    elif draft.settled:  # settled in an earlier run of the session: its diff was not kept
+        after = {"applied": "; the file is in the project now", "rejected": "; the project was not changed"}
+        parts.append(Text(f"(its diff was shown when it was proposed{after.get(draft.status, '')})"))
     else:
         parts.append(Text("(no diff for this draft yet)"))
     return Group(*parts)
