@@ -64,7 +64,8 @@ def register(server: MCPServer, state: LocalState) -> None:
         """The session's drafts: path, status (new|modified|unchanged), valid, problems, target_changed
         (the real file changed since)."""
         sid, _ = state.session(session)
-        return {"session": sid, "drafts": state.review(session).list()}  # type: ignore[typeddict-item]
+        review = state.review(session)
+        return {"session": sid, "drafts": review.list(), "settled": review.settled()}  # type: ignore[typeddict-item]
 
     @server.tool(title="Diff drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
