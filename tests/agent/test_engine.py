@@ -12,8 +12,9 @@ import pytest
 import yaml
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions, ToolError
-
 from formspec_consult.commands.wiring import server_specs
+from formspec_consult.mcp_client import MCPConfigError
+from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantMessage,
@@ -22,8 +23,6 @@ from formspec_consult.store.agent_events import (
     ToolCallFinished,
     TurnFinished,
 )
-from formspec_consult.mcp_client import MCPConfigError
-from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.events import EventLog
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
 

@@ -14,11 +14,11 @@ import anyio
 import pytest
 
 from formspec_consult.agent.compaction.compress import Compressor
-from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.loop import AgentLoop
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.providers import ScriptedProvider
+from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.store.events import EventLog, rebuild_history
 
 pytestmark = pytest.mark.anyio

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from formspec_consult.cli import cli
-from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 from tests.fakes.keyrings import BrokenKeyring, MemoryKeyring
+from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
 SECRET = "sk-ant-very-secret-1234"
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from formspec_consult.providers import ScriptedProvider
 from formspec_consult.commands.launch import engine_factory_for
+from formspec_consult.providers import ScriptedProvider
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.screens.permission import PermissionScreen
 from formspec_consult.tui.widgets.conversation import ConversationView
