@@ -72,7 +72,7 @@ async def test_every_request_is_rebuilt_exactly_from_the_log_across_compactions_
 
     task = asyncio.ensure_future(cancelled_turn())
     with anyio.fail_after(10):
-        while not any(e["type"] == "tool_call" and e["arguments"].get("hang") for e in EventLog.read(log.path)):
+        while not any(e["type"] == "tool_call" and e["arguments"].get("hang") for e in EventLog.read(log.path)):  # noqa: ASYNC110 - the state is in the log file; bounded by fail_after
             await asyncio.sleep(0)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

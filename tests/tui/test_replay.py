@@ -47,7 +47,7 @@ def test_the_example_recording_reads_as_the_owners_steps(example: Path) -> None:
 
 
 def test_a_folder_without_a_log_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(RecordingError, match="give a session folder that holds events.jsonl"):
+    with pytest.raises(RecordingError, match=r"give a session folder that holds events.jsonl"):
         load(tmp_path)
 
 
