@@ -8,8 +8,10 @@ it) and is imported only when it is invoked, through :class:`LazyGroup`.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -103,4 +105,35 @@ def cli(ctx: click.Context, **options: Any) -> None:
 
 
 def main() -> None:
-    cli(prog_name="formspec-consult")
+    """The `formspec-consult` script: run the command, then leave at once (see :func:`exit_now`)."""
+    try:
+        cli(prog_name="formspec-consult")
+    except SystemExit as exc:
+        exit_now(exc.code)
+    exit_now(0)
+
+
+def exit_now(code: object) -> NoReturn:
+    """End the process now that the command is done: flush stdout and stderr, run the atexit
+    handlers (log handlers, a dev server this process started), then `os._exit`.
+
+    Everything the command owns is closed by then (session files, MCP servers reaped). What this
+    skips is the interpreter's teardown of every imported module, which after litellm's import
+    takes seconds of doing nothing useful between the reply and the shell prompt.
+    """
+    import atexit
+
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"): Python prints it and exits 1
+        print(code, file=sys.stderr)
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed or broken pipe: nothing more can be said
+            pass
+    atexit._run_exitfuncs()
+    os._exit(status)

@@ -16,9 +16,10 @@ from typing import Any
 
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 
-# Modules worth importing off the event loop before the engine opens (the import of litellm
-# alone takes seconds); a missing one is skipped, the engine imports what it really needs.
-PRELOAD = ("formspec_consult.agent.engine.engine", "litellm")
+# Modules worth importing off the event loop before the engine opens; a missing one is skipped.
+# litellm is not among them: the engine imports it in a thread of its own while the MCP servers
+# start (side by side), instead of before them.
+PRELOAD = ("formspec_consult.agent.engine.engine",)
 
 
 def _preload(modules: tuple[str, ...]) -> None:
@@ -47,8 +48,7 @@ def engine_factory_for(
     """
 
     async def factory(resume: str | None, *, model: str | None = None) -> EngineLike:
-        wanted = preload if provider is None else tuple(m for m in preload if m != "litellm")
-        await asyncio.to_thread(_preload, wanted)
+        await asyncio.to_thread(_preload, preload)
         from formspec_consult.agent.engine.engine import Engine
         from formspec_consult.commands.wiring import engine_options
 

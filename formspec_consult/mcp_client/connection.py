@@ -215,6 +215,10 @@ class ServerConnection:
         if task is None:
             return
         self._stop.set()
+        if not task.done() and self.state == "starting":  # not up yet: nothing to close gracefully
+            task.cancel()
+            with contextlib.suppress(BaseException):  # its clean-up ends and reaps the process
+                await task
         if not task.done():
             with contextlib.suppress(TimeoutError):
                 with anyio.fail_after(10):

@@ -18,13 +18,14 @@ them (the agent loop attaches the parts only for models that take images).
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import hashlib
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,25 +170,51 @@ class MCPManager:
         self._routes: dict[str, tuple[str, str]] = {}
         self._generations: dict[str, int] = {}
         self._recovering: dict[str, anyio.Lock] = {}
+        self._starting: dict[str, asyncio.Task[None]] = {}  # the first start of each server (launch)
+        self.start_failures: dict[str, ServerDied] = {}
+        # Told when a launched server is up (problem None) or failed to start (the reason).
+        self.on_started: Callable[[str, str | None], None] | None = None
+
+    def launch(self, names: Sequence[str] | None = None) -> None:
+        """Begin starting these servers (default: all not yet begun), side by side, without waiting.
+
+        Each start runs in its own task; :meth:`wait_started` waits for some of them. A server's
+        tools are offered (routed) as soon as it is up, so one that is slow to start does not hold
+        the others back: it joins from the next request on.
+        """
+        loop = asyncio.get_running_loop()
+        for name in names if names is not None else list(self.connections):
+            if name in self.connections and name not in self._starting:
+                self._starting[name] = loop.create_task(self._start_one(name), name=f"start-{name}")
+
+    async def _start_one(self, name: str) -> None:
+        try:
+            await self.connections[name].start()
+        except ServerDied as exc:
+            self.start_failures[name] = exc
+        self._reroute()
+        if self.on_started is not None:
+            failure = self.start_failures.get(name)
+            self.on_started(name, None if failure is None else str(failure))
+
+    async def wait_started(self, names: Sequence[str] | None = None, timeout: float | None = None) -> list[str]:
+        """Wait until these servers (default: all launched) have started or failed; return the names
+        still starting when `timeout` ran out (they go on starting in the background)."""
+        tasks = [self._starting[n] for n in (names if names is not None else list(self._starting)) if n in self._starting]
+        pending = [task for task in tasks if not task.done()]
+        if pending:
+            await asyncio.wait([asyncio.shield(t) for t in pending], timeout=timeout)
+        return [name for name, task in self._starting.items() if task in tasks and not task.done()]
 
     async def start(self, required: Sequence[str] = ()) -> list[str]:
-        """Start every server at once; a required one that fails raises, others are returned as problems."""
-        failures: dict[str, ServerDied] = {}
-
-        async def start_one(name: str, conn: ServerConnection) -> None:
-            try:
-                await conn.start()
-            except ServerDied as exc:
-                failures[name] = exc
-
-        async with anyio.create_task_group() as group:  # servers start in parallel: startup is import-bound
-            for name, conn in self.connections.items():
-                group.start_soon(start_one, name, conn)
+        """Start every server at once and wait for all; a required one that fails raises, others
+        are returned as problems."""
+        self.launch()
+        await self.wait_started()
         for name in required:
-            if name in failures:
-                raise failures[name]
-        self._reroute()
-        return [str(failures[name]) for name in self.connections if name in failures]
+            if name in self.start_failures:
+                raise self.start_failures[name]
+        return [str(self.start_failures[name]) for name in self.connections if name in self.start_failures]
 
     def tool_declarations(self) -> list[dict[str, Any]]:
         """OpenAI function declarations for every running server's tools (stable order)."""
@@ -290,6 +317,7 @@ class MCPManager:
         problems = []
         for conn_name in [name] if name else list(self.connections):
             self.restarts[conn_name] = 0
+            self.start_failures.pop(conn_name, None)
             try:
                 await self.connections[conn_name].start()
             except ServerDied as exc:
@@ -301,9 +329,13 @@ class MCPManager:
         return [conn.status() | {"restarts": self.restarts[name]} for name, conn in self.connections.items()]
 
     async def aclose(self) -> None:
-        for conn in self.connections.values():
-            with anyio.CancelScope(shield=True):
-                await conn.stop()
+        """Stop every server side by side (a server still starting is abandoned at once)."""
+        for task in self._starting.values():
+            task.cancel()
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as group:
+                for conn in self.connections.values():
+                    group.start_soon(conn.stop)
 
     async def _recover(self, server: str) -> str:
         """Restart a dead server with backoff; return the sentence that tells the model.

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import anyio
 import pytest
 
 from formspec_consult.agent.engine.context import collect_context, render_template_index
@@ -36,18 +38,90 @@ def test_an_unexpected_catalogue_shape_is_passed_on_whole() -> None:
     assert render_template_index({"odd": [1, 2]}) == '{"odd":[1,2]}'
 
 
+def offered(*tools: str) -> Any:
+    async def available(tool: str) -> bool:
+        return tool in tools
+
+    return available
+
+
+ALL = ("read_workspace_manifest", "list_installed_modules", "list_skills", "list_business_templates")
+
+
 @pytest.mark.anyio
-async def test_context_calls_run_in_order_and_a_missing_registry_only_leaves_its_part_empty() -> None:
+async def test_a_missing_registry_only_leaves_its_part_of_the_context_empty() -> None:
     called: list[str] = []
 
     async def call(tool: str, arguments: dict[str, Any]) -> Any:
         called.append(tool)
         return {"tool": tool}
 
-    values, problems = await collect_context(call, lambda tool: tool != "list_business_templates")
-    assert called == ["read_workspace_manifest", "list_installed_modules", "list_skills"]
+    values, problems = await collect_context(call, offered(*ALL[:3]))
+    assert sorted(called) == sorted(ALL[:3])
     assert values["business_templates"] == "" and problems == []
     assert values["skills"] == '{"tool":"list_skills"}'
+
+
+@pytest.mark.anyio
+async def test_context_calls_go_out_side_by_side_and_each_result_fills_its_own_part() -> None:
+    # The registry answers only once every local call has gone out, and the first local call
+    # answers last: one after the other, this would never finish.
+    started: set[str] = set()
+    everyone_asked = asyncio.Event()
+
+    async def call(tool: str, arguments: dict[str, Any]) -> Any:
+        started.add(tool)
+        if started == set(ALL):
+            everyone_asked.set()
+        await everyone_asked.wait()
+        if tool == "read_workspace_manifest":
+            await asyncio.sleep(0)  # finishes after the others
+        return {"templates": [{"pattern": "p", "title": "T", "applies_to": ["a"]}]} if tool == ALL[3] else tool
+
+    with anyio.fail_after(5):
+        values, problems = await collect_context(call, offered(*ALL))
+    assert problems == []
+    assert values == {
+        "workspace_manifest": "read_workspace_manifest",
+        "installed_modules": "list_installed_modules",
+        "skills": "list_skills",
+        "business_templates": "- p — T (a)",
+    }
+    assert list(values) == ["workspace_manifest", "installed_modules", "skills", "business_templates"]
+
+
+@pytest.mark.anyio
+async def test_local_calls_do_not_wait_for_a_registry_that_is_still_starting() -> None:
+    registry_up = asyncio.Event()
+    local_done: list[str] = []
+
+    async def available(tool: str) -> bool:
+        if tool == "list_business_templates":
+            await registry_up.wait()
+        return True
+
+    async def call(tool: str, arguments: dict[str, Any]) -> Any:
+        if tool != "list_business_templates":
+            local_done.append(tool)
+            if len(local_done) == 3:
+                registry_up.set()  # the registry comes up only after the local calls are answered
+        return {"templates": []} if tool == "list_business_templates" else tool
+
+    with anyio.fail_after(5):
+        values, _ = await collect_context(call, available)
+    assert sorted(local_done) == sorted(ALL[:3]) and values["business_templates"] == ""
+
+
+@pytest.mark.anyio
+async def test_a_failing_registry_call_is_a_problem_and_the_start_goes_on() -> None:
+    async def call(tool: str, arguments: dict[str, Any]) -> Any:
+        if tool == "list_business_templates":
+            raise ToolError("registry: database locked")
+        return tool
+
+    values, problems = await collect_context(call, offered(*ALL))
+    assert values["skills"] == "list_skills" and values["business_templates"] == ""
+    assert problems == ["list_business_templates failed: registry: database locked"]
 
 
 @pytest.mark.anyio
@@ -56,4 +130,13 @@ async def test_a_failing_required_context_call_stops_the_start() -> None:
         raise ToolError(f"{tool}: broken project")
 
     with pytest.raises(ToolError, match="read_workspace_manifest: broken project"):
-        await collect_context(call, lambda tool: True)
+        await collect_context(call, offered(*ALL))
+
+
+@pytest.mark.anyio
+async def test_a_local_server_without_a_required_tool_stops_the_start_naming_it() -> None:
+    async def call(tool: str, arguments: dict[str, Any]) -> Any:
+        return tool
+
+    with pytest.raises(ToolError, match="does not offer 'list_skills'"):
+        await collect_context(call, offered("read_workspace_manifest", "list_installed_modules"))

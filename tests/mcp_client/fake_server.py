@@ -90,5 +90,20 @@ def build(name: str = "fake") -> MCPServer:
     return server
 
 
+def hold_at_the_gate() -> None:
+    """A server slow to start, under the test's control: with FAKE_SERVER_ALIVE set, write that
+    file once the process runs; with FAKE_SERVER_GATE set, serve only once that file exists."""
+    import time
+    from pathlib import Path
+
+    alive, gate = os.environ.get("FAKE_SERVER_ALIVE"), os.environ.get("FAKE_SERVER_GATE")
+    if alive:
+        Path(alive).write_text(str(os.getpid()), encoding="utf-8")
+    deadline = time.monotonic() + 120
+    while gate and not Path(gate).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 if __name__ == "__main__":
+    hold_at_the_gate()
     build(sys.argv[1] if len(sys.argv) > 1 else "fake").run()

@@ -8,6 +8,7 @@ the history — logged like any message, so a resumed session sends exactly the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -50,31 +51,37 @@ def render_template_index(result: Any) -> str:
 
 
 async def collect_context(
-    call: CallTool, available: Callable[[str], bool]
+    call: CallTool, available: Callable[[str], Awaitable[bool]]
 ) -> tuple[dict[str, str], list[str]]:
-    """Call the start-up tools in a fixed order; return {variable: text} and the problems met.
+    """Make the start-up calls side by side; return {variable: text} and the problems met.
 
-    Optional tools (the registry's) that are missing or fail leave their variable empty and add a
-    problem; a required one that fails raises ToolError.
+    Each call waits only for its own server (`available` says, once that server has started or
+    failed, whether it offers the tool), so a fast server's calls do not wait for a slow one.
+    Results come back in START_CALLS order whatever order they finish in. Optional tools (the
+    registry's) that are missing or fail leave their variable empty and add a problem; a required
+    one that is missing or fails raises ToolError (the first in START_CALLS order).
     """
-    values: dict[str, str] = {}
-    problems: list[str] = []
-    for tool, variable, required in START_CALLS:
-        if not available(tool):
+
+    async def one(tool: str, required: bool) -> str | None:
+        """The rendered result; None for an optional tool the server does not offer."""
+        if not await available(tool):
             if required:
                 raise ToolError(f"the local MCP server does not offer '{tool}'")
-            values[variable] = ""
-            continue
-        try:
-            result = await call(tool, {})
-            values[variable] = (
-                render_template_index(result) if tool == "list_business_templates" else as_text(result)
-            )
-        except ToolError as exc:
-            if required:
-                raise
-            values[variable] = ""
-            problems.append(f"{tool} failed: {exc}")
+            return None
+        result = await call(tool, {})
+        return render_template_index(result) if tool == "list_business_templates" else as_text(result)
+
+    outcomes = await asyncio.gather(
+        *(one(tool, required) for tool, _variable, required in START_CALLS), return_exceptions=True
+    )
+    values: dict[str, str] = {}
+    problems: list[str] = []
+    for (tool, variable, required), outcome in zip(START_CALLS, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            if required or not isinstance(outcome, ToolError):
+                raise outcome
+            problems.append(f"{tool} failed: {outcome}")
+        values[variable] = outcome if isinstance(outcome, str) else ""
     return values, problems
 
 

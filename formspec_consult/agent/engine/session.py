@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,8 +25,12 @@ from formspec_consult.mcp_client.config import parse_servers
 from formspec_consult.mcp_client.manager import MCPManager
 from formspec_consult.providers.base import Provider
 from formspec_consult.store.agent_events import AgentEvent
-from formspec_consult.store.events import EventLog
+from formspec_consult.store.events import EventLog, EventLogError
 from formspec_consult.store.locks import SessionWriter
+
+# Seconds a session waits, once everything it needs is ready, for the servers it does not need
+# (the user's mcpServers) before it goes on without them; they join once up.
+START_GRACE = 10.0
 
 
 @dataclass
@@ -114,6 +120,7 @@ async def open_session(options: Any) -> Session:
 async def _open(
     options: Any, project_root: Path, existing: tuple[str, Path] | None, claims: list[SessionWriter]
 ) -> Session:
+    """Open the session with every independent start-up step side by side (see :func:`_begin`)."""
     from formspec_consult.config import load_settings
 
     resumed = existing is not None
@@ -127,32 +134,118 @@ async def _open(
     settings = load_settings(project_root, flags)
     provider = options.provider
     if provider is None:
-        from formspec_consult.providers import check_capability, open_provider
+        from formspec_consult.providers import open_provider
 
-        provider = open_provider(settings)
-        check_capability(provider, allow_unvalidated=settings.allow_unvalidated)
+        provider = open_provider(settings)  # instant: litellm is imported by the warm-up below
     if settings.mcp_servers:  # a bad MCP config fails before anything is written
         parse_servers({"mcpServers": settings.mcp_servers})
-    if existing is None:
-        from formspec_consult.store.folder import ensure_session
-
-        existing = ensure_session(consult_dir(project_root), None)
-        claims.append(SessionWriter(existing[1]))
-        claims[0].claim()
-    session_id, session_dir = existing
-    warm = getattr(provider, "warm", None)
-    if callable(warm):  # the first litellm import takes seconds: keep the event loop (and a UI) free
-        await asyncio.to_thread(warm)
-    window, usable = usable_window(settings, provider)
     if options.servers is None:
         raise ValueError("EngineOptions.servers is not set: the composition root wires the MCP servers "
                          "(formspec_consult.commands.wiring.server_specs)")
-    manager = MCPManager(options.servers(settings, project_root, session_id, in_memory=options.in_memory_server))
-    log = EventLog(session_dir / "events.jsonl")
-    for secret in session_secrets(provider, settings):
-        log.add_secret(secret)  # masked wherever it would be written
+    # The provider's warm-up (the first litellm import takes seconds) and its capability check run
+    # in a thread from here on, side by side with the MCP servers' start: the servers are
+    # processes of their own, so they use the other cores meanwhile, and the event loop (a UI)
+    # stays free.
+    warming = asyncio.ensure_future(
+        asyncio.to_thread(_warm_and_check, provider, settings, checked=options.provider is not None)
+    )
+    created: list[Path] = []  # what this start wrote, removed again if the start fails
     try:
-        problems = await manager.start(required=[LOCAL])
+        if existing is None:
+            from formspec_consult.store.folder import ensure_session
+
+            folder = consult_dir(project_root)
+            if not folder.exists():
+                created.append(folder)
+            existing = ensure_session(folder, None)
+            created.append(existing[1])
+            claims.append(SessionWriter(existing[1]))
+            claims[0].claim()
+        session_id, session_dir = existing
+        manager = MCPManager(options.servers(settings, project_root, session_id, in_memory=options.in_memory_server))
+    except BaseException:
+        await _settle(warming)
+        raise
+    try:
+        return await _begin(
+            options, project_root, session_id, session_dir, settings, provider, manager, warming, events
+        )
+    except BaseException:
+        await _settle(warming)
+        for claim in claims:
+            claim.release()
+        for path in reversed(created):  # a start that failed (a refused model, …) leaves nothing
+            shutil.rmtree(path, ignore_errors=True)
+        raise
+
+
+def _warm_and_check(provider: Any, settings: Any, *, checked: bool) -> None:
+    """Import litellm and look the model up (the provider's `warm`), then check the capability bar
+    (an injected provider is not checked). Runs in a worker thread."""
+    warm = getattr(provider, "warm", None)
+    if callable(warm):
+        warm()
+    if not checked:
+        from formspec_consult.providers import check_capability
+
+        check_capability(provider, allow_unvalidated=settings.allow_unvalidated)
+
+
+async def _settle(task: asyncio.Future[Any]) -> None:
+    """Wait for a worker-thread task that cannot be cancelled, ignoring its outcome."""
+    with contextlib.suppress(BaseException):
+        await asyncio.shield(task)
+
+
+async def _drop(task: asyncio.Future[Any]) -> None:
+    """Cancel a task whose outcome no longer matters, and collect it."""
+    task.cancel()
+    with contextlib.suppress(BaseException):
+        await task
+
+
+async def _begin(
+    options: Any,
+    project_root: Path,
+    session_id: str,
+    session_dir: Path,
+    settings: Any,
+    provider: Provider,
+    manager: MCPManager,
+    warming: asyncio.Future[None],
+    events: list[dict[str, Any]],
+) -> Session:
+    """Start the servers, collect the context, finish the warm-up, assemble the session.
+
+    Every MCP server starts at once, each in its own task; a new session's context calls go to
+    a server as soon as that one is up (side by side). The session waits for the local server,
+    the servers the context needs, and the warm-up; other servers (the user's `mcpServers`) get
+    a grace of START_GRACE seconds beyond that, then go on starting in the background and are
+    offered from the next request once up — a slow one never holds the session back.
+    """
+    log: EventLog | None = None
+    manager.launch()
+    try:
+        context_task: asyncio.Task[tuple[dict[str, str], list[str]]] | None = None
+        if not events:
+            context_task = asyncio.ensure_future(_context(manager))
+        with contextlib.suppress(BaseException):  # its outcome is read below, after the warm-up's
+            await manager.wait_started([LOCAL])
+        try:
+            await asyncio.shield(warming)  # a refused model is said before a server problem
+            if LOCAL in manager.start_failures:
+                raise manager.start_failures[LOCAL]
+        except BaseException:
+            if context_task is not None:
+                await _drop(context_task)
+            raise
+        window, usable = usable_window(settings, provider)
+        context = await context_task if context_task is not None else None
+        still_starting = await manager.wait_started(timeout=START_GRACE)
+        problems = [str(manager.start_failures[n]) for n in manager.connections if n in manager.start_failures]
+        log = EventLog(session_dir / "events.jsonl")
+        for secret in session_secrets(provider, settings):
+            log.add_secret(secret)  # masked wherever it would be written
         session = _assemble(
             session_id,
             session_dir,
@@ -166,14 +259,17 @@ async def _open(
             events,
             problems,
         )
-        if resumed:
+        _follow_late_servers(session, still_starting)
+        if events:
             _resume(session, events)
         else:
-            await _start(session)
+            assert context is not None
+            _start(session, *context)
         return session
     except BaseException:
         await manager.aclose()
-        log.close()
+        if log is not None:
+            log.close()
         raise
 
 
@@ -253,20 +349,42 @@ def _session_meta(session: Session) -> dict[str, Any]:
     }
 
 
-async def _start(session: Session) -> None:
-    """A new session: the deterministic context calls, the system prompt, session_started."""
-    manager = session.manager
+async def _context(manager: MCPManager) -> tuple[dict[str, str], list[str]]:
+    """The start-up context calls, each sent as soon as its server is up (see collect_context)."""
+
+    def server_of(tool: str) -> str:
+        return REGISTRY if tool == "list_business_templates" else LOCAL
 
     async def call(tool: str, arguments: dict[str, Any]) -> Any:
-        server = REGISTRY if tool == "list_business_templates" else LOCAL
-        return await manager.call_on(server, tool, arguments)
+        return await manager.call_on(server_of(tool), tool, arguments)
 
-    def available(tool: str) -> bool:
-        server = REGISTRY if tool == "list_business_templates" else LOCAL
+    async def available(tool: str) -> bool:
+        server = server_of(tool)
+        await manager.wait_started([server])
         conn = manager.connections.get(server)
         return conn is not None and conn.state == "running" and any(t.name == tool for t in conn.tools)
 
-    context, problems = await collect_context(call, available)
+    return await collect_context(call, available)
+
+
+def _follow_late_servers(session: Session, names: list[str]) -> None:
+    """Servers still starting after the grace: a failure is logged when it comes and said at the
+    next turn; a server that comes up is offered from the next request on."""
+    if not names:
+        return
+    late = set(names)
+
+    def started(name: str, problem: str | None) -> None:
+        if name in late and problem is not None:
+            session.start_problems.append(problem)
+            with contextlib.suppress(EventLogError, OSError):  # the session may be closing meanwhile
+                session.log.append("notice", level="warning", message=problem)
+
+    session.manager.on_started = started
+
+
+def _start(session: Session, context: dict[str, str], problems: list[str]) -> None:
+    """A new session: the system prompt from the collected context, session_started."""
     session.start_problems.extend(problems)
     created = datetime.now(UTC).isoformat(timespec="seconds")
     session.log.append(
