@@ -127,7 +127,11 @@ def _run(args: list[str], env: dict[str, str], cwd: Path, child: bool = True) ->
     out = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
     ended = time.time() - began
     if out.returncode != 0:
-        raise RuntimeError(f"{args[0]} child failed ({out.returncode}):\n{out.stderr[-3000:]}")
+        logs = "".join(
+            f"\n--- {log}:\n{log.read_text(encoding='utf-8', errors='replace')[-2000:]}"
+            for log in sorted(Path(args[1] if len(args) > 1 else cwd).glob(".formspec/consult/*.log"))
+        )
+        raise RuntimeError(f"{args[0]} child failed ({out.returncode}):\n{out.stderr[-3000:]}{logs}")
     marks = {"exit": ended}
     for line in out.stdout.splitlines():
         parts = line.split()

@@ -396,12 +396,19 @@ class MCPManager:
         """
         present = [(name, tool.name) for name, conn in self.connections.items() for tool in conn.tools]
         alive = set(present)
+        # Servers start side by side, but names are given in server order: while a server is
+        # still starting, the ones after it get no new names yet (it may claim a name first).
+        settled: set[str] = set()
+        for name, conn in self.connections.items():
+            if conn.state == "starting":
+                break
+            settled.add(name)
         routes: dict[str, tuple[str, str]] = {
             exposed: route for exposed, route in self._routes.items() if route in alive
         }
         named = set(routes.values())
         for server, tool in present:
-            if (server, tool) in named:
+            if (server, tool) in named or server not in settled:
                 continue
             key = f"{server}/{tool}"
             wanted = tool if _INVALID_CHARS.sub("_", tool) not in routes else f"{server}__{tool}"

@@ -218,3 +218,29 @@ async def test_an_image_becomes_a_placeholder_naming_it_and_an_image_part() -> N
         assert part["type"] == "image_url" and part["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
     finally:
         await manager.aclose()
+
+
+async def test_a_server_that_starts_later_still_keeps_its_names_over_the_servers_after_it(tmp_path: Path) -> None:
+    # `first` is slow to start, `second` is up at once; both declare `echo`. Named in server
+    # order, not in the order they came up: `second` never takes a name `first` is entitled to.
+    gate = tmp_path / "gate"
+    first = stdio_spec(tmp_path, "first")
+    first = ServerSpec(
+        name="first", command=first.command, args=first.args, errlog=first.errlog, timeout=first.timeout,
+        env={**first.env, "FAKE_SERVER_GATE": str(gate)},
+    )
+    manager = MCPManager([first, ServerSpec(name="second", in_process=build("second"))])
+    try:
+        manager.launch()
+        with anyio.fail_after(60):
+            assert await manager.wait_started(["second"]) == []
+        assert manager.connections["first"].state == "starting"
+        assert manager.tool_declarations() == []  # nothing named while an earlier server starts
+        gate.touch()
+        with anyio.fail_after(60):
+            assert await manager.wait_started() == []
+        routes = {d["function"]["name"]: manager.server_of(d["function"]["name"]) for d in manager.tool_declarations()}
+        assert routes["echo"] == "first" and routes["second__echo"] == "second"
+        assert (await manager.call("echo", {"text": "hi"})).server == "first"
+    finally:
+        await manager.aclose()
