@@ -92,8 +92,16 @@ class Review:
             "next": nxt,
         }
 
+    def settled(self) -> builtins.list[dict[str, Any]]:
+        """The session's drafts no longer under review: path, file, state (applied|rejected), at."""
+        return [
+            {"path": r.rel, "file": r.project_rel, "state": r.state, "at": r.settled_at}
+            for r in self.store.settled()
+        ]
+
     def list(self) -> builtins.list[dict[str, Any]]:
-        """Every draft with status, validity, problem count and whether its target changed."""
+        """Every draft under review with status, state (pending, or undone: applied, undone and
+        back for review), validity, problem count and whether its target changed."""
         paths = self.store.spec_paths()
         gates = gate.check_many(self.project, self.store.overlay(), [p.project_rel for p in paths])
         rows = []
@@ -104,6 +112,7 @@ class Review:
                 {
                     "path": spec_path.rel,
                     "status": info.status,
+                    "state": info.state,
                     "valid": result.passes,
                     "problems": len(result.blocking),
                     "target_changed": info.target_changed,
@@ -125,6 +134,7 @@ class Review:
                 {
                     "path": rel,
                     "status": info.status,
+                    "state": info.state,
                     "valid": result.passes,
                     "problems": result.blocking,
                     "target_changed": info.target_changed,
@@ -136,7 +146,7 @@ class Review:
     def reject(self, path: object) -> dict[str, Any]:
         """Discard a draft; the real file is untouched."""
         spec_path = self.store.find(path)
-        self.store.remove(spec_path.rel)
+        self.store.settle(spec_path.rel, "rejected")
         result = {"rejected": spec_path.rel, "remaining": self.store.rels()}
         if self.journal is not None:
             self.journal.record("reject", result)

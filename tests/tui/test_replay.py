@@ -189,7 +189,7 @@ async def test_the_demo_holds_at_the_review_step_showing_the_passed_draft_and_le
         await wait_until(pilot, lambda: app.done, timeout=60)
         assert any(n.startswith(f"You applied {DRAFT} yourself") for n in notices(app))
         assert not target.exists()  # the recorded /undo undid the viewer's apply
-        await wait_until(pilot, lambda: [(d.path, d.status) for d in pane.drafts] == [(DRAFT, "undone")])
+        await wait_until(pilot, lambda: [(d.path, d.status, d.state) for d in pane.drafts] == [(DRAFT, "new", "undone")])
         log = [json.loads(line) for line in (app.engine.session_dir / "events.jsonl").read_text().splitlines()]  # type: ignore[union-attr]
         assert [(e["type"], e.get("path")) for e in log if e["type"] in {"apply", "undo"}] == [("apply", DRAFT), ("undo", DRAFT)]
         assert [e["name"] for e in log if e["type"] == "command"] == ["diff"]  # /diff, shown in the pane, is logged

@@ -65,7 +65,8 @@ def register(server: MCPServer, state: LocalState) -> None:
         """List the session's drafts: path, status (new|modified|unchanged), valid, problem count
         and target_changed (the real file changed since the draft was proposed)."""
         sid, _ = state.session(session)
-        return {"session": sid, "drafts": state.review(session).list()}  # type: ignore[typeddict-item]
+        review = state.review(session)
+        return {"session": sid, "drafts": review.list(), "settled": review.settled()}  # type: ignore[typeddict-item]
 
     @server.tool(title="Diff drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
