@@ -36,6 +36,7 @@ from mcp_types import CallToolResult
 
 from formspec_consult.mcp_client.config import ServerSpec
 from formspec_consult.mcp_client.connection import AuthenticationFailed, ServerConnection, ServerDied
+from formspec_consult.mcp_client.schema import compact_schema
 
 RESTART_BACKOFF = (0.2, 1.0, 3.0)  # seconds before each restart attempt of one outage
 MAX_RESTARTS = 5  # per server and session: past this it stays down until /mcp restart
@@ -217,7 +218,8 @@ class MCPManager:
         return [str(self.start_failures[name]) for name in self.connections if name in self.start_failures]
 
     def tool_declarations(self) -> list[dict[str, Any]]:
-        """OpenAI function declarations for every running server's tools (stable order)."""
+        """OpenAI function declarations for every running server's tools (stable order), their
+        input schemas compacted for the model (:func:`~formspec_consult.mcp_client.schema.compact_schema`)."""
         self._reroute()
         declarations = []
         for exposed, (server, tool_name) in self._routes.items():
@@ -228,7 +230,7 @@ class MCPManager:
                     "function": {
                         "name": exposed,
                         "description": tool.description or "",
-                        "parameters": tool.input_schema or {"type": "object", "properties": {}},
+                        "parameters": compact_schema(tool.input_schema) or {"type": "object", "properties": {}},
                     },
                 }
             )

@@ -62,7 +62,7 @@ async def test_the_model_receives_the_workspace_context_and_the_session_id(proje
         assert engine.session_id in system["content"]
         assert "Corner Shop" in system["content"]  # from read_workspace_manifest
         assert "entity-authoring" in system["content"]  # from list_skills
-        assert '"shop"' in system["content"]  # from list_installed_modules
+        assert "- shop " in system["content"]  # from list_installed_modules
         assert "barbershop" in system["content"]  # from the registry's list_business_templates
         started = [
             e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "session_started"

@@ -287,8 +287,22 @@ def _assemble(
     problems: list[str],
 ) -> Session:
     history = History.restore(events, log) if events else History(log)
+    from formspec_consult.agent.engine.offer import ConsultantOffer, session_has_drafted
+    from formspec_consult.agent.verify_pass import VerifyingTools
+
+    verifying = VerifyingTools(
+        manager, settings.verify, provider, session_dir / "discovery-summary.md", log=log.append
+    )
+    tools = ConsultantOffer(
+        verifying,
+        server_of=manager.server_of,
+        real_name=manager.real_name,
+        local=LOCAL,
+        drafted=session_has_drafted(session_dir),
+        refresh=manager.refresh,
+    )
     compressor = Compressor(
-        count_tokens=lambda messages: provider.count_tokens(messages, manager.tool_declarations()),
+        count_tokens=lambda messages: provider.count_tokens(messages, tools.tool_declarations()),
         usable_window=usable,
         threshold=settings.compaction_threshold,
         summarise=make_summariser(provider, log),
@@ -300,11 +314,6 @@ def _assemble(
     def record(event: AgentEvent) -> None:
         transcript.write(event)
 
-    from formspec_consult.agent.verify_pass import VerifyingTools
-
-    tools = VerifyingTools(
-        manager, settings.verify, provider, session_dir / "discovery-summary.md", log=log.append
-    )
     loop = AgentLoop(
         provider=provider,
         history=history,
