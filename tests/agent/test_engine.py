@@ -12,8 +12,9 @@ import pytest
 import yaml
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions, ToolError
-
 from formspec_consult.commands.wiring import server_specs
+from formspec_consult.mcp_client import MCPConfigError
+from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantMessage,
@@ -22,8 +23,6 @@ from formspec_consult.store.agent_events import (
     ToolCallFinished,
     TurnFinished,
 )
-from formspec_consult.mcp_client import MCPConfigError
-from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.events import EventLog
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
 
@@ -82,7 +81,7 @@ async def test_a_proposed_draft_lands_in_the_session_and_can_be_diffed_applied_a
         events = await run(engine, "we keep a list of customers")
         assert DraftsChanged((DRAFT_PATH,)) in events
         assert (engine.session_dir / "draft").exists()
-        diff = [e for e in await run(engine, "/diff") if isinstance(e, Notice)][0]
+        diff = next(e for e in await run(engine, "/diff") if isinstance(e, Notice))
         assert "+    - {name: phone, type: string}" in diff.message and "(new, valid)" in diff.message
         applied = await run(engine, f"/apply {DRAFT_PATH}")
         assert target.read_text(encoding="utf-8") == CUSTOMER and applied[-1] == TurnFinished("done")
@@ -150,7 +149,7 @@ async def test_status_reports_model_context_threshold_and_servers(project: Path)
         assert 0 < status.context_tokens < status.threshold_tokens < status.window_tokens
         assert status.reported is True and status.turn == 1
         assert status.mcp[0].name == "formspec" and status.mcp[0].state == "running"
-        text = [e for e in await run(engine, "/status") if isinstance(e, Notice)][0].message
+        text = next(e for e in await run(engine, "/status") if isinstance(e, Notice)).message
         assert "Model:    scripted via scripted" in text
     finally:
         await engine.aclose()
@@ -233,7 +232,7 @@ async def test_a_configured_server_killed_mid_call_is_a_tool_error_the_turn_surv
         {"tool_calls": [{"name": "echo", "arguments": {"text": "still here"}}]},
         "All good.",
     ]
-    engine, provider = await open_engine(project, replies)
+    engine, _provider = await open_engine(project, replies)
     try:
         events = await run(engine, "go")
         finished = [e for e in events if isinstance(e, ToolCallFinished)]

@@ -60,7 +60,7 @@ async def test_the_draft_phase_tools_are_offered_from_the_first_draft_on_and_the
     assert (first_at, draft_at) == (0, 2)  # turn 1, turn 2 before the draft: the same offer; then the new one
     assert {"propose_spec_file", "read_transcript", "get_business_template", "search_modules_registry"} <= set(discovery)
     assert not DRAFT_PHASE_TOOLS & set(discovery)
-    assert DRAFT_PHASE_TOOLS <= set(drafting) and set(discovery) < set(drafting)
+    assert set(drafting) >= DRAFT_PHASE_TOOLS and set(discovery) < set(drafting)
     assert "validate_spec" in drafting and "read_workspace_manifest" in drafting
     for offer in (discovery, drafting):
         assert all("session" not in (parameters.get("properties") or {}) for parameters in offer.values())

@@ -59,7 +59,7 @@ def test_a_missing_required_variable_is_an_error_naming_it(prompts: Path) -> Non
 
 
 def test_an_undeclared_variable_passed_in_is_an_error_naming_it(prompts: Path) -> None:
-    with pytest.raises(PromptError, match="does not declare variable.*colour"):
+    with pytest.raises(PromptError, match=r"does not declare variable.*colour"):
         load_prompt("greet", prompts).render_user(who="Ana", colour="red")
 
 
@@ -69,7 +69,7 @@ def test_values_are_inserted_verbatim_and_never_expanded_again(prompts: Path) ->
 
 def test_a_placeholder_that_is_not_declared_is_refused_at_load_time(prompts: Path) -> None:
     write(prompts, "bad.prompt.yaml", 'name: bad\nversion: "1"\nsystem: "Hi {{nobody}}"\n')
-    with pytest.raises(PromptError, match="nobody.*not declared"):
+    with pytest.raises(PromptError, match=r"nobody.*not declared"):
         load_prompt("bad", prompts)
 
 
@@ -83,7 +83,7 @@ def test_partials_that_include_each_other_are_reported_as_a_cycle(prompts: Path)
 
 def test_a_missing_partial_is_an_error_naming_the_file_expected(prompts: Path) -> None:
     write(prompts, "gap.prompt.yaml", 'name: gap\nversion: "1"\nsystem: "{{> nowhere}}"\n')
-    with pytest.raises(PromptError, match="partial 'nowhere' not found.*nowhere.md"):
+    with pytest.raises(PromptError, match=r"partial 'nowhere' not found.*nowhere.md"):
         load_prompt("gap", prompts)
 
 

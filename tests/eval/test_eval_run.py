@@ -158,9 +158,9 @@ def test_a_case_runs_end_to_end_on_a_real_model_path_with_fake_models_for_consul
 async def test_one_consultant_provider_instance_serves_every_case_of_a_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from formspec_consult.commands.wiring import server_specs
     from formspec_consult.eval.corpus import load_corpus
     from formspec_consult.eval.report import console
-    from formspec_consult.commands.wiring import server_specs
     from formspec_consult.eval.runner import EvalConfig, Prepared, Runner
     from formspec_consult.providers import ScriptedProvider
 

@@ -10,8 +10,8 @@ import pytest
 
 from formspec_consult.agent.engine.status import EngineStatus
 from formspec_consult.mcp_client.status import ServerStatus
-from formspec_consult.tui.drafts import parse_drafts
 from formspec_consult.replay.check import signature
+from formspec_consult.tui.drafts import parse_drafts
 from formspec_consult.tui.session_list import list_sessions
 from formspec_consult.tui.slash import SLASH_COMMANDS, help_text, parse
 from formspec_consult.tui.slash_router import pick_log, server_logs

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList
 
+from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.tui.app import ConsultApp
-from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView

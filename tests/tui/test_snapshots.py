@@ -95,9 +95,8 @@ def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
 
 def test_resumed_session_with_an_expanded_compaction_summary(snap_compare) -> None:  # type: ignore[no-untyped-def]
     from formspec_consult.store.agent_events import AssistantMessage, CompactionDone, TurnStarted
-
-    from tests.tui.fakes import FakeEngine
     from formspec_consult.tui.widgets.compaction_block import CompactionBlock
+    from tests.tui.fakes import FakeEngine
 
     summary = (
         "## Goal\nA queue for Saturday walk-ins at a barbershop.\n\n## Decisions\n"
