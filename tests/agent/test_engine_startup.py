@@ -62,7 +62,7 @@ def offered(engine: Engine) -> list[set[str]]:
 
 
 def state_of(engine: Engine, server: str) -> str:
-    return next(s["state"] for s in engine.status()["mcp"] if s["name"] == server)
+    return next(s.state for s in engine.status().mcp if s.name == server)
 
 
 async def test_the_session_answers_while_a_server_it_does_not_need_is_still_starting(
