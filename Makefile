@@ -20,7 +20,7 @@ setup-test-tools: $(STAMP)
 
 # ruff and mypy (config in pyproject.toml: strict on spec/, store/ and agent/) run before the tests.
 lint: $(STAMP)
-	$(BIN)/ruff check formspec_consult
+	$(BIN)/ruff check formspec_consult tests
 	$(BIN)/mypy
 
 test: setup-test-tools lint

@@ -1,10 +1,13 @@
 """The fixed prefix every request carries: system prompt plus tool declarations, in tokens.
 
 A session is opened on the bundled barbershop example (in-memory local server and bundled
-registry, a scripted model that records its requests); one turn is run and the first request is
-counted with the same o200k counter the app uses when a provider reports nothing. The floor is
-the system prompt with an empty start-up context (the prompt's own rules); the parts say what
-the context and the tool declarations add. Goal: fixed prefix ≤ 3,500 tokens.
+registry, a scripted model that records its requests); the first request is counted with the
+same o200k counter the app uses when a provider reports nothing. The consultant's tool offer
+grows once, at the first draft (agent/engine/offer.py): a second turn proposes a draft and the
+request after it gives the Draft-phase prefix too. The floor is the system prompt with an empty
+start-up context (the prompt's own rules); the parts say what the context and the tool
+declarations add. Goal: the fixed prefix of Discovery and Proposal (the first request) ≤ 3,500
+tokens; the Draft-phase prefix is printed beside it.
 
 Then a scripted 30-turn discovery session runs through the real litellm provider against the
 fake Anthropic server on loopback (tests/fakes), which simulates the prompt cache: the cached
@@ -31,7 +34,15 @@ GOAL_TOKENS = 3500
 TURNS = 30
 
 
-async def _first_request(project: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+DRAFT = {"tool_calls": [{"name": "propose_spec_file", "arguments": {
+    "path": "modules/shop/master/voucher/voucher.yaml",
+    "content": "apiVersion: formspec.dev/v1\nkind: Entity\nmetadata:\n  name: voucher\n  module: shop\n"
+               "spec:\n  version: v1\n  plural: vouchers\n  fields:\n    - {name: code, type: string}\n",
+}}]}
+
+
+async def _requests(project: Path) -> tuple[list[list[dict[str, Any]]], list[list[dict[str, Any]]]]:
+    """Every request's messages and tool declarations: a greeting turn, then a turn that drafts."""
     from formspec_consult.agent.engine.engine import Engine, EngineOptions
     from formspec_consult.commands.wiring import server_specs
     from formspec_consult.providers import ScriptedProvider
@@ -45,18 +56,20 @@ async def _first_request(project: Path) -> tuple[list[dict[str, Any]], list[dict
             self.tool_requests.append(list(tools or []))
             return super().stream(messages, tools)
 
-    provider = Recording(["Hello! What does your shop sell?"])
+    provider = Recording(["Hello! What does your shop sell?", DRAFT, "Drafted the voucher."])
     engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs))
     try:
-        async for _ in engine.run_turn("hi"):
-            pass
+        for text in ("hi", "we sell vouchers"):
+            async for _ in engine.run_turn(text):
+                pass
     finally:
         await engine.aclose()
-    return provider.requests[0], provider.tool_requests[0]
+    return provider.requests, provider.tool_requests
 
 
 def fixed_prefix() -> dict[str, int]:
-    """Token counts of the first request's system prompt, its tool declarations and the floor."""
+    """Token counts of the first request's system prompt and tool declarations, the Draft-phase
+    declarations (the last request, after a draft) and the floor."""
     from formspec_consult.agent.engine.context import render_system_prompt
     from formspec_consult.providers.tokens import count_text
     from formspec_consult.resources import package_path
@@ -66,13 +79,16 @@ def fixed_prefix() -> dict[str, int]:
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "xdg")
         project = Path(tmp) / "shop"
         shutil.copytree(package_path("examples", "barbershop"), project)
-        messages, tools = asyncio.run(_first_request(project))
-    system = str(messages[0]["content"])
+        messages, tools = asyncio.run(_requests(project))
+    system = str(messages[0][0]["content"])
+    assert messages[-1][0]["content"] == system, "the system prompt is the same on every request"
     return {
         "system": count_text(system),
-        "tools": count_text(json.dumps(tools, ensure_ascii=False)),
+        "tools": count_text(json.dumps(tools[0], ensure_ascii=False)),
+        "tool_count": len(tools[0]),
+        "draft_tools": count_text(json.dumps(tools[-1], ensure_ascii=False)),
+        "draft_tool_count": len(tools[-1]),
         "rules_floor": count_text(render_system_prompt("0" * 26, {})),
-        "tool_count": len(tools),
     }
 
 
@@ -118,9 +134,12 @@ def main() -> int:
     logging.getLogger("LiteLLM").setLevel(logging.WARNING)  # litellm logs every call at INFO
     figures = fixed_prefix()
     total = figures["system"] + figures["tools"]
+    drafting = figures["system"] + figures["draft_tools"]
     print(f"system prompt        {figures['system']:>6} tokens (rules alone, empty context: {figures['rules_floor']})")
-    print(f"tool declarations    {figures['tools']:>6} tokens ({figures['tool_count']} tools)")
+    print(f"tool declarations    {figures['tools']:>6} tokens ({figures['tool_count']} tools offered in Discovery/Proposal)")
     print(f"fixed prefix         {total:>6} tokens  goal ≤ {GOAL_TOKENS}: {'ok' if total <= GOAL_TOKENS else 'MISSED'}")
+    print(f"Draft phase          {drafting:>6} tokens (tool declarations {figures['draft_tools']}, "
+          f"{figures['draft_tool_count']} tools, from the first draft on)")
     prompt, cached = asyncio.run(_cached_session(TURNS))
     share = cached / prompt if prompt else 0.0
     print(f"cached share         {share:>6.1%} of {prompt} prompt tokens over a {TURNS}-turn session "

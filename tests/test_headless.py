@@ -93,15 +93,26 @@ def test_review_commands_diff_apply_undo_and_list_sessions(project: Path, tmp_pa
     assert applied.returncode == 0, applied.stderr
     target = project / "spec" / DRAFT_PATH
     assert target.read_text(encoding="utf-8") == CUSTOMER
-    assert run_cli(["undo"], project, env).returncode == 0 and not target.exists()
+    undone = run_cli(["undo"], project, env)
+    assert undone.returncode == 0 and not target.exists()
+    assert f"back for review (accept it again with formspec-consult apply {DRAFT_PATH})" in undone.stdout
     nothing = run_cli(["undo"], project, env)
     assert nothing.returncode == 1 and "nothing to undo" in nothing.stderr
     listing = run_cli(["sessions", "--json"], project, env)
     (row,) = [json.loads(line) for line in listing.stdout.splitlines()]
     assert row["turns"] == 1 and row["state"] == "idle" and row["model"].startswith("scripted:")
+    assert row["drafts"] == 1 and row["drafts_by_state"] == {"undone": 1}
+    undone_diff = run_cli(["diff"], project, env)
+    assert f"=== {DRAFT_PATH} (new, undone, valid) ===" in undone_diff.stdout
+    again = run_cli(["apply", DRAFT_PATH], project, env)  # the undone draft is accepted again
+    assert again.returncode == 0, again.stderr
+    assert target.read_text(encoding="utf-8") == CUSTOMER
+    (row,) = [json.loads(line) for line in run_cli(["sessions", "--json"], project, env).stdout.splitlines()]
+    assert row["drafts"] == 1 and row["drafts_by_state"] == {"applied": 1}
+    assert "1 drafts (1 applied)" in run_cli(["sessions"], project, env).stdout
     kinds = [e["type"] for e in EventLog.read(only_session(project) / "events.jsonl")]
     assert kinds[:1] == ["session_started"] and "tool_result" in kinds
-    assert kinds[-2:] == ["apply", "undo"]  # the shell's review actions are session history too
+    assert kinds[-3:] == ["apply", "undo", "apply"]  # the shell's review actions are session history too
 
 
 def test_reject_of_an_unknown_draft_is_a_clear_error(project: Path, tmp_path: Path) -> None:

@@ -1,13 +1,15 @@
 """The documented layering, checked statically over EVERY import of the package.
 
-Imports at module level, inside functions and under ``TYPE_CHECKING`` all count: a lazy import
-hides a dependency from the interpreter, not from the design. The arrows are those of
+Imports at module level, inside functions and under ``TYPE_CHECKING`` all count, and so does a
+module named in a string for `importlib` (the CLI's lazy commands): a lazy import hides a
+dependency from the interpreter, not from the design. The arrows are those of
 `docs/architecture.md`; a new dependency either fits them or the document changes first.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "formspec_consult"
 ROOT = "formspec_consult"
+NAMED_MODULE = re.compile(rf"{ROOT}(\.\w+)+(:\w+)?")
 
 # Each layer and the layers it may import ("" is the package root: __version__ only).
 ALLOWED: dict[str, set[str]] = {
@@ -78,6 +81,9 @@ def import_graph() -> dict[str, set[str]]:
                     # name comes from pkg itself, a dependency even when pkg is this module's parent
                     sub = f"{name}.{alias.name}"
                     targets.add(sub if _exists(sub) else name)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and NAMED_MODULE.fullmatch(node.value):
+                # a module named in a string is imported by name later (importlib, "module:attr" targets)
+                targets.add(node.value.partition(":")[0])
         graph[module] = {t for t in targets if t != module and _exists(t)}
     return graph
 
@@ -138,6 +144,13 @@ def test_the_graph_sees_lazy_and_type_checking_imports() -> None:
     # commands/launch.py imports the app inside run_app, the engine port at module level
     assert "formspec_consult.tui.app" in graph["formspec_consult.commands.launch"]
     assert "formspec_consult.agent.engine.port" in graph["formspec_consult.commands.launch"]
+
+
+def test_the_graph_sees_modules_imported_by_name() -> None:
+    graph = import_graph()
+    # cli.py loads its subcommands with importlib from "module:attr" strings
+    assert "formspec_consult.commands.review" in graph["formspec_consult.cli"]
+    assert "formspec_consult.agent.engine.engine" in graph["formspec_consult.commands.launch"]
 
 
 def test_the_graph_tells_a_parent_package_from_a_name_prefix() -> None:

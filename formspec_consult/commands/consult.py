@@ -13,11 +13,15 @@ import sys
 from collections.abc import Iterable, Mapping
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
 from formspec_consult.commands.wiring import cli_flags, engine_options
+
+if TYPE_CHECKING:  # the engine (and its provider) is imported only when a session opens
+    from formspec_consult.agent.engine.engine import Engine, EngineOptions
+    from formspec_consult.agent.engine.status import EngineStatus
 
 EXIT_BY_REASON = {"done": 0, "error": 1, "step_limit": 3, "cancelled": 130}
 
@@ -87,7 +91,7 @@ def run_consult(ctx: click.Context, **options: Any) -> None:
     ctx.exit(code)
 
 
-async def _headless(options: Any, turns: Iterable[str], as_json: bool) -> int:
+async def _headless(options: EngineOptions, turns: Iterable[str], as_json: bool) -> int:
     from formspec_consult.agent.engine.engine import Engine
     from formspec_consult.store.agent_events import TurnFinished
 
@@ -141,7 +145,7 @@ class JsonOutput:
         self.stream.write(json.dumps(data, ensure_ascii=False) + "\n")
         self.stream.flush()
 
-    def session(self, engine: Any) -> None:
+    def session(self, engine: Engine) -> None:
         self._line(
             {
                 "type": "session",
@@ -161,7 +165,8 @@ class JsonOutput:
             data["status"] = tool_status(event.ok, event.result)
         self._line(data)
 
-    def finish(self, status: dict[str, Any]) -> None:
+    def finish(self, status: EngineStatus) -> None:
+        data = status.to_json()
         keys = (
             "context_tokens",
             "threshold_tokens",
@@ -173,7 +178,7 @@ class JsonOutput:
             "compactions",
             "turn",
         )
-        self._line({"type": "status", **{key: status.get(key) for key in keys}})
+        self._line({"type": "status", **{key: data[key] for key in keys}})
 
 
 class TextOutput:
@@ -183,7 +188,7 @@ class TextOutput:
         self.out, self.err = out, err
         self._mid_line = False
 
-    def session(self, engine: Any) -> None:
+    def session(self, engine: Engine) -> None:
         self.err.write(f"session {engine.session_id} · {engine.model}\n")
 
     def event(self, event: Any) -> None:
@@ -214,14 +219,14 @@ class TextOutput:
         elif kind == "turn_finished" and event.reason != "done":
             self.err.write(f"[turn {event.reason}{': ' + event.error if event.error else ''}]\n")
 
-    def finish(self, status: dict[str, Any]) -> None:
+    def finish(self, status: EngineStatus) -> None:
         """One stderr line with the figures a script or a curious person wants."""
         self._end_line()
-        marker = "reported" if status.get("reported") else "estimated"
-        cost = status.get("cost")
+        marker = "reported" if status.reported else "estimated"
+        cost = status.cost
         self.err.write(
-            f"[context {status.get('context_tokens', 0):,} / {status.get('threshold_tokens', 0):,} tokens "
-            f"({marker}) · {status.get('compactions', 0)} compaction(s) · "
+            f"[context {status.context_tokens:,} / {status.threshold_tokens:,} tokens "
+            f"({marker}) · {status.compactions} compaction(s) · "
             f"cost {'n/a' if cost is None else f'${cost:.4f}'}]\n"
         )
 

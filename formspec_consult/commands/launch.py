@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 
@@ -20,6 +20,9 @@ from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 # litellm is not among them: the engine imports it in a thread of its own while the MCP servers
 # start (side by side), instead of before them.
 PRELOAD = ("formspec_consult.agent.engine.engine",)
+
+if TYPE_CHECKING:
+    from formspec_consult.providers.base import Provider
 
 
 def _preload(modules: tuple[str, ...]) -> None:
@@ -37,7 +40,7 @@ def _preload(modules: tuple[str, ...]) -> None:
 def engine_factory_for(
     options: Mapping[str, Any],
     *,
-    provider: Any = None,
+    provider: Provider | None = None,
     in_memory_server: bool = False,
     preload: tuple[str, ...] = PRELOAD,
 ) -> EngineFactory:

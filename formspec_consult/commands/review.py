@@ -163,7 +163,7 @@ def undo(ctx: click.Context, force: bool, session_id: str | None) -> None:
     from formspec_consult.store.review_text import format_undo
 
     async def work(call: Call, sid: str) -> int:
-        click.echo(format_undo(await ReviewFlow(call).undo(force=force)))
+        click.echo(format_undo(await ReviewFlow(call).undo(force=force)).replace("/apply ", "formspec-consult apply "))
         return 0
 
     with_local_server(ctx, session_id, work)

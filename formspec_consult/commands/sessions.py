@@ -54,6 +54,7 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
     from formspec_consult.commands.wiring import local_server_spec
     from formspec_consult.mcp_client import MCPManager, ToolError
     from formspec_consult.store.folder import list_sessions
+    from formspec_consult.store.review_flow import DraftsOverview
 
     try:
         root = resolve_project((ctx.obj or {}).get("project"))
@@ -77,9 +78,11 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
             for row in rows:
                 try:
                     listing = await manager.call_on(LOCAL, "list_drafts", {"session": row["id"]})
-                    row["drafts"] = len(listing.get("drafts", []))
+                    overview = DraftsOverview(tuple(listing.get("drafts") or ()), tuple(listing.get("settled") or ()))
+                    row["drafts"] = len(overview.live) + len(overview.settled)  # every draft of the session
+                    row["drafts_by_state"] = overview.by_state()
                 except ToolError:
-                    row["drafts"] = None
+                    row["drafts"], row["drafts_by_state"] = None, {}
         finally:
             await manager.aclose()
 
@@ -89,8 +92,10 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
             click.echo(json.dumps(row, ensure_ascii=False))
             continue
         drafts = "?" if row["drafts"] is None else row["drafts"]
+        states = ", ".join(f"{n} {state}" for state, n in sorted(row["drafts_by_state"].items()))
+        drafts = f"{drafts} drafts ({states})" if states else f"{drafts} drafts"
         summary = "  summary" if row["summary"] else ""
         click.echo(
-            f"{row['id']}  {row['state']:<11} {row['turns']:>3} turns  {drafts} drafts{summary}  "
+            f"{row['id']}  {row['state']:<11} {row['turns']:>3} turns  {drafts}{summary}  "
             f"{row['model'] or '-'}  last {row['last_activity'] or '-'}"
         )

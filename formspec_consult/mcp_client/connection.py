@@ -21,7 +21,7 @@ import os
 import time
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -35,8 +35,9 @@ from mcp_types import CONNECTION_CLOSED, CallToolResult, Implementation, Tool
 
 from formspec_consult import __version__
 from formspec_consult.mcp_client.config import ServerSpec, safe_environment
+from formspec_consult.mcp_client.status import ServerState, ServerStatus
 
-State = Literal["stopped", "starting", "running", "dead"]
+State = ServerState
 START_TIMEOUT = 30.0
 MAX_TOOL_PAGES = 100  # a tools/list paginator that never ends cannot hang a start
 CLIENT_INFO = Implementation(name="formspec-consult", version=__version__)
@@ -231,16 +232,17 @@ class ServerConnection:
         if self.state != "dead":
             self.state = "stopped"
 
-    def status(self) -> dict[str, Any]:
-        return {
-            "name": self.spec.name,
-            "transport": self.spec.transport,
-            "state": self.state,
-            "tools": len(self.tools),
-            "error": self.last_error,
-            "reinitialised": self.reinitialised,
-            "log": str(self.spec.errlog) if self.spec.errlog else None,
-        }
+    def status(self, restarts: int = 0) -> ServerStatus:
+        return ServerStatus(
+            name=self.spec.name,
+            transport=self.spec.transport,
+            state=self.state,
+            tools=len(self.tools),
+            error=self.last_error,
+            reinitialised=self.reinitialised,
+            log=str(self.spec.errlog) if self.spec.errlog else None,
+            restarts=restarts,
+        )
 
     def _mark_dead(self, reason: str, generation: int | None = None) -> None:
         """Record the death, unless it concerns an earlier incarnation (a stale call after a restart)."""

@@ -36,6 +36,8 @@ from mcp_types import CallToolResult
 
 from formspec_consult.mcp_client.config import ServerSpec
 from formspec_consult.mcp_client.connection import AuthenticationFailed, ServerConnection, ServerDied
+from formspec_consult.mcp_client.schema import compact_schema
+from formspec_consult.mcp_client.status import ServerStatus
 
 RESTART_BACKOFF = (0.2, 1.0, 3.0)  # seconds before each restart attempt of one outage
 MAX_RESTARTS = 5  # per server and session: past this it stays down until /mcp restart
@@ -217,7 +219,8 @@ class MCPManager:
         return [str(self.start_failures[name]) for name in self.connections if name in self.start_failures]
 
     def tool_declarations(self) -> list[dict[str, Any]]:
-        """OpenAI function declarations for every running server's tools (stable order)."""
+        """OpenAI function declarations for every running server's tools (stable order), their
+        input schemas compacted for the model (:func:`~formspec_consult.mcp_client.schema.compact_schema`)."""
         self._reroute()
         declarations = []
         for exposed, (server, tool_name) in self._routes.items():
@@ -228,7 +231,7 @@ class MCPManager:
                     "function": {
                         "name": exposed,
                         "description": tool.description or "",
-                        "parameters": tool.input_schema or {"type": "object", "properties": {}},
+                        "parameters": compact_schema(tool.input_schema) or {"type": "object", "properties": {}},
                     },
                 }
             )
@@ -325,8 +328,8 @@ class MCPManager:
         self._reroute()
         return problems
 
-    def status(self) -> list[dict[str, Any]]:
-        return [conn.status() | {"restarts": self.restarts[name]} for name, conn in self.connections.items()]
+    def status(self) -> tuple[ServerStatus, ...]:
+        return tuple(conn.status(self.restarts[name]) for name, conn in self.connections.items())
 
     async def aclose(self) -> None:
         """Stop every server side by side (a server still starting is abandoned at once)."""

@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 
+from formspec_consult.agent.engine.status import EngineStatus
 from formspec_consult.replay.recording import Recording
 from formspec_consult.store.agent_events import (
     AgentEvent,
@@ -115,30 +116,35 @@ class RecordedEngine:
         diff = "".join(difflib.unified_diff([], content.splitlines(keepends=True), "/dev/null", f"b/{path}"))
         self._drafts[path] = {
             "path": path, "status": result.get("status", "new"), "valid": bool(validation.get("ok", True)),
-            "problems": validation.get("problems") or [], "diff": diff,
+            "problems": validation.get("problems") or [], "target_changed": False, "diff": diff,
         }
         return path
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        if name in {"list_drafts", "diff_drafts"}:
-            return {"drafts": list(self._drafts.values())}
+        if name == "list_drafts":  # the local server's shapes (store.review_results reads them)
+            rows = [{**{k: v for k, v in d.items() if k != "diff"}, "problems": len(d["problems"])}
+                    for d in self._drafts.values()]
+            return {"session": self.session_id, "drafts": rows}
+        if name == "diff_drafts":
+            return {"session": self.session_id, "drafts": list(self._drafts.values())}
         raise PermissionError(READ_ONLY)
 
-    async def restart_mcp(self) -> None:
+    async def restart_mcp(self, server: str | None = None) -> None:
         raise PermissionError(READ_ONLY)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> EngineStatus:
         usage = self._usage
-        return {
-            "model": self.model, "provider": self.provider_name, "session": self.session_id,
-            "context_tokens": usage.context_tokens if usage else 0,
-            "threshold_tokens": usage.threshold_tokens if usage else 0,
-            "window_tokens": usage.window_tokens if usage else 0,
-            "reported": usage.reported if usage else False,
-            "cost": usage.session_cost if usage else None,
-            "compactions": usage.compactions if usage else 0,
-            "turn": self.position, "mcp": "replay (no servers)",
-        }
+        return EngineStatus(
+            model=self.model, provider=self.provider_name, session=self.session_id,
+            session_dir=str(self.session_dir), project=str(self.project_root),
+            context_tokens=usage.context_tokens if usage else 0,
+            threshold_tokens=usage.threshold_tokens if usage else 0,
+            window_tokens=usage.window_tokens if usage else 0,
+            reported=usage.reported if usage else False,
+            cost=usage.session_cost if usage else None,
+            compactions=usage.compactions if usage else 0,
+            turn=self.position, mcp_note="replay (no servers)",
+        )
 
     async def aclose(self) -> None:
         return None

@@ -21,6 +21,21 @@ from formspec_consult.store.agent_events import (
     UsageUpdated,
 )
 from formspec_consult.store.events import EventLogError, load_events
+from formspec_consult.store.records import (
+    ApplyRecord,
+    CommandRecord,
+    CompactionRecord,
+    DecisionRecord,
+    EventRecord,
+    RejectRecord,
+    SummaryWrittenRecord,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnStartedRecord,
+    UndoRecord,
+    UsageRecord,
+    record_from_json,
+)
 
 EVENT_LOG = "events.jsonl"
 
@@ -64,64 +79,64 @@ def read_events(path: Path) -> list[dict[str, Any]]:
         raise RecordingError(f"{exc}.") from None
 
 
-def _usage(event: Mapping[str, Any], header: Mapping[str, Any], compactions: int) -> UsageUpdated:
+def _usage(event: UsageRecord, header: Mapping[str, Any], compactions: int) -> UsageUpdated:
     return UsageUpdated(
-        context_tokens=int(event.get("context_tokens") or 0),
+        context_tokens=int(event.context_tokens or 0),
         threshold_tokens=int(header.get("threshold_tokens") or 0),
         window_tokens=int(header.get("usable_window") or 0),
-        reported=bool(event.get("reported")),
-        session_cost=event.get("session_cost"),
+        reported=bool(event.reported),
+        session_cost=event.session_cost,
         compactions=compactions,
     )
 
 
-def _within_tool_call(raw: list[dict[str, Any]], event: Mapping[str, Any]) -> bool:
+def _within_tool_call(records: list[EventRecord], event: EventRecord) -> bool:
     """True when a review event was logged while the model's own tool call ran (its tool_call is
     logged and its tool_result is not yet)."""
     open_calls: set[str] = set()
-    for item in raw:
+    for item in records:
         if item is event:
             return bool(open_calls)
-        if item.get("type") == "tool_call":
-            open_calls.add(str(item.get("call_id")))
-        elif item.get("type") == "tool_result":
-            open_calls.discard(str(item.get("call_id")))
+        if isinstance(item, ToolCallRecord):
+            open_calls.add(item.call_id)
+        elif isinstance(item, ToolResultRecord):
+            open_calls.discard(item.call_id)
     return False
 
 
 def load(path: Path) -> Recording:
     """Read a recorded session into steps."""
     raw = read_events(path)
+    records = [record_from_json(event) for event in raw]
     header = next((e for e in raw if e.get("type") == "session_started"), {})
     steps: list[Step] = []
     answer: str | None = None  # the letter typed for the next turn, from its "decision" event
     compactions = 0
-    for event in raw:
-        kind = event.get("type")
-        if kind == "decision":
-            answer = str(event.get("answer") or "") or None
-        elif kind == "turn_started":
-            steps.append(Step(answer or str(event.get("user_text", "")), "say"))
+    for event in records:
+        if isinstance(event, DecisionRecord):
+            answer = str(event.answer or "") or None
+        elif isinstance(event, TurnStartedRecord):
+            steps.append(Step(answer or event.user_text, "say"))
             answer = None
             steps[-1].events.extend(events_from_log([event]))
-        elif kind in {"apply", "undo", "reject"} and _within_tool_call(raw, event):
+        elif isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)) and _within_tool_call(records, event):
             continue  # the model called the tool in its turn: replaying the turn calls it again
-        elif kind in {"apply", "undo", "reject"}:
-            target = str(event.get("path") or "")
+        elif isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)):
+            kind, target = event.type, event.path
             text = {"apply": f"/apply {target}", "undo": "/undo", "reject": f"/reject {target}"}[kind]
             verb = {"apply": "Applied", "undo": "Undid the apply of", "reject": "Rejected"}[kind]
             step = Step(text, kind, [Notice("info", f"{verb} {target} (recorded)."), DraftsChanged((target,))], target)
             steps.append(step)
-        elif kind == "command":
-            words = [str(event.get("name") or ""), *(str(a) for a in event.get("args") or [])]
+        elif isinstance(event, CommandRecord):
+            words = [event.name, *(str(a) for a in event.args)]
             steps.append(Step("/" + " ".join(words), "command", path=words[1] if len(words) > 1 else None))
         elif steps and steps[-1].kind in {"say", "command"}:
-            if kind == "summary_written":  # /summary: the reply is logged here, not as a response
-                steps[-1].events.append(AssistantMessage(str(event.get("text") or "")))
-            elif kind == "usage":
+            if isinstance(event, SummaryWrittenRecord):  # /summary: the reply is logged here, not as a response
+                steps[-1].events.append(AssistantMessage(event.text))
+            elif isinstance(event, UsageRecord):
                 steps[-1].events.append(_usage(event, header, compactions))
             else:
-                compactions += kind == "compaction"
+                compactions += isinstance(event, CompactionRecord)
                 steps[-1].events.extend(events_from_log([event]))
     if not steps:
         raise RecordingError(f"{path} holds no turns to replay; pick a session that has a conversation.")

@@ -15,11 +15,13 @@ Two workarounds for the MCP SDK (2.3):
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp.types import GetPromptResult, InputRequiredResult, ToolAnnotations
+from mcp.types import GetPromptResult, Icon, InputRequiredResult, ToolAnnotations
 from mcp_types.jsonrpc import INVALID_PARAMS
 
 
@@ -29,6 +31,22 @@ class CitizenServer(MCPServer[Any]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("subscriptions", False)
         super().__init__(*args, **kwargs)
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[Icon] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> None:
+        """Register a tool; its description (the docstring) without the source indentation."""
+        if description is None and fn.__doc__:
+            description = inspect.cleandoc(fn.__doc__)
+        super().add_tool(fn, name, title, description, annotations, icons, meta, structured_output)
 
     async def get_prompt(
         self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None

@@ -75,8 +75,8 @@ class RegistryServer(CitizenServer):
 
         @self.tool(title="List business templates", annotations=READ_ONLY)
         async def list_business_templates() -> TemplatesResult:
-            """Return every business template: pattern id, aliases in several languages, description,
-            probing questions to ask the owner, and candidate entities with their characteristic."""
+            """The whole business template catalogue: pattern ids, aliases, descriptions, probing
+            questions, candidate entities."""
             templates = [template_out(t) for t in await db(store.list_templates)]
             return TemplatesResult(count=len(templates), templates=templates)
 
@@ -84,12 +84,11 @@ class RegistryServer(CitizenServer):
         async def get_business_template(
             pattern: Annotated[
                 str,
-                Field(description="The template's pattern id (or one of its aliases), e.g. 'appointment-services'.",
-                      max_length=200),
+                Field(description="A pattern id or alias, e.g. 'laundry'.", max_length=200),
             ],
         ) -> TemplateOut:
-            """Return one business template: aliases, description, probing questions to ask the owner,
-            candidate entities with their characteristic and suggested modules."""
+            """One business template by pattern id or alias: probing questions to ask, candidate entities,
+            suggested modules."""
             templates = await db(store.list_templates)
             wanted = pattern.strip().lower()
             for template in templates:
@@ -106,19 +105,18 @@ class RegistryServer(CitizenServer):
             query: Annotated[
                 str,
                 Field(
-                    description="What the business needs, e.g. 'online payment' or 'pembayaran online'.",
+                    description="The need, e.g. 'online payment' or 'pembayaran online'.",
                     max_length=500,
                 ),
             ],
             limit: Annotated[
-                int, Field(description="How many modules to return, best first.", ge=1, le=50)
+                int, Field(description="How many, best first.", ge=1, le=50)
             ] = 10,
             category: Annotated[
-                str | None, Field(description="Only modules of this category, e.g. 'payment'.")
+                str | None, Field(description="Only this category, e.g. 'payment'.")
             ] = None,
         ) -> SearchResult:
-            """Find installable FormSpec modules for a need, ranked by relevance (with score and snippet).
-            Publisher aliases are indexed, so English and Indonesian wording both work."""
+            """Find installable modules for a business need (English or Indonesian), best first."""
             if category is not None:
                 known = await db(store.categories)
                 if category.strip().lower() not in known:
@@ -134,11 +132,11 @@ class RegistryServer(CitizenServer):
         @self.tool(title="Get module detail", annotations=READ_ONLY)
         async def get_module_detail(
             name: Annotated[
-                str, Field(description="The module name from search_modules_registry.", max_length=100)
+                str, Field(description="A name from search_modules_registry.", max_length=100)
             ],
         ) -> ModuleDetail:
-            """Return one module's full ai_index (features, aliases, integration pattern, publisher
-            skills), its versions, trust tier and dependencies."""
+            """One registry module: full ai_index (features, integration pattern, publisher skills),
+            versions, trust tier, dependencies."""
             module = await db(store.get_module, name)
             if module is None:
                 close = difflib.get_close_matches(

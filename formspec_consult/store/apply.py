@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from formspec_consult.store import gate
 from formspec_consult.store.atomic import ABSENT, sha256_of, write_atomic
 from formspec_consult.store.drafts import DraftStore, decode_draft
 from formspec_consult.store.locks import target_lock
 from formspec_consult.store.paths import SpecPath
-from formspec_consult.store.undo import UndoStack
+from formspec_consult.store.undo import UndoEntry, UndoStack
+
+if TYPE_CHECKING:
+    from formspec_consult.spec.project import Project
 
 
 class Review(Protocol):
     """What an apply needs of a session's review (store.review.Review provides it)."""
 
-    project: Any
+    project: Project
     store: DraftStore
     undo_stack: UndoStack
 
@@ -35,8 +38,8 @@ def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str,
     proposed, or whose record of the target is missing (``drafts.json`` lost or damaged). The
     check, the validation and the write are one critical section across processes (a lock per
     target file in ``.formspec/locks/``), and the bytes validated are exactly the bytes written.
-    Pushes the previous bytes onto the undo stack first, writes atomically, removes the draft and
-    revalidates the real tree.
+    Pushes the previous bytes onto the undo stack first, writes atomically, takes the draft out of
+    review (its record stays, state ``applied``) and revalidates the real tree.
     """
     store = review.store
     spec_path = store.find(path)
@@ -92,7 +95,7 @@ def _apply_locked(review: Review, spec_path: SpecPath, *, force: bool) -> dict[s
         raise ApplyRefused(
             f"Could not write {spec_path.rel}: {exc.strerror or exc}. Nothing was changed."
         ) from exc
-    store.remove(spec_path.rel)
+    store.settle(spec_path.rel, "applied")
     return {
         "applied": spec_path.rel,
         "file": spec_path.project_rel,
@@ -105,15 +108,28 @@ def _apply_locked(review: Review, spec_path: SpecPath, *, force: bool) -> dict[s
 
 
 def undo_last(review: Review, *, force: bool = False) -> dict[str, Any]:
-    """Restore the file touched by the newest apply to its exact previous bytes."""
+    """Restore the file touched by the newest apply to its exact previous bytes, and put the draft
+    that apply wrote back for review (state ``undone``, its exact bytes) so it can be accepted
+    again — unless a newer draft of the same file is already under review, which is kept."""
     root = Path(review.project.root)
     newest = review.undo_stack.entries()
+    draft = ["not kept"]
+
+    def put_back(entry: UndoEntry, applied: bytes | None) -> None:
+        store = review.store
+        if store.draft_file(entry.rel).is_file():
+            draft[0] = "newer draft kept"
+        elif applied is not None:
+            store.restore(store.roots.resolve(entry.rel), applied)
+            draft[0] = "back for review"
+
     with target_lock(root / ".formspec", newest[-1].project_rel) if newest else contextlib.nullcontext():
-        entry, outcome = review.undo_stack.restore(root, force=force)
+        entry, outcome = review.undo_stack.restore(root, force=force, before_drop=put_back)
     return {
         "undone": entry.rel,
         "file": entry.project_rel,
         "outcome": outcome,
+        "draft": draft[0],
         "undo_step": entry.seq,
         "remaining_steps": len(review.undo_stack.entries()),
         "validation": review.project.validate(None).to_dict(),

@@ -17,7 +17,13 @@ from typing import Literal
 
 from formspec_consult.store import paths
 from formspec_consult.store.atomic import ABSENT, remove_file, sha256_of, write_atomic
-from formspec_consult.store.manifest import DraftManifest, DraftRecord
+from formspec_consult.store.manifest import (
+    LIVE_STATES,
+    SETTLED_STATES,
+    DraftManifest,
+    DraftRecord,
+    DraftState,
+)
 
 MAX_DRAFT_BYTES = 512 * 1024
 DraftStatus = Literal["new", "modified", "unchanged"]
@@ -50,6 +56,7 @@ class DraftInfo:
     project_rel: str
     status: DraftStatus
     target_changed: bool | None  # None: proposed outside propose_spec_file, nothing recorded
+    state: DraftState = "pending"  # "undone": applied, undone, and back for review
 
 
 def check_content(content: object) -> bytes:
@@ -133,7 +140,7 @@ class DraftStore:
                 rel=spec_path.rel,
                 project_rel=spec_path.project_rel,
                 target_sha256=sha256_of(spec_path.target),
-                proposed_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                proposed_at=_now(),
             )
         )
         return file
@@ -210,7 +217,41 @@ class DraftStore:
             status = "modified"
         record = self.record(spec_path.rel)
         changed = None if record is None else record.target_sha256 != current
-        return DraftInfo(spec_path.rel, spec_path.project_rel, status, changed)
+        state: DraftState = record.state if record is not None and record.state in LIVE_STATES else "pending"
+        return DraftInfo(spec_path.rel, spec_path.project_rel, status, changed, state)
+
+    def settled(self) -> list[DraftRecord]:
+        """The session's drafts no longer under review (applied or rejected), oldest first; a
+        path proposed again since is live and not listed here."""
+        live = set(self.rels())
+        done = [r for r in self.manifest.load().values() if r.state in SETTLED_STATES and r.rel not in live]
+        return sorted(done, key=lambda r: (r.settled_at or "", r.rel))
+
+    def settle(self, rel: str, state: DraftState) -> None:
+        """Take draft ``rel`` out of review as ``applied`` or ``rejected``: its file goes, its
+        record stays with that state."""
+        self._remove_file(rel)
+        self.manifest.set_state(rel, state, _now())
+
+    def restore(self, spec_path: paths.SpecPath, data: bytes) -> Path:
+        """Put an undone apply's draft back for review with exactly ``data`` (its bytes as
+        applied), recorded against the target as the undo left it, so it can be accepted again."""
+        file = self.draft_file(spec_path.rel)
+        self._refuse_links(file)
+        write_atomic(file, data, durable=False)
+        self._refuse_links(file)
+        now = _now()
+        self.manifest.put(
+            DraftRecord(
+                rel=spec_path.rel,
+                project_rel=spec_path.project_rel,
+                target_sha256=sha256_of(spec_path.target),
+                proposed_at=now,
+                state="undone",
+                settled_at=now,
+            )
+        )
+        return file
 
     def overlay(self) -> dict[str, str | None]:
         """Every draft as the spec core's overlay: project-relative POSIX path -> text."""
@@ -220,10 +261,17 @@ class DraftStore:
 
     def remove(self, rel: str) -> None:
         """Delete draft ``rel`` and its manifest record; prune emptied folders."""
+        self._remove_file(rel)
+        self.manifest.drop(rel)
+
+    def _remove_file(self, rel: str) -> None:
         file = self.draft_file(rel)
         remove_file(file)
         parent = file.parent
         while parent != self.draft_dir and parent.is_dir() and not any(parent.iterdir()):
             parent.rmdir()
             parent = parent.parent
-        self.manifest.drop(rel)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

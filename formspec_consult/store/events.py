@@ -23,11 +23,19 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Iterator
+from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from formspec_consult.store.rebuild import apply_event, rebuild_history
+from formspec_consult.store.records import (
+    RECORD_TYPES,
+    SCHEMA_VERSION,
+    EventRecord,
+    dump_event,
+    record_from_json,
+)
 
 try:
     import fcntl
@@ -41,36 +49,17 @@ __all__ = [
     "EventLogError",
     "EventLogWriteError",
     "apply_event",
+    "load_records",
     "rebuild_history",
     "scrub_secrets",
 ]
 
-SCHEMA_VERSION = 1
-# The event types of schema version 1 and their data fields (documentation; others may be added,
-# readers ignore types they do not know). Only message, compaction and repair change what the
-# model sees — see formspec_consult.store.rebuild.
+# The event types and their data fields, from the typed records (readers ignore types they do
+# not know). Only message, compaction and repair change what the model sees — see
+# formspec_consult.store.rebuild.
 EVENT_TYPES: dict[str, tuple[str, ...]] = {
-    "session_started": ("session_id", "project", "model", "provider", "created", "version"),
-    "session_resumed": ("model", "provider"),
-    "message": ("message",),
-    "compaction": ("start", "end", "summary_message", "method", "pruned", "stubs", "tokens_before",
-                   "tokens_after", "focus"),
-    "repair": ("actions", "remove", "insert"),
-    "request": ("message_count", "tokens", "estimated", "tools_sha256", "tools"),
-    "response": ("text", "tool_calls", "usage", "finish_reason"),
-    # the reply to a request outside the conversation (a compaction summary, /summary): replay
-    # hands it back to the same request, in order
-    "side_reply": ("purpose", "text"),
-    "tool_call": ("call_id", "server", "name", "arguments"),
-    "tool_result": ("call_id", "ok", "result", "duration_ms"),
-    "turn_started": ("turn", "user_text"),
-    "turn_finished": ("turn", "reason", "error"),
-    "decision": ("kind", "text"),
-    "usage": (),
-    "notice": ("level", "message"),
-    "apply": ("path",),
-    "undo": ("path",),
-    "reject": ("path",),
+    name: tuple(f.name for f in fields(cls) if f.name not in {"v", "seq", "ts", "extra", "order"})
+    for name, cls in RECORD_TYPES.items()
 }
 _RESERVED = frozenset({"v", "seq", "ts", "type"})
 # Credential-like key names: api_key, x-api-key, authorization, token, access_token, secret, …
@@ -81,6 +70,7 @@ _SECRET_KEY = re.compile(
     re.IGNORECASE,
 )
 _MASK = "[redacted]"
+R = TypeVar("R", bound=EventRecord)
 _log = logging.getLogger(__name__)
 
 
@@ -160,7 +150,7 @@ class EventLog:
             seq = self.last_seq + 1
             event = {"v": SCHEMA_VERSION, "seq": seq, "ts": _now(), "type": type, **clean}
             try:
-                line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+                line = dump_event(event, _jsonable)
             except (TypeError, ValueError) as exc:
                 raise EventLogError(f"event {type!r} is not JSON-serialisable: {exc}") from exc
             with _locked(self._fd):
@@ -169,13 +159,19 @@ class EventLog:
                     self.last_seq = max(self.last_seq, _last_seq(self.path))
                     seq = self.last_seq + 1
                     event["seq"] = seq
-                    line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+                    line = dump_event(event, _jsonable)
                 # A torn last line left by a crash must not glue itself to this event: end it first.
                 lead = b"\n" if start and os.pread(self._fd, 1, start - 1) != b"\n" else b""
                 self._write_all(lead + (line + "\n").encode("utf-8"), start, type)
             self.last_seq = seq
             self._size = os.fstat(self._fd).st_size
         return event
+
+    def write(self, record: R) -> R:
+        """Append a typed record; return it as written (its ``seq`` and ``ts`` filled in)."""
+        written = record_from_json(self.append(record.type, **record.data()))
+        assert isinstance(written, type(record))
+        return written
 
     def _write_all(self, data: bytes, start: int, type: str) -> None:  # noqa: A002
         """Write ``data`` at the end and fsync it, or truncate back to ``start`` and raise."""
@@ -220,6 +216,11 @@ class EventLog:
             pass
 
     @staticmethod
+    def records(path: Path) -> Iterator[EventRecord]:
+        """Every event of the log in order, as typed records (torn lines skipped, as by read)."""
+        return (record_from_json(event) for event in EventLog.read(path))
+
+    @staticmethod
     def read(path: Path) -> Iterator[dict[str, Any]]:
         """Yield every event of the log in order.
 
@@ -259,6 +260,11 @@ def load_events(path: Path) -> list[dict[str, Any]]:
             raise EventLogError(f"{path}: line {number} is not valid JSON; the event log is damaged")
         events.append(event)
     return events
+
+
+def load_records(path: Path) -> list[EventRecord]:
+    """Every event of a log as typed records, strictly (see load_events)."""
+    return [record_from_json(event) for event in load_events(path)]
 
 
 def _parse_event(raw: bytes) -> dict[str, Any] | None:

@@ -1,4 +1,8 @@
-"""``<session>/drafts.json``: per draft, the target's sha256 when it was proposed.
+"""``<session>/drafts.json``: per draft, the target's sha256 when it was proposed and its state.
+
+A draft's state is ``pending`` (proposed, waiting for review), ``undone`` (applied, then undone:
+back for review with its exact bytes), ``applied`` or ``rejected`` (no longer under review; the
+record stays so the session still lists every draft it had and what became of it).
 
 Read-modify-write happens under an exclusive file lock, because the TUI's in-process server
 and a ``formspec-consult apply`` (or an external client) may serve the same session at once.
@@ -9,8 +13,9 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from formspec_consult.store.atomic import write_atomic
 
@@ -21,6 +26,10 @@ except ImportError:  # pragma: no cover - Windows
 
 MANIFEST = "drafts.json"
 
+DraftState = Literal["pending", "undone", "applied", "rejected"]
+LIVE_STATES: frozenset[str] = frozenset({"pending", "undone"})  # under review: can be accepted
+SETTLED_STATES: frozenset[str] = frozenset({"applied", "rejected"})
+
 
 @dataclass(frozen=True)
 class DraftRecord:
@@ -30,6 +39,8 @@ class DraftRecord:
     project_rel: str
     target_sha256: str
     proposed_at: str
+    state: DraftState = "pending"  # records written before states existed are pending drafts
+    settled_at: str | None = None  # when it was applied, rejected or undone
 
 
 class DraftManifest:
@@ -50,6 +61,15 @@ class DraftManifest:
             records[record.rel] = record
             self._save(records)
 
+    def set_state(self, rel: str, state: DraftState, at: str) -> None:
+        """Mark draft ``rel`` applied, rejected or undone (nothing when it has no record)."""
+        with self._locked():
+            records = self.load()
+            record = records.get(rel)
+            if record is not None:
+                records[rel] = replace(record, state=state, settled_at=at)
+                self._save(records)
+
     def drop(self, rel: str) -> None:
         """Forget draft ``rel``."""
         with self._locked():
@@ -66,9 +86,12 @@ class DraftManifest:
         records = {}
         for rel, item in (raw.get("drafts", {}) if isinstance(raw, dict) else {}).items():
             try:
-                records[rel] = DraftRecord(**item)
+                record = DraftRecord(**item)
             except TypeError:
                 continue
+            if record.state not in LIVE_STATES | SETTLED_STATES:
+                record = replace(record, state="pending")
+            records[rel] = record
         return records
 
     def _save(self, records: dict[str, DraftRecord]) -> None:

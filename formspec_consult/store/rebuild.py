@@ -17,8 +17,16 @@ Only three event types change the model-visible list:
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from formspec_consult.store.records import (
+    CompactionRecord,
+    EventRecord,
+    MessageRecord,
+    RepairRecord,
+    record_from_json,
+)
 
 Message = dict[str, Any]
 
@@ -36,40 +44,39 @@ def pruned_stub(message: Message, tool_name: str | None) -> str:
     )
 
 
-def apply_event(messages: list[Message], event: dict[str, Any]) -> bool:
+def apply_event(messages: list[Message], event: EventRecord | Mapping[str, Any]) -> bool:
     """Apply one event to `messages` in place; return True if it changed the model-visible list."""
-    kind = event.get("type")
-    if kind == "message":
-        messages.append(copy.deepcopy(event["message"]))
+    record = event if isinstance(event, EventRecord) else record_from_json(event)
+    if isinstance(record, MessageRecord):
+        messages.append(copy.deepcopy(record.message))
         return True
-    if kind == "compaction":
-        pruned = list(event.get("pruned") or [])
-        stubs = list(event.get("stubs") or [])
+    if isinstance(record, CompactionRecord):
+        pruned, stubs = list(record.pruned), list(record.stubs)
         for position, index in enumerate(pruned):
             stub = stubs[position] if position < len(stubs) else pruned_stub(messages[index], None)
             messages[index] = {**messages[index], "content": stub}
-        summary = event.get("summary_message")
+        summary = record.summary_message
         if summary is not None:
-            start, end = int(event["start"]), int(event["end"])
-            messages[start:end] = [copy.deepcopy(summary)]
+            messages[int(record.start) : int(record.end)] = [copy.deepcopy(summary)]
         return bool(pruned) or summary is not None
-    if kind == "repair":
-        for index in sorted(event.get("remove") or [], reverse=True):
+    if isinstance(record, RepairRecord):
+        for index in sorted(record.remove, reverse=True):
             del messages[index]
-        for index, message in event.get("insert") or []:
+        for index, message in record.insert:
             messages.insert(int(index), copy.deepcopy(message))
         return True
     return False
 
 
-def rebuild_history(events: Iterable[dict[str, Any]], upto_seq: int | None = None) -> list[Message]:
+def rebuild_history(events: Iterable[EventRecord | Mapping[str, Any]], upto_seq: int | None = None) -> list[Message]:
     """Exactly the model-visible messages after every event with ``seq <= upto_seq`` (all if None).
 
     Rebuilding up to the seq of a ``request`` event gives the messages that request sent.
     """
     messages: list[Message] = []
     for event in events:
-        if upto_seq is not None and int(event.get("seq", 0)) > upto_seq:
+        record = event if isinstance(event, EventRecord) else record_from_json(event)
+        if upto_seq is not None and record.seq > upto_seq:
             break
-        apply_event(messages, event)
+        apply_event(messages, record)
     return messages

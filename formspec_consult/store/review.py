@@ -10,7 +10,7 @@ import builtins
 import difflib
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
@@ -18,6 +18,9 @@ from formspec_consult.store.drafts import DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoStack
+
+if TYPE_CHECKING:
+    from formspec_consult.spec.project import Project
 
 _KIND = re.compile(r"^kind:\s*[\"']?([A-Za-z][A-Za-z0-9_]*)", re.MULTILINE)
 
@@ -35,7 +38,7 @@ class Review:
     session's event log and transcript right where it happened.
     """
 
-    def __init__(self, project: Any, session_folder: Path, journal: ReviewJournal | None = None) -> None:
+    def __init__(self, project: Project, session_folder: Path, journal: ReviewJournal | None = None) -> None:
         self.project = project
         self.folder = session_folder
         self.journal = journal
@@ -92,8 +95,16 @@ class Review:
             "next": nxt,
         }
 
+    def settled(self) -> builtins.list[dict[str, Any]]:
+        """The session's drafts no longer under review: path, file, state (applied|rejected), at."""
+        return [
+            {"path": r.rel, "file": r.project_rel, "state": r.state, "at": r.settled_at}
+            for r in self.store.settled()
+        ]
+
     def list(self) -> builtins.list[dict[str, Any]]:
-        """Every draft with status, validity, problem count and whether its target changed."""
+        """Every draft under review with status, state (pending, or undone: applied, undone and
+        back for review), validity, problem count and whether its target changed."""
         paths = self.store.spec_paths()
         gates = gate.check_many(self.project, self.store.overlay(), [p.project_rel for p in paths])
         rows = []
@@ -104,6 +115,7 @@ class Review:
                 {
                     "path": spec_path.rel,
                     "status": info.status,
+                    "state": info.state,
                     "valid": result.passes,
                     "problems": len(result.blocking),
                     "target_changed": info.target_changed,
@@ -125,6 +137,7 @@ class Review:
                 {
                     "path": rel,
                     "status": info.status,
+                    "state": info.state,
                     "valid": result.passes,
                     "problems": result.blocking,
                     "target_changed": info.target_changed,
@@ -136,7 +149,7 @@ class Review:
     def reject(self, path: object) -> dict[str, Any]:
         """Discard a draft; the real file is untouched."""
         spec_path = self.store.find(path)
-        self.store.remove(spec_path.rel)
+        self.store.settle(spec_path.rel, "rejected")
         result = {"rejected": spec_path.rel, "remaining": self.store.rels()}
         if self.journal is not None:
             self.journal.record("reject", result)

@@ -35,6 +35,22 @@ class ApplyAll:
         return tuple(str(result.get("applied")) for result in self.applied)
 
 
+@dataclass(frozen=True)
+class DraftsOverview:
+    """Every draft of the session: those under review and those that left it."""
+
+    live: tuple[dict[str, Any], ...]  # list_drafts rows: path, status, state (pending|undone), valid, …
+    settled: tuple[dict[str, Any], ...]  # path, file, state (applied|rejected), at
+
+    def by_state(self) -> dict[str, int]:
+        """How many drafts are in each state (pending, undone, applied, rejected)."""
+        counts: dict[str, int] = {}
+        for row in (*self.live, *self.settled):
+            state = str(row.get("state") or "pending")
+            counts[state] = counts.get(state, 0) + 1
+        return counts
+
+
 class ReviewFlow:
     """Review actions on the session a local server is bound to."""
 
@@ -42,8 +58,13 @@ class ReviewFlow:
         self._call = call
 
     async def drafts(self) -> builtins.list[dict[str, Any]]:
-        """Every draft: path, status, valid, problems, target_changed."""
-        return list((await self._call("list_drafts", {})).get("drafts", []))
+        """Every draft under review: path, status, state, valid, problems, target_changed."""
+        return list((await self.overview()).live)
+
+    async def overview(self) -> DraftsOverview:
+        """Every draft of the session, with those already applied or rejected."""
+        result = await self._call("list_drafts", {})
+        return DraftsOverview(tuple(result.get("drafts") or ()), tuple(result.get("settled") or ()))
 
     async def diffs(self, path: str | None = None) -> builtins.list[dict[str, Any]]:
         """Unified diffs of every draft (or of the one at ``path``) with their problems."""

@@ -12,32 +12,33 @@ from typing import Any, Literal
 
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.layout import SessionLayout
+from formspec_consult.store.records import ApplyRecord, RejectRecord, UndoRecord
 from formspec_consult.store.review_text import format_apply, format_reject, format_undo
 from formspec_consult.store.transcript import Transcript
 
 ReviewKind = Literal["apply", "undo", "reject"]
 
 
-def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """(event data, transcript note) of a successful review action's result."""
+def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[ApplyRecord | UndoRecord | RejectRecord, str]:
+    """(event record, transcript note) of a successful review action's result."""
     if kind == "apply":
-        data = {
-            "path": result.get("applied"),
-            "file": result.get("file"),
-            "backup": result.get("backup"),
-            "undo_step": result.get("undo_step"),
-            "forced": result.get("forced"),
-        }
-        return data, format_apply(result)
+        applied = ApplyRecord(
+            path=str(result.get("applied") or ""),
+            file=result.get("file"),
+            backup=result.get("backup"),
+            undo_step=result.get("undo_step"),
+            forced=result.get("forced"),
+        )
+        return applied, format_apply(result)
     if kind == "undo":
-        data = {
-            "path": result.get("undone"),
-            "file": result.get("file"),
-            "outcome": result.get("outcome"),
-            "undo_step": result.get("undo_step"),
-        }
-        return data, format_undo(result)
-    return {"path": result.get("rejected")}, format_reject(result)
+        undone = UndoRecord(
+            path=str(result.get("undone") or ""),
+            file=result.get("file"),
+            outcome=result.get("outcome"),
+            undo_step=result.get("undo_step"),
+        )
+        return undone, format_undo(result)
+    return RejectRecord(path=str(result.get("rejected") or "")), format_reject(result)
 
 
 class ReviewJournal:
@@ -48,17 +49,16 @@ class ReviewJournal:
         self.layout = SessionLayout(Path(session_folder))
 
     def record(self, kind: ReviewKind, result: dict[str, Any]) -> None:
-        data, note = review_record(kind, result)
+        record, note = review_record(kind, result)
         with EventLog(self.layout.events) as log:
-            log.append(kind, **data)
+            log.write(record)
         Transcript(self.layout.transcript).write_note(note)
 
 
-def review_note(event: dict[str, Any]) -> str:
+def review_note(event: ApplyRecord | UndoRecord | RejectRecord) -> str:
     """The line a resumed session shows for a logged apply/undo/reject event."""
-    kind, path = event.get("type"), event.get("path")
-    if kind == "apply":
-        return f"Applied {path} → {event.get('file')}; undo with /undo."
-    if kind == "undo":
-        return f"Undid the apply of {path} ({event.get('outcome')})."
-    return f"Rejected the draft {path}."
+    if isinstance(event, ApplyRecord):
+        return f"Applied {event.path} → {event.file}; undo with /undo."
+    if isinstance(event, UndoRecord):
+        return f"Undid the apply of {event.path} ({event.outcome})."
+    return f"Rejected the draft {event.path}."

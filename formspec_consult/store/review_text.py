@@ -17,7 +17,8 @@ def format_drafts(drafts: list[dict[str, Any]]) -> str:
     for row in drafts:
         state = "valid" if row.get("valid") else f"{row.get('problems', '?')} problem(s)"
         changed = "  (target changed since the draft)" if row.get("target_changed") else ""
-        lines.append(f"{row.get('path')}  [{row.get('status')}, {state}]{changed}")
+        undone = ", undone" if row.get("state") == "undone" else ""
+        lines.append(f"{row.get('path')}  [{row.get('status')}{undone}, {state}]{changed}")
     return "\n".join(lines)
 
 
@@ -28,7 +29,8 @@ def format_diffs(drafts: list[dict[str, Any]]) -> str:
     parts = []
     for row in drafts:
         state = "valid" if row.get("valid") else "INVALID"
-        header = f"=== {row.get('path')} ({row.get('status')}, {state}) ==="
+        undone = ", undone" if row.get("state") == "undone" else ""
+        header = f"=== {row.get('path')} ({row.get('status')}{undone}, {state}) ==="
         problems = "\n".join(
             f"  ! {p.get('message', p) if isinstance(p, dict) else p}" for p in row.get("problems") or []
         )
@@ -43,8 +45,9 @@ def format_apply(result: dict[str, Any]) -> str:
 
 
 def format_undo(result: dict[str, Any]) -> str:
+    back = f" the draft is back for review (accept it again with /apply {result.get('undone')});" if result.get("draft") == "back for review" else ""
     return (
-        f"Undid the apply of {result.get('undone')} ({result.get('outcome')}); "
+        f"Undid the apply of {result.get('undone')} ({result.get('outcome')});{back} "
         f"{result.get('remaining_steps', 0)} more step(s) can be undone."
     )
 

@@ -1,7 +1,8 @@
-"""The undo stack of one session: ``<session>/undo/NNNN/{meta.json,before}``.
+"""The undo stack of one session: ``<session>/undo/NNNN/{meta.json,before,after}``.
 
 Every apply pushes one numbered entry holding the exact previous bytes of the target (or the
-fact that it did not exist) and the hash of what apply wrote. ``restore`` pops the newest entry,
+fact that it did not exist) and the exact bytes apply wrote (the draft, so an undo can put it
+back for review). ``restore`` pops the newest entry,
 refusing when the file changed since that apply unless forced. Applying the same path twice
 stacks two entries, undone newest first.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -92,6 +94,7 @@ class UndoStack:
         folder = self.entry_dir(entry)
         if before is not None:
             write_atomic(folder / "before", before)
+        write_atomic(folder / "after", after)
         # meta.json last: an entry without it never counts, so a crash leaves no false undo step.
         write_atomic(folder / "meta.json", json.dumps(asdict(entry), indent=2).encode("utf-8"))
         return entry
@@ -118,16 +121,45 @@ class UndoStack:
             )
         return data
 
-    def restore(self, project_root: Path, *, force: bool = False) -> tuple[UndoEntry, str]:
-        """Undo the newest apply. Returns the entry and what happened (``restored`` or ``deleted``)."""
+    def applied_bytes(self, entry: UndoEntry, project_root: Path) -> bytes | None:
+        """The exact bytes ``entry``'s apply wrote (the draft), or None when no copy that matches
+        the recorded sha256 is left: the entry's ``after`` (entries older than it lack one), else
+        the target itself while it still holds them."""
+        candidates = (self.entry_dir(entry) / "after", project_root.joinpath(*entry.project_rel.split("/")))
+        for file in candidates:
+            try:
+                if file.is_symlink():
+                    continue
+                data = file.read_bytes()
+            except OSError:
+                continue
+            if sha256_bytes(data) == entry.after_sha256:
+                return data
+        return None
+
+    def restore(
+        self,
+        project_root: Path,
+        *,
+        force: bool = False,
+        before_drop: Callable[[UndoEntry, bytes | None], None] | None = None,
+    ) -> tuple[UndoEntry, str]:
+        """Undo the newest apply. Returns the entry and what happened (``restored`` or ``deleted``).
+
+        ``before_drop(entry, applied)`` runs once the file is restored and before the entry is
+        forgotten, with the bytes the apply wrote (see :meth:`applied_bytes`): the review puts the
+        draft back for review there, so a crash between the two leaves the step undoable again."""
         entries = self.entries()
         if not entries:
             raise UndoError("There is nothing to undo in this session.")
         entry = entries[-1]
         target = project_root.joinpath(*entry.project_rel.split("/"))
+        applied = self.applied_bytes(entry, project_root)
         current = sha256_of(target)
         if current == entry.before_sha256:
             # The apply never reached the file (or it was reverted by hand): nothing to write.
+            if before_drop is not None:
+                before_drop(entry, applied)
             self.drop(entry)
             return entry, "already restored"
         if current != entry.after_sha256 and not force:
@@ -147,5 +179,7 @@ class UndoStack:
                 if folder.is_dir() and not any(folder.iterdir()):
                     folder.rmdir()
             outcome = "deleted"
+        if before_drop is not None:
+            before_drop(entry, applied)
         self.drop(entry)
         return entry, outcome

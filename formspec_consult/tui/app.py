@@ -245,7 +245,7 @@ class ConsultApp(LayoutActions, App[None]):
             self.notify(f"Status unavailable: {exc}", severity="warning")
             return
         self.query_one(StatusBar).info = StatusInfo.from_engine(figures, state)
-        self.tool_pane.mcp_state = figures.get("mcp")
+        self.tool_pane.mcp_state = figures
 
     async def switch_session(self, session_id: str, *, model: str | None = None) -> None:
         """Close the current engine and resume a session (another one, or this one with another

@@ -16,12 +16,13 @@ class DraftView:
     """One draft of the session as the diff pane shows it."""
 
     path: str
-    status: str = "new"  # "new" | "modified"
+    status: str = "new"  # "new" | "modified"; once out of review: one of SETTLED
     valid: bool = True
     problems: tuple[str, ...] = ()
     diff: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     text: str | None = field(default=None, compare=False)  # the whole draft, for the preview
+    state: str = "pending"  # the server's review state of a live draft: "pending" | "undone"
 
     @property
     def content(self) -> str | None:
@@ -34,14 +35,19 @@ class DraftView:
 
     @property
     def settled(self) -> bool:
-        """True once the draft has left the server's list (applied, rejected, undone): the pane
-        keeps showing it, and its diff, so the review stays readable after the decision."""
+        """True once the draft has left review (applied, rejected; "undone" and "closed" for what
+        an older session's log says): the pane keeps showing it, and its diff, so the review stays
+        readable after the decision. An undo puts the draft back for review (live, state undone)."""
         return self.status in SETTLED
 
     @property
     def badges(self) -> tuple[str, ...]:
-        """Short labels: the status, plus "invalid" when the gate reported problems."""
-        return (self.status,) if self.valid or self.settled else (self.status, "invalid")
+        """Short labels: the status, "undone" for a draft back for review after an undo, and
+        "invalid" when the gate reported problems."""
+        if self.settled:
+            return (self.status,)
+        undone = ("undone",) if self.state == "undone" else ()
+        return (self.status, *undone) if self.valid else (self.status, *undone, "invalid")
 
 
 # Statuses of drafts the server no longer lists; "closed" when the app did not see why it left.
@@ -110,6 +116,7 @@ def parse_drafts(listing: Any, diffs: Any = None) -> list[DraftView]:
                 problems=problems,
                 diff=str(item.get("diff") or item.get("unified_diff") or ""),
                 extra=dict(item),
+                state=str(item.get("state") or "pending"),
             )
         )
     return views

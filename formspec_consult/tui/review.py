@@ -86,25 +86,31 @@ class Review:
     async def refresh(self, changed: Iterable[str] = ()) -> list[DraftView]:
         """Reload the drafts and their diffs into the pane; return the live ones.
 
-        Drafts that left the server's list stay in the pane below the live ones, marked with
-        what happened to them; `changed` (from DraftsChanged) names the paths an undo restored."""
-        listing = await self._guard("list_drafts", self.flow.drafts())
-        if listing is None:
+        The server lists every draft of the session: those under review (an undone one is back
+        among them, state "undone") and those applied or rejected, which stay in the pane below
+        the live ones with their diff when the app saw it. `changed` (from DraftsChanged) names
+        the paths an undo restored."""
+        overview = await self._guard("list_drafts", self.flow.overview())
+        if overview is None:
             return [d for d in self.pane.drafts if not d.settled]
         diffs = await self._guard("diff_drafts", self.flow.diffs())
         drafts = [replace(d, text=self._draft_text(d.path))
-                  for d in parse_drafts({"drafts": listing}, {"drafts": diffs or []})]
+                  for d in parse_drafts({"drafts": list(overview.live)}, {"drafts": diffs or []})]
         live = {d.path for d in drafts}
         expected, self._expected = self._expected, None
+        for row in overview.settled:
+            path, state = str(row.get("path") or ""), str(row.get("state") or "")
+            if path and state and (path not in self.settled or self.settled[path].status != state):
+                self._settle(path, state)
         for old in self.pane.drafts:
             if not old.settled and old.path not in live and old.path not in self.settled:
                 self._settle(old.path, expected if expected in {"applied", "rejected"} else "closed")
         if expected == "undone":
             for path in changed:
-                if path in self.settled:
+                if path in self.settled and path not in live:
                     self._settle(path, "undone")
         for path in live:
-            self.settled.pop(path, None)  # proposed again: live, not settled
+            self.settled.pop(path, None)  # back for review (undone, or proposed again): live
         self.pane.drafts = (*drafts, *reversed(self.settled.values()))
         return drafts
 
@@ -179,9 +185,14 @@ class Review:
         if result is None:
             return False
         restored = result.get("undone") or result.get("restored") or result.get("path") or result.get("file") or "the last apply"
-        if restored in self.settled:
-            self._settle(str(restored), "undone")
-        self.notify(f"Undone: {restored}.", "information")
+        if result.get("draft") == "back for review":
+            self.settled.pop(str(restored), None)  # live again: the refresh lists it as undone
+            tail = f" — the draft is back for review; accept it again with /apply {restored} (or a in the diffs pane)"
+        else:
+            if restored in self.settled:
+                self._settle(str(restored), "undone")
+            tail = ""
+        self.notify(f"Undone: {restored}{tail}.", "information")
         return True
 
     async def accept_all(self) -> int:

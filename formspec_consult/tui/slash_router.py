@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from formspec_consult.agent.engine.port import EngineLike
+    from formspec_consult.agent.engine.status import EngineStatus
     from formspec_consult.tui.review import Review
 
 
@@ -45,25 +46,13 @@ class RouterHost(Protocol):
 LOG_TAIL_CHARS = 60_000
 
 
-def server_logs(status: dict[str, Any]) -> list[tuple[str, Path | None, bool]]:
-    """(server name, its log file or None, whether it is in trouble) for each MCP server, from
-    `Engine.status()["mcp"]` (a list of server dicts with `name`, `state`, `log`; or a mapping)."""
-    mcp = status.get("mcp")
-    if isinstance(mcp, dict):
-        servers = [{"name": name, **value} for name, value in mcp.items() if isinstance(value, dict)]
-    elif isinstance(mcp, list):
-        servers = [s for s in mcp if isinstance(s, dict)]
-    else:
-        servers = []
-    out = []
-    for server in servers:
-        log = server.get("log")
-        trouble = server.get("state") in {"dead", "stopped"} or bool(server.get("error"))
-        out.append((str(server.get("name") or "?"), Path(log) if log else None, trouble))
-    return out
+def server_logs(status: EngineStatus) -> list[tuple[str, Path | None, bool]]:
+    """(server name, its log file or None, whether it is in trouble) for each MCP server of
+    `Engine.status()`."""
+    return [(server.name, Path(server.log) if server.log else None, server.in_trouble) for server in status.mcp]
 
 
-def pick_log(status: dict[str, Any], name: str | None = None) -> tuple[str, Path | None] | None:
+def pick_log(status: EngineStatus, name: str | None = None) -> tuple[str, Path | None] | None:
     """The log to open: the named server's; else the first server in trouble; else the first one
     (the local server). None when there is no such server."""
     servers = server_logs(status)
@@ -216,7 +205,7 @@ class SlashRouter:
         self.app.notify("Usage: /mcp restart  or  /mcp log [server]", severity="error")
         return False
 
-    def _log(self, status: dict[str, Any], name: str | None) -> bool:
+    def _log(self, status: EngineStatus, name: str | None) -> bool:
         """Show the log of one MCP server (the one in trouble, unless `name` picks another)."""
         servers = server_logs(status)
         picked = pick_log(status, name)

@@ -12,8 +12,9 @@ import pytest
 import yaml
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions, ToolError
-
 from formspec_consult.commands.wiring import server_specs
+from formspec_consult.mcp_client import MCPConfigError
+from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantMessage,
@@ -22,8 +23,6 @@ from formspec_consult.store.agent_events import (
     ToolCallFinished,
     TurnFinished,
 )
-from formspec_consult.mcp_client import MCPConfigError
-from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.events import EventLog
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
 
@@ -63,7 +62,7 @@ async def test_the_model_receives_the_workspace_context_and_the_session_id(proje
         assert engine.session_id in system["content"]
         assert "Corner Shop" in system["content"]  # from read_workspace_manifest
         assert "entity-authoring" in system["content"]  # from list_skills
-        assert '"shop"' in system["content"]  # from list_installed_modules
+        assert "- shop " in system["content"]  # from list_installed_modules
         assert "barbershop" in system["content"]  # from the registry's list_business_templates
         started = [
             e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "session_started"
@@ -82,7 +81,7 @@ async def test_a_proposed_draft_lands_in_the_session_and_can_be_diffed_applied_a
         events = await run(engine, "we keep a list of customers")
         assert DraftsChanged((DRAFT_PATH,)) in events
         assert (engine.session_dir / "draft").exists()
-        diff = [e for e in await run(engine, "/diff") if isinstance(e, Notice)][0]
+        diff = next(e for e in await run(engine, "/diff") if isinstance(e, Notice))
         assert "+    - {name: phone, type: string}" in diff.message and "(new, valid)" in diff.message
         applied = await run(engine, f"/apply {DRAFT_PATH}")
         assert target.read_text(encoding="utf-8") == CUSTOMER and applied[-1] == TurnFinished("done")
@@ -118,13 +117,13 @@ async def test_resuming_rebuilds_exactly_the_history_the_model_last_saw(project:
     resumed, second = await open_engine(project, ["Welcome back."], resume=session_id)
     try:
         before = engine.status()
-        assert resumed.status()["prompt_tokens"] == before["prompt_tokens"] > 0  # usage totals picked back up
+        assert resumed.status().prompt_tokens == before.prompt_tokens > 0  # usage totals picked back up
         past = resumed.past_events()
         assert any(getattr(e, "name", None) == "propose_spec_file" for e in past)
         await run(resumed, "where were we?")
         seen_before = first.requests[-1] + [{"role": "assistant", "content": "Anything else?"}]
         assert second.requests[0][: len(seen_before)] == seen_before
-        assert resumed.status()["turn"] == 3
+        assert resumed.status().turn == 3
     finally:
         await resumed.aclose()
 
@@ -146,11 +145,11 @@ async def test_status_reports_model_context_threshold_and_servers(project: Path)
     try:
         await run(engine, "hi")
         status = engine.status()
-        assert status["model"] == "scripted" and status["provider"] == "scripted"
-        assert 0 < status["context_tokens"] < status["threshold_tokens"] < status["window_tokens"]
-        assert status["reported"] is True and status["turn"] == 1
-        assert status["mcp"][0]["name"] == "formspec" and status["mcp"][0]["state"] == "running"
-        text = [e for e in await run(engine, "/status") if isinstance(e, Notice)][0].message
+        assert status.model == "scripted" and status.provider == "scripted"
+        assert 0 < status.context_tokens < status.threshold_tokens < status.window_tokens
+        assert status.reported is True and status.turn == 1
+        assert status.mcp[0].name == "formspec" and status.mcp[0].state == "running"
+        text = next(e for e in await run(engine, "/status") if isinstance(e, Notice)).message
         assert "Model:    scripted via scripted" in text
     finally:
         await engine.aclose()
@@ -205,7 +204,7 @@ async def test_compact_command_forces_a_compaction(project: Path) -> None:
             await run(engine, text)
         events = await run(engine, "/compact pricing")
         assert any(e.kind == "compaction_done" for e in events)
-        assert engine.status()["compactions"] == 1
+        assert engine.status().compactions == 1
     finally:
         await engine.aclose()
 
@@ -233,15 +232,15 @@ async def test_a_configured_server_killed_mid_call_is_a_tool_error_the_turn_surv
         {"tool_calls": [{"name": "echo", "arguments": {"text": "still here"}}]},
         "All good.",
     ]
-    engine, provider = await open_engine(project, replies)
+    engine, _provider = await open_engine(project, replies)
     try:
         events = await run(engine, "go")
         finished = [e for e in events if isinstance(e, ToolCallFinished)]
         assert [e.ok for e in finished] == [False, True] and finished[1].result == "still here"
         assert "was restarted" in finished[0].result
         assert events[-1] == TurnFinished("done")
-        extra = next(s for s in engine.status()["mcp"] if s["name"] == "extra")
-        assert extra["state"] == "running" and extra["restarts"] == 1
+        extra = engine.status().server("extra")
+        assert extra is not None and extra.state == "running" and extra.restarts == 1
     finally:
         await engine.aclose()
 

@@ -8,7 +8,6 @@ import anyio
 import pytest
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
-
 from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from tests.e2e.project import make_project

@@ -62,7 +62,7 @@ def offered(engine: Engine) -> list[set[str]]:
 
 
 def state_of(engine: Engine, server: str) -> str:
-    return next(s["state"] for s in engine.status()["mcp"] if s["name"] == server)
+    return next(s.state for s in engine.status().mcp if s.name == server)
 
 
 async def test_the_session_answers_while_a_server_it_does_not_need_is_still_starting(
@@ -86,7 +86,7 @@ async def test_the_session_answers_while_a_server_it_does_not_need_is_still_star
 
         gate.touch()  # the slow server comes up now
         with anyio.fail_after(60):
-            while state_of(engine, "slow") != "running":
+            while state_of(engine, "slow") != "running":  # noqa: ASYNC110 - a server process's state; bounded
                 await anyio.sleep(0.02)
         second = await run(engine, "again")
         assert second[-1] == TurnFinished("done")
@@ -106,7 +106,7 @@ async def test_closing_while_a_server_is_still_starting_does_not_wait_for_it(
         EngineOptions(project=project, provider=ScriptedProvider([]), in_memory_server=True, servers=server_specs)
     )
     with anyio.fail_after(60):
-        while not alive.exists():
+        while not alive.exists():  # noqa: ASYNC110 - another process writes the file; bounded
             await anyio.sleep(0.02)
     pid = int(alive.read_text(encoding="utf-8"))
     # Well under the 10 s a running server is given to close by itself.

@@ -78,14 +78,14 @@ def test_pairing_check_names_an_unanswered_call() -> None:
     history = History(messages=[SYSTEM, {"role": "user", "content": "hi"}])
     history.add_assistant("", [call("c1"), call("c2")])
     history.add_tool_result("c1", "one")
-    with pytest.raises(HistoryError, match="c2 .*no result"):
+    with pytest.raises(HistoryError, match=r"c2 .*no result"):
         history.check_pairing()
 
 
 def test_pairing_check_names_an_orphaned_or_misplaced_result() -> None:
     history = History(messages=[SYSTEM, {"role": "user", "content": "hi"}])
     history.add_tool_result("ghost", "who called me?")
-    with pytest.raises(HistoryError, match="ghost .*does not follow its call"):
+    with pytest.raises(HistoryError, match=r"ghost .*does not follow its call"):
         history.check_pairing()
     history = History(messages=[SYSTEM, {"role": "user", "content": "hi"}])
     history.add_assistant("", [call("c1")])

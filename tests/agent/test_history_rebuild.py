@@ -14,11 +14,11 @@ import anyio
 import pytest
 
 from formspec_consult.agent.compaction.compress import Compressor
-from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.loop import AgentLoop
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.providers import ScriptedProvider
+from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.store.events import EventLog, rebuild_history
 
 pytestmark = pytest.mark.anyio
@@ -72,7 +72,7 @@ async def test_every_request_is_rebuilt_exactly_from_the_log_across_compactions_
 
     task = asyncio.ensure_future(cancelled_turn())
     with anyio.fail_after(10):
-        while not any(e["type"] == "tool_call" and e["arguments"].get("hang") for e in EventLog.read(log.path)):
+        while not any(e["type"] == "tool_call" and e["arguments"].get("hang") for e in EventLog.read(log.path)):  # noqa: ASYNC110 - the state is in the log file; bounded by fail_after
             await asyncio.sleep(0)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -15,6 +15,10 @@ import anyio
 import pytest
 
 from formspec_consult.agent.compaction.compress import Compressor
+from formspec_consult.agent.history.history import History
+from formspec_consult.agent.loop.loop import AgentLoop
+from formspec_consult.mcp_client import MCPManager, ServerSpec
+from formspec_consult.providers import Completion, ScriptedProvider
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantMessage,
@@ -24,10 +28,6 @@ from formspec_consult.store.agent_events import (
     ToolCallStarted,
     TurnFinished,
 )
-from formspec_consult.agent.history.history import History
-from formspec_consult.agent.loop.loop import AgentLoop
-from formspec_consult.mcp_client import MCPManager, ServerSpec
-from formspec_consult.providers import Completion, ScriptedProvider
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.transcript import Transcript
 from tests.mcp_client.fake_server import build

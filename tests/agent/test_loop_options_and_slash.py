@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from formspec_consult.agent.loop.options import find_options, resolve_choice
 from formspec_consult.agent.commands.slash import SlashCommand, SlashError, parse_slash
+from formspec_consult.agent.loop.options import find_options, resolve_choice
 from formspec_consult.agent.loop.tools import ArgumentsError, cap_result, drafts_touched, parse_arguments
 
 

@@ -45,9 +45,9 @@ async def test_cached_tokens_are_logged_per_request_and_shown_in_status(
     usages = [e for e in EventLog.read(engine.session_dir / "events.jsonl") if e.get("type") == "usage"]
     assert [u["cached_tokens"] for u in usages] == [o.read_tokens for o in fake_anthropic.outcomes]
     assert usages[0]["cached_tokens"] == 0 and usages[1]["cached_tokens"] > 0
-    assert status["cached_tokens"] == usages[1]["cached_tokens"]
-    share = status["cached_tokens"] * 100 // status["prompt_tokens"]
-    assert f"Cache:    {status['cached_tokens']} of {status['prompt_tokens']} prompt tokens read from cache ({share}%)" \
+    assert status.cached_tokens == usages[1]["cached_tokens"]
+    share = status.cached_tokens * 100 // status.prompt_tokens
+    assert f"Cache:    {status.cached_tokens} of {status.prompt_tokens} prompt tokens read from cache ({share}%)" \
         in notices[0].message
 
 

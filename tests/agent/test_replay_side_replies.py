@@ -8,10 +8,9 @@ import anyio
 import pytest
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
-
 from formspec_consult.commands.wiring import server_specs
-from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, TurnFinished
 from formspec_consult.providers import ReplayProvider, ScriptedProvider
+from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, TurnFinished
 from tests.e2e.project import make_project
 
 pytestmark = pytest.mark.anyio

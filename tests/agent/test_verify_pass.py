@@ -81,6 +81,6 @@ async def test_verify_llm_sends_verify_draft_on_the_same_provider_and_returns_it
 async def test_a_bad_verify_setting_is_a_clear_error(project: Path) -> None:
     from formspec_consult.config import ConfigError
 
-    with pytest.raises(ConfigError, match="verify.*off, deterministic, llm"):
+    with pytest.raises(ConfigError, match=r"verify.*off, deterministic, llm"):
         await Engine.open(EngineOptions(project=project, provider=ScriptedProvider([]), in_memory_server=True, servers=server_specs,
                                         flags={"verify": "sometimes"}))

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,20 +19,6 @@ from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
 pytestmark = pytest.mark.slow
 KEY = "sk-e2e-secret-value"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAIServer]:
-    server = FakeOpenAIServer().start()
-    try:
-        yield server
-    finally:
-        server.release_stalls()
-        server.stop()
-
-
-def model_args(fake: FakeOpenAIServer) -> list[str]:
-    return ["--model", "fake", "--base-url", fake.url, "--context-window", "32000", "--allow-unvalidated"]
 
 
 def propose() -> FakeReply:
@@ -48,17 +33,17 @@ def session_folder(project: Path) -> Path:
 
 
 def test_a_consultation_through_litellm_and_stdio_mcp_leaves_a_valid_draft(
-    tmp_path: Path, fake: FakeOpenAIServer
+    tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
     project = make_project(tmp_path / "shop")
     env = cli_env(tmp_path, FORMSPEC_LLM_API_KEY=KEY)
-    fake.queue(propose(), FakeReply(text="I drafted the customer entity; review it with /diff."))
+    fake_openai.queue(propose(), FakeReply(text="I drafted the customer entity; review it with /diff."))
     result = run_cli(
-        [*model_args(fake), "-p", "We keep a list of customers with phone numbers."], project, env
+        [*fake_openai.cli_args(), "-p", "We keep a list of customers with phone numbers."], project, env
     )
     assert result.returncode == 0, result.stderr
     assert "I drafted the customer entity" in result.stdout
-    first, second = (request.body for request in fake.requests)
+    first, second = (request.body for request in fake_openai.requests)
     folder = session_folder(project)
     assert first["messages"][0]["role"] == "system" and folder.name in first["messages"][0]["content"]
     assert "Corner Shop" in first["messages"][0]["content"]
@@ -72,20 +57,20 @@ def test_a_consultation_through_litellm_and_stdio_mcp_leaves_a_valid_draft(
 
 
 def test_kill_9_mid_turn_then_continue_resumes_with_no_event_lost(
-    tmp_path: Path, fake: FakeOpenAIServer
+    tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
     project = make_project(tmp_path / "shop")
     env = cli_env(tmp_path, FORMSPEC_LLM_API_KEY=KEY)
-    fake.queue(propose(), FakeReply(stall=True))
+    fake_openai.queue(propose(), FakeReply(stall=True))
     process = subprocess.Popen(
-        [sys.executable, "-m", "formspec_consult", *model_args(fake), "-p", "customers"],
+        [sys.executable, "-m", "formspec_consult", *fake_openai.cli_args(), "-p", "customers"],
         cwd=project,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        fake.wait_for_requests(2, timeout=90)  # the tool ran; the model's second answer hangs
+        fake_openai.wait_for_requests(2, timeout=90)  # the tool ran; the model's second answer hangs
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
     finally:
@@ -96,7 +81,7 @@ def test_kill_9_mid_turn_then_continue_resumes_with_no_event_lost(
     assert [e["seq"] for e in before] == list(range(1, len(before) + 1))
     assert "tool_result" in [e["type"] for e in before]
 
-    fake.queue(FakeReply(text="Welcome back: the customer draft is ready."))
+    fake_openai.queue(FakeReply(text="Welcome back: the customer draft is ready."))
     # No model flags: the session remembers its model, endpoint, window and override.
     result = run_cli(["--continue", "-p", "where were we?"], project, env)
     assert result.returncode == 0, result.stderr
@@ -108,25 +93,25 @@ def test_kill_9_mid_turn_then_continue_resumes_with_no_event_lost(
     assert kinds[0] == "session_resumed"
     interrupted = [e for e in after if e["type"] == "turn_finished" and e.get("error") == "interrupted"]
     assert interrupted and interrupted[0]["turn"] == 1
-    resumed_request = fake.requests[-1].body["messages"]
-    assert resumed_request[:3] == fake.requests[1].body["messages"][:3]
+    resumed_request = fake_openai.requests[-1].body["messages"]
+    assert resumed_request[:3] == fake_openai.requests[1].body["messages"][:3]
     assert any(m.get("tool_calls") for m in resumed_request)
     assert resumed_request[-1] == {"role": "user", "content": "where were we?"}
     assert [e["turn"] for e in after if e["type"] == "turn_started"] == [1, 2]
 
 
 def test_ctrl_c_mid_reply_exits_130_and_logs_a_cancelled_turn_with_what_was_shown(
-    tmp_path: Path, fake: FakeOpenAIServer
+    tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
     project = make_project(tmp_path / "shop")
     env = cli_env(tmp_path, FORMSPEC_LLM_API_KEY=KEY)
-    fake.queue(FakeReply(text="A partial answer that never ends", stall_after_chunks=2))
-    command = [sys.executable, "-m", "formspec_consult", *model_args(fake), "-p", "hello"]
+    fake_openai.queue(FakeReply(text="A partial answer that never ends", stall_after_chunks=2))
+    command = [sys.executable, "-m", "formspec_consult", *fake_openai.cli_args(), "-p", "hello"]
     with subprocess.Popen(
         command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     ) as process:
         try:
-            fake.wait_for_requests(1, timeout=90)
+            fake_openai.wait_for_requests(1, timeout=90)
             assert process.stdout is not None
             # Blocks until the first streamed chunk is out (then the reply stalls); pytest-timeout bounds it.
             assert process.stdout.read(6) == "A part"

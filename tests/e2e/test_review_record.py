@@ -96,3 +96,28 @@ async def test_the_engine_does_not_log_a_review_action_a_second_time(tmp_path: P
     assert kinds == ["apply", "undo"]
     seqs = [e["seq"] for e in _events(engine.session_dir)]
     assert len(seqs) == len(set(seqs)), "two writers of one log must never reuse a seq"
+
+
+async def test_a_raw_mcp_client_can_accept_an_undone_draft_again_with_its_exact_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    project = make_project(tmp_path / "shop")
+    await _review_through_mcp_serve(project)  # propose, apply, undo
+    env = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG", "PYTHONPATH", "FORMSPEC_REGISTRY_DB"}}
+    params = StdioServerParameters(
+        command=str(CLI), args=["mcp-serve", "--project", str(project), "--session", SESSION], env=env
+    )
+    with anyio.fail_after(90):
+        async with Client(stdio_client(params)) as client:  # a later conversation, a new server process
+            listed = await call(client, "list_drafts", {})
+            assert [(d["path"], d["state"], d["valid"]) for d in listed["drafts"]] == [(DRAFT_PATH, "undone", True)]
+            assert listed["settled"] == []
+            again = await call(client, "apply_draft", {"file": DRAFT_PATH})
+            assert again["applied"] == DRAFT_PATH
+            assert (project / "spec" / DRAFT_PATH).read_bytes() == CUSTOMER.encode()
+            after = await call(client, "list_drafts", {})
+            assert after["drafts"] == [] and [(s["path"], s["state"]) for s in after["settled"]] == [(DRAFT_PATH, "applied")]
+    folder = project / ".formspec" / "consult" / SESSION
+    review = [(e["type"], e.get("path")) for e in _events(folder) if e["type"] in {"apply", "undo", "reject"}]
+    assert review == [("apply", DRAFT_PATH), ("undo", DRAFT_PATH), ("apply", DRAFT_PATH)]

@@ -12,8 +12,11 @@ import pytest
 import yaml
 
 from formspec_consult.eval.corpus import bundled_corpus
+from formspec_consult.prompting.prompts import load_prompt
 from tests.e2e.cli import cli_env, run_cli
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
+
+PROMPT = f"consultant-{load_prompt('consultant').version}"  # run ids name the prompt version
 
 pytestmark = pytest.mark.slow
 SUBSET = ["laundry-kiloan", "cafe-table-orders"]  # one Indonesian, one English case
@@ -42,7 +45,7 @@ def test_offline_runs_twice_with_identical_scores_and_writes_every_artefact(tmp_
     laundry = scores(first)["laundry-kiloan"]
     assert laundry["validity"]["all_drafts_pass"] and laundry["validity"]["project_valid"]
     assert scores(first)["cafe-table-orders"]["coverage"]["branch_states"] == 0.0  # the recorded miss
-    assert first["run_id"].endswith("__consultant-1.1.0__offline__recorded") and first["verify"] == "deterministic"
+    assert first["run_id"].endswith(f"__{PROMPT}__offline__recorded") and first["verify"] == "deterministic"
     case_dir = out / "runs" / first["run_id"] / "laundry-kiloan"
     for name in ("system-prompt.md", "transcript.md", "events.jsonl", "score.json"):
         assert (case_dir / name).is_file(), name
@@ -132,7 +135,7 @@ def test_a_case_runs_end_to_end_on_a_real_model_path_with_fake_models_for_consul
         owner.stop()
     (path,) = (out / "reports").glob("*.json")
     report = json.loads(path.read_text(encoding="utf-8"))
-    assert report["run_id"].endswith("__consultant-1.1.0__openai__fake") and report["owner"] == "model"
+    assert report["run_id"].endswith(f"__{PROMPT}__openai__fake") and report["owner"] == "model"
     (case,) = report["cases"]
     assert case["status"] == "ok", case.get("error")
     score = case["score"]
@@ -155,9 +158,9 @@ def test_a_case_runs_end_to_end_on_a_real_model_path_with_fake_models_for_consul
 async def test_one_consultant_provider_instance_serves_every_case_of_a_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from formspec_consult.commands.wiring import server_specs
     from formspec_consult.eval.corpus import load_corpus
     from formspec_consult.eval.report import console
-    from formspec_consult.commands.wiring import server_specs
     from formspec_consult.eval.runner import EvalConfig, Prepared, Runner
     from formspec_consult.providers import ScriptedProvider
 

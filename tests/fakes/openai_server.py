@@ -171,6 +171,10 @@ class FakeOpenAIServer:
         if self._thread is not None:
             self._thread.join(timeout=10)
 
+    def cli_args(self) -> list[str]:
+        """The formspec-consult flags that point it at this server (a 32k window, no model check)."""
+        return ["--model", FAKE_MODEL, "--base-url", self.url, "--context-window", "32000", "--allow-unvalidated"]
+
     def __enter__(self) -> FakeOpenAIServer:
         return self.start() if self._server is None else self
 

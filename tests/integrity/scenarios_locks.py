@@ -54,12 +54,12 @@ def two_servers_apply_the_same_file_at_once(request: pytest.FixtureRequest) -> O
                     await b("propose_spec_file", path=SERVICE, content=base + f"# from B, round {number}\n")
                     outcomes: dict[str, tuple[bool, Any]] = {}
 
-                    async def apply(name: str, tools: Tools) -> None:
-                        outcomes[name] = await tools("apply_draft", file=SERVICE)
+                    async def apply(name: str, tools: Tools, into: dict[str, tuple[bool, Any]]) -> None:
+                        into[name] = await tools("apply_draft", file=SERVICE)
 
                     async with anyio.create_task_group() as group:
-                        group.start_soon(apply, "A", a)
-                        group.start_soon(apply, "B", b)
+                        group.start_soon(apply, "A", a, outcomes)
+                        group.start_soon(apply, "B", b, outcomes)
                     winners = [name for name, (ok, _) in outcomes.items() if ok]
                     losers = [str(result) for ok, result in outcomes.values() if not ok]
                     text = target.read_text(encoding="utf-8")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +14,6 @@ from tests.e2e.cli import cli_env, run_cli, write_script
 from tests.e2e.project import make_project
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 from tests.integrity.scenarios import Observed, scenario
-
-
-@contextmanager
-def fake_server(*replies: FakeReply) -> Iterator[FakeOpenAIServer]:
-    server = FakeOpenAIServer(replies).start()
-    try:
-        yield server
-    finally:
-        server.release_stalls()
-        server.stop()
-
-
-def model_args(fake: FakeOpenAIServer) -> list[str]:
-    return ["--model", "fake", "--base-url", fake.url, "--context-window", "32000", "--allow-unvalidated"]
 
 
 def _json_lines(text: str) -> list[dict[str, Any]]:
@@ -56,8 +40,8 @@ def duplicate_tool_call_ids_in_one_reply(request: pytest.FixtureRequest) -> Obse
     project = make_project(tmp_path / "shop")
     twice = FakeReply(tool_calls=[{"id": "call_0", "name": "list_drafts", "arguments": {}},
                                   {"id": "call_0", "name": "list_kind_schemas", "arguments": {}}])
-    with fake_server(twice, FakeReply(text="Nothing drafted yet."), FakeReply(text="Still here.")) as fake:
-        done = _run([*model_args(fake), "-p", "-", "--json"], project, cli_env(tmp_path),
+    with FakeOpenAIServer([twice, FakeReply(text="Nothing drafted yet."), FakeReply(text="Still here.")]) as fake:
+        done = _run([*fake.cli_args(), "-p", "-", "--json"], project, cli_env(tmp_path),
                     stdin="what is drafted?\nand now?\n")
         sent = [r.body["messages"] for r in fake.requests]
     lines = _json_lines(done.stdout)
@@ -115,10 +99,10 @@ def retries_are_announced(request: pytest.FixtureRequest) -> Observed:
     replies = (FakeReply(stall=True), FakeReply(status=429, error="slow down", retry_after="1"),
                FakeReply(text="Here I am."))
     env = cli_env(tmp_path, FORMSPEC_REQUEST_TIMEOUT="1")
-    with fake_server(*replies) as fake:
-        as_json = _run([*model_args(fake), "-p", "hi", "--json"], project, env)
-    with fake_server(*replies) as fake:
-        as_text = _run([*model_args(fake), "-p", "hi"], project, env)
+    with FakeOpenAIServer(replies) as fake:
+        as_json = _run([*fake.cli_args(), "-p", "hi", "--json"], project, env)
+    with FakeOpenAIServer(replies) as fake:
+        as_text = _run([*fake.cli_args(), "-p", "hi"], project, env)
     notices = [line["message"] for line in _json_lines(as_json.stdout) if line["type"] == "notice"]
     logged = [e for folder in (project / ".formspec" / "consult").iterdir() if folder.is_dir()
               for e in load_events(folder / "events.jsonl") if e["type"] == "notice" and e.get("retry")]
@@ -139,8 +123,8 @@ def stream_closed_without_finish_reason(request: pytest.FixtureRequest) -> Obser
     tmp_path: Path = request.getfixturevalue("tmp_path")
     project = make_project(tmp_path / "shop")
     partial = "Your barbershop needs three entities: customers, barbers and"
-    with fake_server(FakeReply(text=partial, cut_short=True), FakeReply(text="…and appointments.")) as fake:
-        done = _run([*model_args(fake), "-p", "-"], project, cli_env(tmp_path), stdin="design it\ncontinue\n")
+    with FakeOpenAIServer([FakeReply(text=partial, cut_short=True), FakeReply(text="…and appointments.")]) as fake:
+        done = _run([*fake.cli_args(), "-p", "-"], project, cli_env(tmp_path), stdin="design it\ncontinue\n")
         sent = [r.body["messages"] for r in fake.requests]
     kept = any(m.get("role") == "assistant" and partial in str(m.get("content")) for m in sent[-1]) if sent else False
     return {

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Annotated
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
+from pydantic import Field
 
 PIXEL = bytes.fromhex(  # a 1×1 PNG
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -58,6 +60,15 @@ def build(name: str = "fake") -> MCPServer:
     def files_read(path: str) -> str:
         """A dotted name, as filesystem servers have."""
         return f"{name} read {path}"
+
+    @server.tool()
+    def find(
+        query: Annotated[str, Field(description="What to find.", max_length=50)],
+        title: Annotated[str | None, Field(description="Only items with this title.")] = None,
+        limit: Annotated[int, Field(ge=1, le=9)] = 3,
+    ) -> str:
+        """Pydantic's schema shapes: titles everywhere, an optional as anyOf with null, a property named title."""
+        return f"{query} {title} {limit}"
 
     @server.tool(name=LONG_NAME)
     def long_name() -> str:

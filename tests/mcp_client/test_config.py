@@ -46,7 +46,7 @@ def test_an_empty_variable_takes_the_default_like_the_shell() -> None:
 
 
 def test_a_server_without_command_or_url_is_refused_with_what_to_write() -> None:
-    with pytest.raises(MCPConfigError, match="needs 'command'.*or 'url'"):
+    with pytest.raises(MCPConfigError, match=r"needs 'command'.*or 'url'"):
         parse_servers({"mcpServers": {"x": {"args": []}}}, {})
 
 

@@ -15,7 +15,6 @@ import pytest
 import yaml
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
-
 from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import AgentEvent, ToolCallFinished

@@ -64,7 +64,7 @@ async def test_a_server_restarted_mid_session_gets_a_new_session_and_the_call_is
         assert (after.ok, after.text) == (True, "after")
         assert (again.ok, again.text) == (True, "and again")
         (status,) = manager.status()
-        assert status["reinitialised"] == 1 and status["restarts"] == 0 and status["state"] == "running"
+        assert status.reinitialised == 1 and status.restarts == 0 and status.state == "running"
     finally:
         await manager.aclose()
 
@@ -114,7 +114,7 @@ async def test_a_token_refused_mid_session_is_an_authentication_error_for_the_mo
             outcome = await manager.call("echo", {"text": "x"})
         assert not outcome.ok and "authentication failed (HTTP 401" in outcome.text
         assert "mcpServers.peer.headers" in outcome.text
-        assert manager.status()[0]["restarts"] == 0
+        assert manager.status()[0].restarts == 0
     finally:
         await manager.aclose()
         server.stop()

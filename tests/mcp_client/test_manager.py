@@ -71,7 +71,7 @@ async def test_a_server_killed_mid_call_becomes_a_tool_error_and_is_restarted(tm
         assert not died.ok and died.text.startswith("ERROR: ") and "was restarted" in died.text
         again = await manager.call("pid", {})
         assert again.ok and again.text != first_pid
-        assert manager.status()[0]["restarts"] == 1
+        assert manager.status()[0].restarts == 1
     finally:
         await manager.aclose()
 
@@ -110,7 +110,7 @@ async def test_a_server_that_cannot_start_is_reported_not_fatal_unless_required(
     problems = await manager.start()
     try:
         assert len(problems) == 1 and "ghost" in problems[0]
-        assert manager.status()[0]["state"] == "dead"
+        assert manager.status()[0].state == "dead"
     finally:
         await manager.aclose()
 
@@ -149,7 +149,7 @@ async def test_two_calls_failing_at_once_share_one_restart(tmp_path: Path) -> No
                 group.start_soon(hang)
         assert [o.ok for o in outcomes] == [False, False]
         assert all("restarted" in o.text for o in outcomes)
-        assert manager.status()[0]["restarts"] == 1
+        assert manager.status()[0].restarts == 1
         assert (await manager.call("echo", {"text": "ok"})).ok
     finally:
         await manager.aclose()
@@ -244,3 +244,11 @@ async def test_a_server_that_starts_later_still_keeps_its_names_over_the_servers
         assert (await manager.call("echo", {"text": "hi"})).server == "first"
     finally:
         await manager.aclose()
+
+
+def test_a_server_status_only_takes_a_state_a_connection_goes_through() -> None:
+    from formspec_consult.mcp_client.status import SERVER_STATES, ServerStatus
+
+    assert SERVER_STATES == ("stopped", "starting", "running", "dead")
+    with pytest.raises(ValueError, match="must be one of stopped, starting, running, dead"):
+        ServerStatus("formspec", "ready")  # type: ignore[arg-type]

@@ -80,7 +80,7 @@ async def test_over_streamable_http_a_restarted_server_is_reinitialised_and_the_
             await anyio.to_thread.run_sync(server.restart)  # it forgets our session (answers 400)
             outcome = await manager.call("echo", {"message": "after the restart"})
         assert (outcome.ok, outcome.text) == (True, "Echo: after the restart")
-        assert manager.status()[0]["reinitialised"] == 1
+        assert manager.status()[0].reinitialised == 1
     finally:
         await manager.aclose()
         server.stop()
@@ -99,7 +99,7 @@ async def test_type_sse_speaks_the_legacy_transport() -> None:
             assert await manager.start() == []
             outcome = await manager.call("echo", {"message": "over sse"})
         assert (outcome.ok, outcome.text) == (True, "Echo: over sse")
-        assert manager.status()[0]["transport"] == "sse"
+        assert manager.status()[0].transport == "sse"
     finally:
         await manager.aclose()
         server.stop()

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from formspec_consult.cli import cli
-from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 from tests.fakes.keyrings import BrokenKeyring, MemoryKeyring
+from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
 SECRET = "sk-ant-very-secret-1234"
 
@@ -103,7 +103,7 @@ def test_auth_set_stores_the_key_from_stdin_without_printing_it(memory_keyring: 
     assert memory_keyring.store[("formspec-consult", "anthropic")] == SECRET
     code, out = _run("auth", "status")
     assert code == 0 and SECRET not in out
-    assert [line for line in out.splitlines() if line.startswith("anthropic")][0].split()[1] == "stored"
+    assert next(line for line in out.splitlines() if line.startswith("anthropic")).split()[1] == "stored"
 
 
 def test_a_stored_key_is_what_doctor_then_uses(memory_keyring: MemoryKeyring) -> None:

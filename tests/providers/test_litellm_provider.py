@@ -199,7 +199,7 @@ def test_window_and_output_reservation_come_from_litellm_and_config() -> None:
     assert LiteLLMProvider("deepseek/deepseek-chat", reserved_output=100_000).max_output_tokens == 8192
     assert LiteLLMProvider("openai/fake", context_window=20_000).context_window == 20_000
     with pytest.raises(ProviderError, match="does not know the context window") as error:
-        LiteLLMProvider("openai/fake").context_window
+        _ = LiteLLMProvider("openai/fake").context_window
     assert "--context-window" in error.value.hint
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +105,7 @@ def test_every_failure_maps_to_a_one_line_hint(error: Exception, message: str, h
 
 def test_retry_after_is_read_as_seconds_or_as_an_http_date() -> None:
     assert retry_after_of(_Fake(429, {"retry-after": "12"})) == 12.0
-    later = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=30), usegmt=True)
+    later = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
     assert 25 <= (retry_after_of(_Fake(429, {"Retry-After": later})) or 0) <= 31
     assert retry_after_of(_Fake(429, {})) is None
 

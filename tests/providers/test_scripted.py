@@ -134,5 +134,5 @@ def test_a_malformed_script_is_refused_with_the_file_and_turn(tmp_path: Path, te
 
 
 def test_a_missing_script_says_which_path() -> None:
-    with pytest.raises(ProviderError, match="script not found: /nope.yaml"):
+    with pytest.raises(ProviderError, match=r"script not found: /nope.yaml"):
         ScriptedProvider.from_file("/nope.yaml")

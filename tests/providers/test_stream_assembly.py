@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from typing import Any
 
 from hypothesis import given
@@ -13,7 +14,7 @@ from formspec_consult.providers.stream_assembly import StreamAssembler
 
 def _split(text: str, cuts: list[int]) -> list[str]:
     points = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
-    return [text[a:b] for a, b in zip(points, points[1:]) if b > a]
+    return [text[a:b] for a, b in pairwise(points) if b > a]
 
 
 arguments = st.dictionaries(st.text(min_size=1, max_size=8), st.one_of(st.integers(), st.text(max_size=20)), max_size=4)

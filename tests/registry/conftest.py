@@ -23,8 +23,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from formspec_consult.registry.db import open_store
 from formspec_consult.registry.postgres_store import split_schema
-from formspec_consult.servers.registry import create_registry_server
 from formspec_consult.servers.http_edge import bind_socket
+from formspec_consult.servers.registry import create_registry_server
 from formspec_consult.servers.registry_http import HttpLimits, http_server
 
 PG_URL_FILE = Path(__file__).resolve().parents[1] / ".tools" / "pg.url"

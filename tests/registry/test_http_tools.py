@@ -26,6 +26,7 @@ async def test_tools_are_listed_read_only_with_output_schemas(registry: RunningR
     for tool in tools.values():
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.output_schema is not None
+        assert tool.description and "\n " not in tool.description, tool.name  # no docstring indentation
 
 
 async def test_list_business_templates_returns_the_whole_catalogue_with_indonesian_aliases(

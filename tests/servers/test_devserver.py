@@ -80,7 +80,7 @@ def test_stop_escalates_to_kill_when_term_is_ignored(make_server) -> None:
 
 def test_a_server_that_exits_while_starting_reports_its_log(make_server) -> None:
     server = make_server(fake_config(free_port(), "--exit-code", "3"))
-    with pytest.raises(DevServerError, match="(?s)exited with code 3.*failing on purpose"):
+    with pytest.raises(DevServerError, match=r"(?s)exited with code 3.*failing on purpose"):
         server.start()
     assert server.status()["running"] is False
 
@@ -105,7 +105,7 @@ def test_a_missing_binary_is_a_clear_error(make_server) -> None:
     server = make_server(
         DevConfig(("formspec-not-installed-xyz", "dev"), "http://127.0.0.1:9/health", "default")
     )
-    with pytest.raises(DevServerError, match="not found on PATH.*FORMSPEC_DEV_COMMAND"):
+    with pytest.raises(DevServerError, match=r"not found on PATH.*FORMSPEC_DEV_COMMAND"):
         server.start()
 
 

@@ -56,6 +56,7 @@ async def test_an_invalid_draft_is_kept_with_its_problems_and_advice_to_fix(clie
         {
             "path": VOUCHER,
             "status": "new",
+            "state": "pending",
             "valid": False,
             "problems": result["blocking_problems"],
             "target_changed": False,

@@ -74,7 +74,7 @@ async def test_closing_the_client_also_stops_the_dev_server_mcp_serve_started(
         async with Client(stdio_client(_with_fake_dev_server(project), errlog=errlog)) as client:
             dev_pid = (await call(client, "restart_server"))["pid"]
             assert _running(dev_pid)
-        while _running(dev_pid):
+        while _running(dev_pid):  # noqa: ASYNC110 - another process's state; bounded by fail_after
             await anyio.sleep(0.05)
 
 
@@ -85,7 +85,7 @@ async def test_killing_mcp_serve_also_stops_the_dev_server_it_started(project: P
             dev_pid = (await call(client, "restart_server"))["pid"]
             serve_pid = int(Path(f"/proc/{dev_pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
             os.kill(serve_pid, 15)
-            while _running(dev_pid):
+            while _running(dev_pid):  # noqa: ASYNC110 - another process's state; bounded by fail_after
                 await anyio.sleep(0.05)
     assert not _running(dev_pid)
 

@@ -13,7 +13,7 @@ from .conftest import snapshot
 DRAFT = "spec/modules/shop/master/draft/entity.yaml"
 OK_HEAD = "apiVersion: formspec.dev/v1\nkind: Entity\nmetadata: {name: draft, module: shop}\n"
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefg", "bcdefgh"))
+    f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefg", "bcdefgh", strict=True))
 
 APP_HEAD = ("apiVersion: formspec.dev/v1\nkind: App\nmetadata: {name: second}\nspec:\n"
             "  version: '1'\n  vendor: x\n  root_url: /\n  menu:\n")

@@ -58,7 +58,7 @@ def test_official_project_schema_is_preferred_and_named(shop: Project, shop_dir:
     (shop_dir / "schemas").mkdir()
     (shop_dir / "schemas" / "Entity.Schema.json").write_text("{}")  # lenient name matching …
     (shop_dir / "schemas" / "entity.schema.json").write_text(json.dumps(OFFICIAL_ENTITY))  # … first sorted wins
-    schema, source = kind_schema("ENTITY", shop)
+    _schema, source = kind_schema("ENTITY", shop)
     assert source.startswith("official schema from ") and source.endswith("schemas/Entity.Schema.json")
 
 

@@ -20,7 +20,7 @@ def skill_md(name: str, version: str = "1.0.0", kinds: str = "[Entity]", body: s
 
 def test_bundled_skills_are_listed_with_frontmatter(shop: Project) -> None:
     skills = {s.name: s for s in shop.skills()}
-    assert BUNDLED <= set(skills)
+    assert set(skills) >= BUNDLED
     for name in BUNDLED:
         skill = skills[name]
         assert skill.source == "bundled" and skill.description and not skill.stale

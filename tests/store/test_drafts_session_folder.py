@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -19,8 +19,8 @@ from formspec_consult.store.folder import (
 
 
 def test_new_session_ids_are_sortable_timestamps() -> None:
-    early = new_session_id(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
-    late = new_session_id(datetime(2026, 11, 30, 21, 0, 0, tzinfo=timezone.utc))
+    early = new_session_id(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    late = new_session_id(datetime(2026, 11, 30, 21, 0, 0, tzinfo=UTC))
     assert early.startswith("20260102-030405-") and len(early) == 20
     assert sorted([late, early]) == [early, late]
 
@@ -44,7 +44,7 @@ def test_sessions_are_listed_newest_last(tmp_path: Path) -> None:
         "20261130-120000-bbbb",
     ]
     assert latest_session(consult) == "20261130-120000-bbbb"
-    assert list_sessions(consult)[0].created == datetime(2026, 1, 1, tzinfo=timezone.utc)
+    assert list_sessions(consult)[0].created == datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def test_no_sessions_means_no_latest(tmp_path: Path) -> None:

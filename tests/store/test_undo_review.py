@@ -109,7 +109,7 @@ def test_an_old_problem_elsewhere_does_not_block_a_good_draft(review: Review) ->
     other.write_text("broken: true\n")
     review.propose(TARGET, "kind: Entity\n")
     assert review.list() == [
-        {"path": TARGET, "status": "new", "valid": True, "problems": 0, "target_changed": False}
+        {"path": TARGET, "status": "new", "state": "pending", "valid": True, "problems": 0, "target_changed": False}
     ]
     review.apply(TARGET)
 
@@ -148,3 +148,51 @@ def test_proposing_the_current_content_says_there_is_nothing_to_apply(review: Re
     _target(review).write_text("kind: Entity\n")
     result = review.propose(TARGET, "kind: Entity\n")
     assert result["status"] == "unchanged" and "nothing to apply" in result["next"]
+
+
+def test_an_undone_draft_is_back_for_review_with_its_exact_bytes_and_can_be_accepted_again(review: Review) -> None:
+    draft = "kind: Entity\r\nname: caf\u00e9\n"  # CRLF and non-ASCII: the bytes must survive the round trip
+    _target(review).parent.mkdir(parents=True)
+    _target(review).write_bytes(b"kind: Entity\nname: a\n")
+    review.propose(TARGET, draft)
+    review.apply(TARGET)
+    assert review.list() == [] and [r["state"] for r in review.settled()] == ["applied"]
+
+    undone = review.undo()
+
+    assert undone["draft"] == "back for review"
+    assert _target(review).read_bytes() == b"kind: Entity\nname: a\n"
+    assert review.store.read_bytes(TARGET) == draft.encode()
+    assert [(row["path"], row["state"], row["target_changed"]) for row in review.list()] == [(TARGET, "undone", False)]
+    assert review.settled() == []
+    review.apply(TARGET)
+    assert _target(review).read_bytes() == draft.encode()
+    assert [r["state"] for r in review.settled()] == ["applied"]
+    review.undo()
+    assert _target(review).read_bytes() == b"kind: Entity\nname: a\n"
+
+
+def test_undo_keeps_a_newer_draft_of_the_same_file_under_review(review: Review) -> None:
+    review.propose(TARGET, "kind: Entity\nversion: 1\n")
+    review.apply(TARGET)
+    review.propose(TARGET, "kind: Entity\nversion: 2\n")
+
+    assert review.undo()["draft"] == "newer draft kept"
+    assert review.store.read_text(TARGET) == "kind: Entity\nversion: 2\n"
+
+
+def test_a_forced_undo_of_an_edited_file_still_puts_the_applied_draft_back(review: Review) -> None:
+    review.propose(TARGET, "kind: Entity\nname: b\n")
+    review.apply(TARGET)
+    _target(review).write_text("kind: Entity\nname: edited by hand\n")
+
+    assert review.undo(force=True)["draft"] == "back for review"
+    assert review.store.read_text(TARGET) == "kind: Entity\nname: b\n"
+
+
+def test_a_rejected_draft_is_listed_as_settled_until_it_is_proposed_again(review: Review) -> None:
+    review.propose(TARGET, "kind: Entity\n")
+    review.reject(TARGET)
+    assert review.list() == [] and [(r["path"], r["state"]) for r in review.settled()] == [(TARGET, "rejected")]
+    review.propose(TARGET, "kind: Entity\nname: again\n")
+    assert review.settled() == [] and [row["state"] for row in review.list()] == ["pending"]

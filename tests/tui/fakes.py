@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from formspec_consult.agent.engine.status import EngineStatus
 from formspec_consult.mcp_client.manager import ToolError
+from formspec_consult.mcp_client.status import ServerStatus
 from formspec_consult.store.agent_events import AgentEvent, TurnFinished, TurnStarted, UsageUpdated
 
 
@@ -65,12 +67,10 @@ class FakeEngine:
         self.restarts = 0
         self._release = asyncio.Event()
         self.holding = False
-        # The shape of Engine.status()["mcp"]: one dict per server, with the file its stderr goes to.
-        self.mcp: list[dict[str, Any]] = [
-            {"name": "formspec-local", "state": "ready", "tools": 18, "error": None,
-             "log": str(self.session_dir / "mcp-local.log")},
-            {"name": "registry", "state": "ready", "tools": 3, "error": None,
-             "log": str(self.session_dir / "mcp-registry.log")},
+        # Engine.status().mcp: the real record, each server with the file its stderr goes to.
+        self.mcp: list[ServerStatus] = [
+            ServerStatus("formspec-local", "running", tools=18, log=str(self.session_dir / "mcp-local.log")),
+            ServerStatus("registry", "running", tools=3, log=str(self.session_dir / "mcp-registry.log")),
         ]
         self.usage = UsageUpdated(context_tokens=1200, threshold_tokens=90000, window_tokens=120000, reported=False, session_cost=0.0)
 
@@ -153,23 +153,25 @@ class FakeEngine:
                     "validation": {"ok": True, "problems": []}}
         raise ToolError(f"Unknown tool {name}.")
 
-    async def restart_mcp(self) -> None:
+    async def restart_mcp(self, server: str | None = None) -> None:
         self.restarts += 1
 
-    def status(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "provider": self.provider_name,
-            "session": self.session_id,
-            "context_tokens": self.usage.context_tokens,
-            "threshold_tokens": self.usage.threshold_tokens,
-            "window_tokens": self.usage.window_tokens,
-            "reported": self.usage.reported,
-            "cost": self.usage.session_cost,
-            "compactions": self.usage.compactions,
-            "turn": len(self.sent),
-            "mcp": self.mcp,
-        }
+    def status(self) -> EngineStatus:
+        return EngineStatus(
+            model=self.model,
+            provider=self.provider_name,
+            session=self.session_id,
+            session_dir=str(self.session_dir),
+            project=str(self.project_root),
+            context_tokens=self.usage.context_tokens,
+            threshold_tokens=self.usage.threshold_tokens,
+            window_tokens=self.usage.window_tokens,
+            reported=self.usage.reported,
+            cost=self.usage.session_cost,
+            compactions=self.usage.compactions,
+            turn=len(self.sent),
+            mcp=tuple(self.mcp),
+        )
 
     async def aclose(self) -> None:
         self.closed = True

@@ -100,3 +100,45 @@ def appointment_engine() -> FakeEngine:
     path = "modules/booking/transaction/appointment/entity.yaml"
     drafts = [FakeDraft(path, "new", True, [], new_file_diff(path, APPOINTMENT)), *review_drafts()]
     return FakeEngine([first_turn()], drafts=drafts, session_id="20261130-0900-demo", model="openai/gpt-4o")
+
+
+# A lifecycle written with the unhappy way out of each state first: the main path must still run
+# requested → approved → picked up → completed, never through a rejection or a dead end.
+RENTAL = """apiVersion: formspec.dev/v1
+kind: Entity
+metadata: {name: rental, module: hire}
+spec:
+  characteristic: transaction
+  fields:
+    - {name: customer, type: relation, required: true, relation: {type: many_to_one, resource: crm.customer}}
+    - {name: pickup_on, type: date, required: true}
+    - {name: status, type: string}
+  state_machine:
+    field: status
+    initial: requested
+    states:
+      - {name: requested, label: Requested}
+      - {name: on_hold, label: On hold}
+      - {name: rejected, label: Rejected}
+      - {name: approved, label: Approved}
+      - {name: picked_up, label: Picked up}
+      - {name: overdue, label: Overdue}
+      - {name: completed, label: Completed}
+      - {name: lost, label: Lost}
+    transitions:
+      - {from: requested, to: on_hold, via: hold}
+      - {from: requested, to: rejected, via: reject}
+      - {from: requested, to: approved, via: approve}
+      - {from: approved, to: picked_up, via: pick_up}
+      - {from: picked_up, to: overdue, via: mark_overdue}
+      - {from: overdue, to: lost, via: write_off}
+      - {from: overdue, to: completed, via: return_late}
+      - {from: picked_up, to: completed, via: give_back}
+"""
+RENTAL_PATH = "modules/hire/transaction/rental/entity.yaml"
+
+
+def rental_engine() -> FakeEngine:
+    """A session whose Entity draft's lifecycle lists the unhappy ways first."""
+    drafts = [FakeDraft(RENTAL_PATH, "new", True, [], new_file_diff(RENTAL_PATH, RENTAL))]
+    return FakeEngine([first_turn()], drafts=drafts, session_id="20261130-0900-demo", model="openai/gpt-4o")

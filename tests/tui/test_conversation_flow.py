@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from textual.widgets import Button
 
-from formspec_consult.store.agent_events import AssistantDelta, AssistantMessage, Notice, TurnFinished
 from formspec_consult.providers.base import ProviderError
+from formspec_consult.store.agent_events import AssistantDelta, AssistantMessage, Notice, TurnFinished
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from formspec_consult.tui.drafts import parse_drafts
+from formspec_consult.agent.engine.status import EngineStatus
+from formspec_consult.mcp_client.status import ServerStatus
 from formspec_consult.replay.check import signature
+from formspec_consult.tui.drafts import parse_drafts
 from formspec_consult.tui.session_list import list_sessions
 from formspec_consult.tui.slash import SLASH_COMMANDS, help_text, parse
 from formspec_consult.tui.slash_router import pick_log, server_logs
@@ -73,24 +76,29 @@ def test_sessions_are_listed_newest_first_with_their_first_message(tmp_path: Pat
     assert list_sessions(tmp_path / "elsewhere") == []
 
 
+def _status(*servers: ServerStatus, note: str | None = None) -> EngineStatus:
+    return EngineStatus(model="m", provider="p", session="s", mcp=servers, mcp_note=note)
+
+
 def test_the_log_opened_is_the_server_in_trouble_else_the_first_and_never_a_guess(tmp_path: Path) -> None:
     local, registry = tmp_path / "mcp-server.log", tmp_path / "mcp-registry.log"
-    servers = [
-        {"name": "formspec", "state": "running", "log": str(local)},
-        {"name": "registry", "state": "running", "log": str(registry)},
-    ]
-    assert pick_log({"mcp": servers}) == ("formspec", local)
-    servers[1]["state"] = "dead"
-    assert pick_log({"mcp": servers}) == ("registry", registry)
-    assert pick_log({"mcp": servers}, "formspec") == ("formspec", local)
-    assert pick_log({"mcp": servers}, "nope") is None
-    assert pick_log({"mcp": [{"name": "formspec", "state": "running", "log": None}]}) == ("formspec", None)
-    assert pick_log({}) is None and server_logs({"mcp": "replay (no servers)"}) == []
+    formspec = ServerStatus("formspec", "running", log=str(local))
+    running = ServerStatus("registry", "running", log=str(registry))
+    assert pick_log(_status(formspec, running)) == ("formspec", local)
+    dead = replace(running, state="dead")
+    assert pick_log(_status(formspec, dead)) == ("registry", registry)
+    assert pick_log(_status(formspec, dead), "formspec") == ("formspec", local)
+    assert pick_log(_status(formspec, dead), "nope") is None
+    assert pick_log(_status(ServerStatus("formspec", "running"))) == ("formspec", None)
+    assert pick_log(_status()) is None and server_logs(_status(note="replay (no servers)")) == []
 
 
 def test_server_state_and_tool_arguments_read_as_one_line() -> None:
-    state = describe_mcp([{"name": "formspec", "state": "dead", "tools": 0, "error": "exit 1", "restarts": 2}])
+    state = describe_mcp(_status(ServerStatus("formspec", "dead", error="exit 1", restarts=2)))
     assert state == "MCP  formspec: dead, 2 restart(s) — exit 1"
+    running = describe_mcp(_status(ServerStatus("formspec", "running", tools=18, error="lost the session once")))
+    assert running == "MCP  formspec: running (18 tools) — lost the session once"  # an error is said in any state
+    assert describe_mcp(_status(note="replay (no servers)")) == "MCP  replay (no servers)"
     assert describe_mcp(None) == "MCP: not connected"
     assert format_arguments({"path": "a.yaml", "content": "x" * 100}, 10) == "path=a.yaml, content=xxxxxxxxxx…"
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from formspec_consult.store.agent_events import AssistantMessage
-from formspec_consult.providers import ScriptedProvider
-from formspec_consult.tui.app import ConsultApp
 from formspec_consult.commands.launch import engine_factory_for
-from formspec_consult.tui.replay.player import PlayerApp
+from formspec_consult.providers import ScriptedProvider
 from formspec_consult.replay.recorded_engine import RecordedEngine
 from formspec_consult.replay.recording import load
+from formspec_consult.store.agent_events import AssistantMessage
+from formspec_consult.tui.app import ConsultApp
+from formspec_consult.tui.replay.player import PlayerApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView

@@ -64,7 +64,7 @@ async def test_a_tool_call_shows_running_then_ok_with_duration_and_a_collapsed_r
         body = widget_text(entry.query_one(".tool-body"))
         assert "yaml: |-\n  kind: Entity\n  name: Booking" in "\n".join(line.rstrip() for line in body.splitlines())
         assert '{"valid": true}' in body  # the YAML argument reads as YAML
-        assert "formspec-local: ready" in str(pane.query_one("#mcp-state").render())
+        assert "formspec-local: running (18 tools)" in str(pane.query_one("#mcp-state").render())
 
 
 async def test_usage_and_compaction_update_the_status_bar_and_show_the_summary() -> None:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from formspec_consult.providers import ScriptedProvider
 from formspec_consult.commands.launch import engine_factory_for
+from formspec_consult.providers import ScriptedProvider
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.screens.permission import PermissionScreen
 from formspec_consult.tui.widgets.conversation import ConversationView
@@ -57,7 +57,7 @@ async def test_the_model_asking_to_apply_shows_the_diff_and_waits_for_the_person
         await pilot.press(key)
         await wait_until(pilot, lambda: "Over to you." in texts(app), timeout=30)
         assert target.exists() is applied
-        entry = [e for e in app.query_one(ToolCallsPane).query("ToolCallEntry") if e.tool_name == "apply_draft"][0]
+        entry = next(e for e in app.query_one(ToolCallsPane).query("ToolCallEntry") if e.tool_name == "apply_draft")
         assert entry.status == ("ok" if applied else "error")
         said = "You allowed the consultant to apply the draft" if applied else "You declined"
         assert any(t.startswith(said) for t in texts(app))

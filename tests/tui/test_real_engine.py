@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList
 
+from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.tui.app import ConsultApp
-from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView
@@ -62,7 +62,7 @@ async def test_a_real_session_drafts_reviews_applies_and_undoes_a_spec_file(proj
         assert target.read_text(encoding="utf-8") == CUSTOMER
         await pilot.press("u")
         await wait_until(pilot, lambda: not target.exists(), timeout=30)  # the exact bytes: no file before
-        await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["undone"])
+        await wait_until(pilot, lambda: [(d.status, d.state) for d in pane.drafts] == [("new", "undone")], timeout=30)
         assert any(n.startswith("Undone: modules/shop/master/customer/entity.yaml") for n in notices(app))
         assert app.query_one(StatusBar).info.model == "scripted"
         session = app.engine.session_id  # type: ignore[union-attr]

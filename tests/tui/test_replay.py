@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from formspec_consult.cli import cli
-from formspec_consult.resources import package_path
 from formspec_consult.commands.wiring import server_specs
 from formspec_consult.replay.check import check
-from formspec_consult.tui.replay.player import PlayerApp
 from formspec_consult.replay.recorded_engine import RecordedEngine
 from formspec_consult.replay.recording import RecordingError, load
 from formspec_consult.replay.sources import EXAMPLE_SESSION, bundled_sessions
+from formspec_consult.resources import package_path
+from formspec_consult.tui.replay.player import PlayerApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.diff_pane import DiffPane
@@ -47,7 +47,7 @@ def test_the_example_recording_reads_as_the_owners_steps(example: Path) -> None:
 
 
 def test_a_folder_without_a_log_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(RecordingError, match="give a session folder that holds events.jsonl"):
+    with pytest.raises(RecordingError, match=r"give a session folder that holds events.jsonl"):
         load(tmp_path)
 
 
@@ -136,8 +136,8 @@ def test_replay_check_command_says_ok_and_names_a_missing_session(registry: None
 async def test_the_demo_applies_and_undoes_for_real_on_a_copy_of_the_example(
     example: Path, tmp_path: Path, registry: None
 ) -> None:
-    from formspec_consult.providers import ReplayProvider
     from formspec_consult.commands.launch import engine_factory_for
+    from formspec_consult.providers import ReplayProvider
 
     project = copy_example(tmp_path)
     recording = load(example)
@@ -160,8 +160,8 @@ async def test_the_demo_applies_and_undoes_for_real_on_a_copy_of_the_example(
 async def test_the_demo_holds_at_the_review_step_showing_the_passed_draft_and_lets_the_viewer_accept_it(
     example: Path, tmp_path: Path, registry: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from formspec_consult.providers import ReplayProvider
     from formspec_consult.commands.launch import engine_factory_for
+    from formspec_consult.providers import ReplayProvider
     from formspec_consult.tui.replay import player
 
     # No reading pauses; the review hold of the demo ends only when the viewer acts.
@@ -189,16 +189,16 @@ async def test_the_demo_holds_at_the_review_step_showing_the_passed_draft_and_le
         await wait_until(pilot, lambda: app.done, timeout=60)
         assert any(n.startswith(f"You applied {DRAFT} yourself") for n in notices(app))
         assert not target.exists()  # the recorded /undo undid the viewer's apply
-        await wait_until(pilot, lambda: [(d.path, d.status) for d in pane.drafts] == [(DRAFT, "undone")])
+        await wait_until(pilot, lambda: [(d.path, d.status, d.state) for d in pane.drafts] == [(DRAFT, "new", "undone")])
         log = [json.loads(line) for line in (app.engine.session_dir / "events.jsonl").read_text().splitlines()]  # type: ignore[union-attr]
         assert [(e["type"], e.get("path")) for e in log if e["type"] in {"apply", "undo"}] == [("apply", DRAFT), ("undo", DRAFT)]
         assert [e["name"] for e in log if e["type"] == "command"] == ["diff"]  # /diff, shown in the pane, is logged
 
 
 def test_playback_waits_longer_after_longer_replies_and_the_demo_lasts_about_two_minutes(example: Path) -> None:
-    from formspec_consult.store.agent_events import AssistantMessage
     from formspec_consult.replay.pacing import MIN_READ_S, reading_seconds, scaled, total_seconds
     from formspec_consult.replay.recording import Step
+    from formspec_consult.store.agent_events import AssistantMessage
 
     short, long = Step("hi", "say", [AssistantMessage("Yes.")]), Step("hi", "say", [AssistantMessage("word " * 90)])
     assert reading_seconds(short) == MIN_READ_S and reading_seconds(long) > 3 * MIN_READ_S

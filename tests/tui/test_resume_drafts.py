@@ -29,7 +29,7 @@ def app_for(project: Path, replies: list[object], **options: object) -> ConsultA
                                          in_memory_server=True, preload=()))
 
 
-async def test_an_applied_then_undone_draft_is_listed_as_undone_after_a_resume(project: Path) -> None:
+async def test_an_undone_draft_is_back_for_review_can_be_accepted_again_and_after_a_resume(project: Path) -> None:
     propose = {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}]}
     app = app_for(project, [propose, "Drafted."])
     async with app.run_test(size=SIZE) as pilot:
@@ -40,14 +40,51 @@ async def test_an_applied_then_undone_draft_is_listed_as_undone_after_a_resume(p
         pane.query_one(OptionList).focus()
         await pilot.press("a")
         await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["applied"], timeout=30)
+        target = project / "spec" / DRAFT_PATH
+        assert target.read_text(encoding="utf-8") == CUSTOMER
         await pilot.press("u")
-        await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["undone"], timeout=30)
-        assert any(n.startswith("Undone") for n in notices(app))
+        await wait_until(pilot, lambda: [(d.status, d.state) for d in pane.drafts] == [("new", "undone")], timeout=30)
+        assert not target.exists()
+        assert any(n.startswith("Undone") and f"back for review; accept it again with /apply {DRAFT_PATH}" in n for n in notices(app))
+        assert "[undone]" in str(app.query_one("#draft-list", OptionList).get_option_at_index(0).prompt)
+        await pilot.press("a")  # accepted again: the same bytes land in the project
+        await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["applied"], timeout=30)
+        assert target.read_text(encoding="utf-8") == CUSTOMER
+        await pilot.press("u")
+        await wait_until(pilot, lambda: [d.state for d in pane.drafts] == ["undone"], timeout=30)
         session = app.engine.session_id  # type: ignore[union-attr]
 
     resumed = app_for(project, ["Welcome back."], resume=session)
     async with resumed.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: resumed.engine is not None, timeout=60)
         pane = resumed.query_one(DiffPane)
-        await wait_until(pilot, lambda: [(d.path, d.status) for d in pane.drafts] == [(DRAFT_PATH, "undone")],
-                         timeout=30)
+        await wait_until(pilot, lambda: [(d.path, d.status, d.state) for d in pane.drafts]
+                         == [(DRAFT_PATH, "new", "undone")], timeout=30)
+        pane.query_one(OptionList).focus()
+        await pilot.press("a")
+        await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["applied"], timeout=30)
+        assert (project / "spec" / DRAFT_PATH).read_text(encoding="utf-8") == CUSTOMER
+
+
+async def test_after_a_resume_the_pane_lists_applied_and_rejected_drafts_with_their_state(project: Path) -> None:
+    other = DRAFT_PATH.replace("customer", "supplier")
+    propose = {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}},
+                              {"name": "propose_spec_file",
+                               "arguments": {"path": other, "content": CUSTOMER.replace("customer", "supplier")}}]}
+    app = app_for(project, [propose, "Drafted."])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None, timeout=60)
+        await send(pilot, "draft the customers and suppliers")
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: len(pane.drafts) == 2, timeout=30)
+        await send(pilot, f"/apply {DRAFT_PATH}")
+        await send(pilot, f"/reject {other}")
+        await wait_until(pilot, lambda: sorted(d.status for d in pane.drafts) == ["applied", "rejected"], timeout=30)
+        session = app.engine.session_id  # type: ignore[union-attr]
+
+    resumed = app_for(project, ["Welcome back."], resume=session)
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: resumed.engine is not None, timeout=60)
+        pane = resumed.query_one(DiffPane)
+        await wait_until(pilot, lambda: sorted((d.path, d.status) for d in pane.drafts)
+                         == sorted([(DRAFT_PATH, "applied"), (other, "rejected")]), timeout=30)

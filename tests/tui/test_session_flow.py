@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -192,7 +193,7 @@ async def test_the_mcp_log_button_opens_the_log_the_status_names_for_the_server_
         assert "listing tools" in app.screen.text and app.screen.title_text.startswith("formspec-local server log")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, TextScreen))
-        engine.mcp[1] |= {"state": "dead", "error": "exit 1"}
+        engine.mcp[1] = replace(engine.mcp[1], state="dead", error="exit 1")
         await pilot.click("#mcp-log")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
         assert app.screen.text == "registry: [Errno 111] refused\n"

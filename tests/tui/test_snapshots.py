@@ -95,9 +95,8 @@ def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
 
 def test_resumed_session_with_an_expanded_compaction_summary(snap_compare) -> None:  # type: ignore[no-untyped-def]
     from formspec_consult.store.agent_events import AssistantMessage, CompactionDone, TurnStarted
-
-    from tests.tui.fakes import FakeEngine
     from formspec_consult.tui.widgets.compaction_block import CompactionBlock
+    from tests.tui.fakes import FakeEngine
 
     summary = (
         "## Goal\nA queue for Saturday walk-ins at a barbershop.\n\n## Decisions\n"
@@ -143,14 +142,15 @@ def test_small_screen_diffs_tab(snap_compare) -> None:  # type: ignore[no-untype
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
-def _preview(view_presses: int) -> Callable[[Pilot], Awaitable[None]]:
+def _preview(view_presses: int, path: str = "modules/booking/transaction/appointment/entity.yaml",
+             drafts: int = 3) -> Callable[[Pilot], Awaitable[None]]:
     async def run_before(pilot: Pilot) -> None:
         app = pilot.app
         assert isinstance(app, ConsultApp)
         app.query_one(PromptInput).cursor_blink = False
-        await wait_until(pilot, lambda: app.engine is not None and len(app.query_one(DiffPane).drafts) == 3)
+        await wait_until(pilot, lambda: app.engine is not None and len(app.query_one(DiffPane).drafts) == drafts)
         await pilot.press("f3", "ctrl+r")  # tools hidden: the diffs pane takes the side column
-        app.query_one(DiffPane).select("modules/booking/transaction/appointment/entity.yaml")
+        app.query_one(DiffPane).select(path)
         for _ in range(view_presses):
             await pilot.press("p")
         await settle(pilot)
@@ -163,6 +163,13 @@ def test_preview_of_an_entity_draft_shows_fields_and_lifecycle(snap_compare) -> 
 
     app = ConsultApp(factory_for(appointment_engine()))
     assert snap_compare(app, terminal_size=(160, 45), run_before=_preview(1))
+
+
+def test_the_lifecycle_main_path_runs_to_the_successful_end_whatever_order_the_transitions_are_in(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    from tests.tui.scenes import RENTAL_PATH, rental_engine
+
+    app = ConsultApp(factory_for(rental_engine()))
+    assert snap_compare(app, terminal_size=(160, 45), run_before=_preview(1, RENTAL_PATH, drafts=1))
 
 
 def test_session_overview_lists_the_proposed_entities_and_relations(snap_compare) -> None:  # type: ignore[no-untyped-def]

@@ -60,3 +60,16 @@ def test_the_demo_plays_the_example_session_to_the_end_in_a_terminal(tmp_path: P
     project = tmp_path / "demo" / "barbershop"
     assert not (project / "spec" / "modules/booking/transaction/queue_ticket/entity.yaml").exists()  # undone
     assert list((project / ".formspec" / "consult").glob("*/events.jsonl"))  # a real session was recorded
+
+
+@NEEDS_TMUX
+def test_each_tmux_test_runs_on_a_private_tmux_server_that_is_gone_afterwards(tmp_path: Path) -> None:
+    import subprocess
+
+    with tmux_app("fsc-socket", "sleep 600", env=app_env(tmp_path), size=(80, 24)) as pane:
+        assert pane.alive() and pane.socket != "default"
+        default = subprocess.run(["tmux", "list-sessions", "-F", "#S"], capture_output=True, text=True)
+        assert pane.name not in default.stdout  # not on the default server people and other runs use
+        sessions = pane.tmux("list-sessions", "-F", "#S").stdout.split()
+        assert sessions == [pane.name]
+    assert pane.tmux("list-sessions").returncode != 0  # the private server was killed with its session

@@ -1,7 +1,9 @@
 """Shared helpers of the tmux tests: the real app in a real terminal, read with `capture-pane`.
 
 Every tmux command goes through `Pane.tmux`, so how the tests reach the tmux server is said in
-one place. tmux comes from tests/setup/30-tmux.sh.
+one place: each app gets a tmux server of its own on a private socket (`tmux -L <unique>`, no
+user config), never the default server a person or another test run is using, and that server
+is killed on the way out whatever happened. tmux comes from tests/setup/30-tmux.sh.
 """
 
 from __future__ import annotations
@@ -67,13 +69,19 @@ def consult_binary() -> str:
 
 
 class Pane:
-    """One tmux session running one command: type into it, read its screen."""
+    """One tmux session running one command, on a tmux server of its own: type into it, read its screen."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, socket: str | None = None) -> None:
         self.name = name
+        self.socket = socket or name  # `tmux -L`: a private server, not the user's default one
 
     def tmux(self, *args: str, check: bool = False, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["tmux", *args], capture_output=True, text=True, check=check, env=env)
+        command = ["tmux", "-L", self.socket, "-f", os.devnull, *args]
+        return subprocess.run(command, capture_output=True, text=True, check=check, env=env)
+
+    def kill_server(self) -> None:
+        """End the private tmux server and everything running in it."""
+        self.tmux("kill-server")
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.name).stdout
@@ -93,12 +101,14 @@ class Pane:
 @contextmanager
 def tmux_app(prefix: str, command: str, *, env: dict[str, str], size: tuple[int, int],
              cwd: Path | None = None) -> Iterator[Pane]:
-    """Start `command` in a detached tmux session of `size` (columns, rows); kill it on the way out."""
-    pane = Pane(f"{prefix}-{uuid.uuid4().hex[:8]}")
+    """Start `command` in a detached tmux session of `size` (columns, rows) on a private tmux
+    server; kill that server on the way out."""
+    name = f"{prefix}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    pane = Pane(name, socket=f"fsc-test-{name}")
     where = ["-c", str(cwd)] if cwd is not None else []
-    pane.tmux("new-session", "-d", "-s", pane.name, "-x", str(size[0]), "-y", str(size[1]), *where, command,
-              check=True, env=env)
     try:
+        pane.tmux("new-session", "-d", "-s", pane.name, "-x", str(size[0]), "-y", str(size[1]), *where, command,
+                  check=True, env=env)
         yield pane
     finally:
-        pane.tmux("kill-session", "-t", pane.name)
+        pane.kill_server()

@@ -2,33 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
+from formspec_consult.agent.engine.status import EngineStatus
 
 
-def format_status(status: dict[str, Any]) -> str:
+def format_status(status: EngineStatus) -> str:
     """`Engine.status()` as a few readable lines."""
-    marker = "reported" if status.get("reported") else "estimated"
-    cost = status.get("cost")
+    marker = "reported" if status.reported else "estimated"
+    cost = status.cost
     servers = ", ".join(
-        f"{s['name']} {s['state']}" + (f" ({s['error']})" if s.get("error") else "")
-        for s in status.get("mcp", [])
-    )
+        f"{s.name} {s.state}" + (f" ({s.error})" if s.error else "") for s in status.mcp
+    ) or (status.mcp_note or "")
     return "\n".join(
         [
-            f"Model:    {status.get('model')} via {status.get('provider')}",
-            f"Session:  {status.get('session')} (turn {status.get('turn')})",
-            f"Context:  {status.get('context_tokens')} / {status.get('threshold_tokens')} tokens before "
-            f"compaction ({marker}); usable window {status.get('window_tokens')}",
-            f"Compactions: {status.get('compactions')}   Cost: {'n/a' if cost is None else f'${cost:.4f}'}",
+            f"Model:    {status.model} via {status.provider}",
+            f"Session:  {status.session} (turn {status.turn})",
+            f"Context:  {status.context_tokens} / {status.threshold_tokens} tokens before "
+            f"compaction ({marker}); usable window {status.window_tokens}",
+            f"Compactions: {status.compactions}   Cost: {'n/a' if cost is None else f'${cost:.4f}'}",
             f"Cache:    {_cache_line(status)}",
             f"MCP:      {servers}",
         ]
     )
 
 
-def _cache_line(status: dict[str, Any]) -> str:
+def _cache_line(status: EngineStatus) -> str:
     """How much of the prompt tokens sent so far the provider read from its prompt cache."""
-    prompt, cached = int(status.get("prompt_tokens") or 0), int(status.get("cached_tokens") or 0)
+    prompt, cached = status.prompt_tokens, status.cached_tokens
     if not prompt:
         return "no request yet"
     return f"{cached} of {prompt} prompt tokens read from cache ({cached * 100 // prompt}%)"

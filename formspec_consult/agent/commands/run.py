@@ -4,7 +4,7 @@ TurnFinished, like a turn, so every consumer can treat commands and turns alike.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from formspec_consult.agent.commands.format import format_status
 from formspec_consult.agent.commands.slash import SlashCommand, help_text
@@ -16,22 +16,33 @@ from formspec_consult.store.agent_events import (
     Notice,
     TurnFinished,
 )
+from formspec_consult.store.records import (
+    CommandRecord,
+    NoticeRecord,
+    RequestRecord,
+    SideReplyRecord,
+    SummaryWrittenRecord,
+)
 from formspec_consult.store.review_flow import ReviewError, ReviewFlow
 from formspec_consult.store.review_text import format_apply, format_diffs, format_reject, format_undo
+
+if TYPE_CHECKING:
+    from formspec_consult.agent.engine.port import EngineLike
+    from formspec_consult.agent.engine.session import Session
 
 # Commands whose effect the log records anyway: the local server logs apply/reject/undo itself.
 _SELF_LOGGED = frozenset({"apply", "reject", "undo"})
 
 
-def log_command(session: Any, command: SlashCommand) -> None:
+def log_command(session: Session, command: SlashCommand) -> None:
     """Log a slash command as a `command` event, so a replay can play it again at the same point.
 
     Review commands are skipped: the server that performs them logs `apply`/`reject`/`undo`."""
     if command.name not in _SELF_LOGGED:
-        session.log.append("command", turn=session.loop.turn, name=command.name, args=list(command.args))
+        session.log.write(CommandRecord(turn=session.loop.turn, name=command.name, args=list(command.args)))
 
 
-async def run_slash(engine: Any, session: Any, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
+async def run_slash(engine: EngineLike, session: Session, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
     """Run `command` (logged first); a failing tool becomes an error Notice and TurnFinished('error')."""
     log_command(session, command)
     try:
@@ -39,14 +50,14 @@ async def run_slash(engine: Any, session: Any, command: SlashCommand) -> AsyncGe
         async for event in steps:
             yield event
     except ToolError as exc:
-        session.log.append("notice", level="error", message=str(exc))
+        session.log.write(NoticeRecord(level="error", message=str(exc)))
         yield Notice("error", str(exc))
         yield TurnFinished("error", error=str(exc))
         return
     yield TurnFinished("done")
 
 
-async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
+async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
     name, args = command.name, command.args
     review = ReviewFlow(engine.call_tool)
     if name == "diff":
@@ -73,7 +84,7 @@ async def _simple(engine: Any, session: Any, command: SlashCommand) -> AsyncGene
         yield Notice("info", format_status(engine.status()))
     elif name == "mcp":
         if args and args[0] == "log":  # the app opens it in a pane; elsewhere: where it is
-            yield Notice("info", f"MCP server log: {engine.status().get('mcp_log')}")
+            yield Notice("info", f"MCP server log: {engine.status().mcp_log}")
             return
         if args and args[0] == "restart":
             await engine.restart_mcp(args[1] if len(args) > 1 else None)
@@ -121,7 +132,7 @@ async def _apply(review: ReviewFlow, args: tuple[str, ...]) -> AsyncGenerator[Ag
     yield DraftsChanged((str(result.get("applied")),))
 
 
-async def _summary(engine: Any, session: Any) -> AsyncGenerator[AgentEvent, None]:
+async def _summary(engine: EngineLike, session: Session) -> AsyncGenerator[AgentEvent, None]:
     """Ask the model for the plain-language discovery summary and write discovery-summary.md.
 
     A side request with the `discovery-summary` prompt: the reply is shown and written, and the
@@ -139,12 +150,13 @@ async def _summary(engine: Any, session: Any) -> AsyncGenerator[AgentEvent, None
         {"role": "system", "content": prompt.render_system()},
         {"role": "user", "content": prompt.render_user(conversation=conversation)},
     ]
-    session.log.append(
-        "request",
-        purpose="summary",
-        message_count=len(request),
-        tokens=session.provider.count_tokens(request, None),
-        estimated=True,
+    session.log.write(
+        RequestRecord(
+            purpose="summary",
+            message_count=len(request),
+            tokens=session.provider.count_tokens(request, None),
+            estimated=True,
+        )
     )
     text = ""
     async for item in session.provider.stream(request, None):
@@ -152,12 +164,12 @@ async def _summary(engine: Any, session: Any) -> AsyncGenerator[AgentEvent, None
             yield AssistantDelta(item.text)
         elif isinstance(item, Completion):
             text = item.text
-    session.log.append("side_reply", purpose="summary", text=text)
+    session.log.write(SideReplyRecord(purpose="summary", text=text))
     message = AssistantMessage(text)
     session.loop.record(message)
     yield message
     path = session.session_dir / "discovery-summary.md"
     write_atomic(path, (text.strip() + "\n").encode("utf-8"))
     rel = path.relative_to(session.project_root).as_posix()
-    session.log.append("summary_written", path=rel, text=text)
+    session.log.write(SummaryWrittenRecord(path=rel, text=text))
     yield Notice("info", f"Wrote {rel}: read it, then confirm or correct it in the conversation.")

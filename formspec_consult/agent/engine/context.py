@@ -2,18 +2,24 @@
 
 The reference client built this context and never sent it. Here the results of
 read_workspace_manifest, list_installed_modules, list_skills (and list_business_templates when
-the registry is up) are rendered into the consultant system prompt, which is the first message of
-the history — logged like any message, so a resumed session sends exactly the same prompt.
+the registry is up) are rendered into the consultant system prompt (as compact text:
+:mod:`~formspec_consult.agent.engine.context_text`), which is the first message of the history —
+logged like any message, so a resumed session sends exactly the same prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from formspec_consult.agent.engine.context_text import RENDERERS, as_text, render_template_index
 from formspec_consult.mcp_client.manager import ToolError
+
+if TYPE_CHECKING:
+    from formspec_consult.providers.base import Provider
+    from formspec_consult.store.events import EventLog
+__all__ = ["START_CALLS", "as_text", "collect_context", "render_system_prompt", "render_template_index"]
 
 # (tool, prompt variable, required): a required call that fails stops the session start.
 START_CALLS: tuple[tuple[str, str, bool], ...] = (
@@ -23,31 +29,6 @@ START_CALLS: tuple[tuple[str, str, bool], ...] = (
     ("list_business_templates", "business_templates", False),
 )
 CallTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
-
-
-def as_text(value: Any) -> str:
-    """A tool result as the text the model reads (JSON, compact but readable)."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def render_template_index(result: Any) -> str:
-    """The business template catalogue as a compact index: one line per template with its pattern
-    id, title and aliases (what the model needs to match a business, in any language).
-
-    The details (description, probing questions, candidate entities, suggested modules) stay in
-    the registry: the model reads one template with get_business_template when it has a match,
-    so the fixed prefix of every request does not carry the whole catalogue. An unexpected shape
-    falls back to the JSON text, so nothing is ever dropped.
-    """
-    templates = result.get("templates") if isinstance(result, dict) else None
-    if not isinstance(templates, list) or not all(isinstance(t, dict) for t in templates):
-        return as_text(result)
-    return "\n".join(
-        f"- {t.get('pattern')} — {t.get('title', '')} ({', '.join(map(str, t.get('applies_to') or []))})"
-        for t in templates
-    )
 
 
 async def collect_context(
@@ -69,7 +50,7 @@ async def collect_context(
                 raise ToolError(f"the local MCP server does not offer '{tool}'")
             return None
         result = await call(tool, {})
-        return render_template_index(result) if tool == "list_business_templates" else as_text(result)
+        return RENDERERS.get(tool, as_text)(result)
 
     outcomes = await asyncio.gather(
         *(one(tool, required) for tool, _variable, required in START_CALLS), return_exceptions=True
@@ -114,7 +95,7 @@ def render_conversation(messages: list[dict[str, Any]]) -> str:
 
 
 def make_summariser(
-    provider: Any, log: Any | None = None
+    provider: Provider, log: EventLog | None = None
 ) -> Callable[[list[dict[str, Any]], str | None], Awaitable[str]]:
     """A compaction summariser that asks the session's own model with the `compress` prompt.
 
@@ -122,6 +103,7 @@ def make_summariser(
     """
     from formspec_consult.prompting.prompts import load_prompt
     from formspec_consult.providers.base import Completion
+    from formspec_consult.store.records import SideReplyRecord
 
     prompt = load_prompt("compress")
 
@@ -138,7 +120,7 @@ def make_summariser(
             if isinstance(item, Completion):
                 text = item.text
         if log is not None:
-            log.append("side_reply", purpose="compaction", text=text)
+            log.write(SideReplyRecord(purpose="compaction", text=text))
         return text
 
     return summarise

@@ -8,43 +8,26 @@ registry and any extra servers, and creates or resumes the session. `run_turn` r
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from formspec_consult.agent.commands.slash import SlashError, parse_slash
+from formspec_consult.agent.engine.options import EngineOptions, ServerSpecs
+from formspec_consult.agent.engine.status import EngineStatus
 from formspec_consult.agent.loop.options import pick_option
-from formspec_consult.config import Settings
-from formspec_consult.mcp_client.config import ServerSpec
+from formspec_consult.agent.loop.permissions import Approver
 from formspec_consult.mcp_client.manager import ToolError
-from formspec_consult.providers.base import Provider, ProviderError
+from formspec_consult.providers.base import ProviderError
 from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
 from formspec_consult.store.layout import MCP_SERVER_LOG, consult_dir
+from formspec_consult.store.records import DecisionRecord, NoticeRecord
+
+if TYPE_CHECKING:
+    from formspec_consult.agent.engine.session import Session
 
 __all__ = ["Engine", "EngineOptions", "ProviderError", "ServerSpecs", "ToolError"]
-
-
-class ServerSpecs(Protocol):
-    """Which MCP servers a session gets (the composition root's `commands.wiring.server_specs`)."""
-
-    def __call__(
-        self, settings: Settings, project_root: Path, session_id: str, *, in_memory: bool
-    ) -> list[ServerSpec]: ...
-
-
-@dataclass
-class EngineOptions:
-    """How to open an engine (the CLI flags, or what a test injects)."""
-
-    project: Path | None = None  # default: cwd (spec.open_project walks up)
-    flags: Mapping[str, Any] = field(default_factory=dict)  # CLI flags for config.load_settings
-    resume: str | None = None
-    continue_latest: bool = False
-    provider: Provider | None = None  # injected (tests, demo); else open_provider(settings)
-    in_memory_server: bool = False  # tests: run the local server in-process
-    servers: ServerSpecs | None = None  # wired by the composition root; required to open
 
 
 class Engine:
@@ -56,8 +39,8 @@ class Engine:
     model: str
     provider_name: str
 
-    def __init__(self, session: Any) -> None:
-        # `session` is an engine_session.Session: the parts engine_session.open_session built.
+    def __init__(self, session: Session) -> None:
+        # the parts agent.engine.session.open_session built
         self._s = session
         self.session_id = session.session_id
         self.session_dir = session.session_dir
@@ -94,7 +77,7 @@ class Engine:
         option = pick_option(text, self.last_options)
         if option is None:
             return text
-        self._s.log.append("decision", turn=self._s.loop.turn + 1, answer=text.strip(), option=option)
+        self._s.log.write(DecisionRecord(turn=self._s.loop.turn + 1, answer=text.strip(), option=option))
         return f"[chosen: {option}]"
 
     async def run_turn(self, text: str) -> AsyncGenerator[AgentEvent, None]:
@@ -124,12 +107,12 @@ class Engine:
             async for event in events:
                 yield event
 
-    def set_approver(self, approver: Any) -> None:
+    def set_approver(self, approver: Approver | None) -> None:
         """Who answers when the model calls a write tool (`permissions.Approver`); the TUI sets
         one, headless runs have none, so such calls are refused unless the settings allow them."""
         self._s.loop.permissions.approver = approver
 
-    def allow_tools(self, names: Any) -> None:
+    def allow_tools(self, names: Iterable[str]) -> None:
         """Allow these write tools for the model without asking (`--allow-tool NAME`)."""
         for name in names:
             self._s.loop.permissions.rules[str(name)] = "allow"
@@ -156,31 +139,31 @@ class Engine:
     async def restart_mcp(self, server: str | None = None) -> None:
         """Restart the MCP servers (or one); problems are logged and shown by status()."""
         for problem in await self._s.manager.restart(server):
-            self._s.log.append("notice", level="warning", message=problem)
+            self._s.log.write(NoticeRecord(level="warning", message=problem))
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> EngineStatus:
         """Model, provider, session, context use (reported or estimated), cost, turn, MCP servers."""
         loop, compressor = self._s.loop, self._s.compressor
-        return {
-            "model": self.model,
-            "provider": self.provider_name,
-            "session": self.session_id,
-            "session_dir": str(self.session_dir),
-            "project": str(self.project_root),
-            "context_tokens": loop.usage.context_tokens or loop.count(),
-            "threshold_tokens": compressor.threshold_tokens,
-            "window_tokens": compressor.usable_window,
-            "model_window": self._s.window,
-            "reported": loop.usage.reported,
-            "cost": loop.usage.cost,
-            "prompt_tokens": loop.usage.prompt_tokens,
-            "completion_tokens": loop.usage.completion_tokens,
-            "cached_tokens": loop.usage.cached_tokens,
-            "compactions": compressor.compactions,
-            "turn": loop.turn,
-            "mcp": self._s.manager.status(),
-            "mcp_log": str(consult_dir(self.project_root) / MCP_SERVER_LOG),
-        }
+        return EngineStatus(
+            model=self.model,
+            provider=self.provider_name,
+            session=self.session_id,
+            session_dir=str(self.session_dir),
+            project=str(self.project_root),
+            context_tokens=loop.usage.context_tokens or loop.count(),
+            threshold_tokens=compressor.threshold_tokens,
+            window_tokens=compressor.usable_window,
+            model_window=self._s.window,
+            reported=loop.usage.reported,
+            cost=loop.usage.cost,
+            prompt_tokens=loop.usage.prompt_tokens,
+            completion_tokens=loop.usage.completion_tokens,
+            cached_tokens=loop.usage.cached_tokens,
+            compactions=compressor.compactions,
+            turn=loop.turn,
+            mcp=self._s.manager.status(),
+            mcp_log=str(consult_dir(self.project_root) / MCP_SERVER_LOG),
+        )
 
     async def aclose(self) -> None:
         """Stop the MCP servers (reaping their processes) and close the session files."""

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # the events module is not needed to paint the first frame
+    from formspec_consult.agent.engine.status import EngineStatus
     from formspec_consult.store.agent_events import AgentEvent
 
 
@@ -48,11 +49,11 @@ class EngineLike(Protocol):
         """Call a tool of the local MCP server directly (review actions, status)."""
         ...
 
-    async def restart_mcp(self) -> None:
-        """Restart the MCP servers."""
+    async def restart_mcp(self, server: str | None = None) -> None:
+        """Restart the MCP servers (or the one named)."""
         ...
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> EngineStatus:
         """Model, provider, session, context figures, cost, compactions, turn, mcp state."""
         ...
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from formspec_consult.agent.history.summary import summary_text
 from formspec_consult.agent.loop.options import find_options
@@ -16,73 +15,53 @@ from formspec_consult.store.agent_events import (
     ToolCallStarted,
     TurnFinished,
     TurnStarted,
-    UsageUpdated,
+)
+from formspec_consult.store.records import (
+    ApplyRecord,
+    CompactionRecord,
+    EventRecord,
+    NoticeRecord,
+    RejectRecord,
+    ResponseRecord,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnFinishedRecord,
+    TurnStartedRecord,
+    UndoRecord,
 )
 from formspec_consult.store.review_log import review_note
 
 
-def _one(event: dict[str, Any]) -> AgentEvent | None:
-    kind = event.get("type")
-    if kind == "turn_started":
-        return TurnStarted(int(event.get("turn", 0)), str(event.get("user_text", "")))
-    if kind == "response":
-        calls = tuple(event.get("tool_calls") or ())
-        text = str(event.get("text") or "")
-        return AssistantMessage(text, calls, () if calls else find_options(text))
-    if kind == "tool_call":
-        return ToolCallStarted(
-            str(event.get("call_id")),
-            str(event.get("server", "?")),
-            str(event.get("name")),
-            dict(event.get("arguments") or {}),
-        )
-    if kind == "tool_result":
+def _one(event: EventRecord) -> AgentEvent | None:
+    if isinstance(event, TurnStartedRecord):
+        return TurnStarted(event.turn, event.user_text)
+    if isinstance(event, ResponseRecord):
+        calls = tuple(dict(call) for call in event.tool_calls)
+        return AssistantMessage(event.text, calls, () if calls else find_options(event.text))
+    if isinstance(event, ToolCallRecord):
+        return ToolCallStarted(event.call_id, event.server, event.name, dict(event.arguments))
+    if isinstance(event, ToolResultRecord):
         return ToolCallFinished(
-            str(event.get("call_id")),
-            str(event.get("server", "?")),
-            str(event.get("name")),
-            bool(event.get("ok")),
-            str(event.get("result", "")),
-            float(event.get("duration_ms") or 0.0),
+            event.call_id, event.server, event.name, event.ok, event.result, float(event.duration_ms or 0.0)
         )
-    if kind == "compaction":
-        summary = event.get("summary_message")
-        pruned = event.get("pruned") or []
+    if isinstance(event, CompactionRecord):
+        summary = event.summary_message
         if isinstance(summary, dict):
             text = summary_text(summary.get("content", ""))
-            replaced = int(event.get("end", 0)) - int(event.get("start", 0))
+            replaced = event.end - event.start
         else:
-            text = f"Pruned {len(pruned)} old tool output(s); the full outputs stay in the transcript."
-            replaced = len(pruned)
-        return CompactionDone(
-            text,
-            replaced,
-            int(event.get("tokens_before") or 0),
-            int(event.get("tokens_after") or 0),
-            event.get("method", "summarised"),
-        )
-    if kind in {"apply", "undo", "reject"}:  # recorded by the local server, whichever client asked
+            text = f"Pruned {len(event.pruned)} old tool output(s); the full outputs stay in the transcript."
+            replaced = len(event.pruned)
+        return CompactionDone(text, replaced, event.tokens_before, event.tokens_after, event.method)
+    if isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)):  # recorded by the local server
         return Notice("info", review_note(event))
-    if kind == "notice":
-        return Notice(event.get("level", "info"), str(event.get("message", "")))
-    if kind == "turn_finished":
-        return TurnFinished(event.get("reason", "done"), event.get("error"))
-    if kind == "usage":
-        return UsageUpdated(
-            int(event.get("context_tokens") or 0),
-            int(event.get("threshold_tokens") or 0),
-            int(event.get("window_tokens") or 0),
-            bool(event.get("reported")),
-            event.get("session_cost"),
-        )
+    if isinstance(event, NoticeRecord):
+        return Notice(event.level, event.message)
+    if isinstance(event, TurnFinishedRecord):
+        return TurnFinished(event.reason, event.error)
     return None
 
 
-def events_from_log(events: Iterable[dict[str, Any]]) -> list[AgentEvent]:
+def events_from_log(events: Iterable[EventRecord]) -> list[AgentEvent]:
     """AgentEvents for every logged turn, response, tool call/result, compaction and notice."""
-    out: list[AgentEvent] = []
-    for event in events:
-        converted = _one(event)
-        if converted is not None and not isinstance(converted, UsageUpdated):
-            out.append(converted)
-    return out
+    return [converted for event in events if (converted := _one(event)) is not None]

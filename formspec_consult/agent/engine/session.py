@@ -8,10 +8,11 @@ import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.engine.context import collect_context, make_summariser, render_system_prompt
+from formspec_consult.agent.engine.options import EngineOptions
 from formspec_consult.agent.engine.setup import (
     LOCAL,
     REGISTRY,
@@ -24,12 +25,25 @@ from formspec_consult.agent.engine.setup import (
 )
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.loop import AgentLoop
+from formspec_consult.config import Settings
 from formspec_consult.mcp_client.config import parse_servers
 from formspec_consult.mcp_client.manager import MCPManager
 from formspec_consult.providers.base import Provider, output_reserve
 from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.store.events import EventLog, EventLogError
 from formspec_consult.store.locks import SessionWriter
+from formspec_consult.store.records import (
+    CompactionRecord,
+    EventRecord,
+    SessionResumedRecord,
+    SessionStartedRecord,
+    TurnFinishedRecord,
+    TurnStartedRecord,
+)
+
+if TYPE_CHECKING:
+    from formspec_consult.agent.loop.permissions import Rule
+    from formspec_consult.store.transcript import Transcript
 
 # Seconds a session waits, once everything it needs is ready, for the servers it does not need
 # (the user's mcpServers) before it goes on without them; they join once up.
@@ -43,7 +57,7 @@ class Session:
     session_id: str
     session_dir: Path
     project_root: Path
-    settings: Any
+    settings: Settings
     provider: Provider
     manager: MCPManager
     log: EventLog
@@ -51,8 +65,8 @@ class Session:
     compressor: Compressor
     loop: AgentLoop
     window: int
-    transcript: Any = None
-    resumed_events: list[dict[str, Any]] = field(default_factory=list)
+    transcript: Transcript
+    resumed_events: list[EventRecord] = field(default_factory=list)
     start_problems: list[str] = field(default_factory=list)
     writer: SessionWriter | None = None  # this process's single-writer claim on the session
 
@@ -72,13 +86,13 @@ class Session:
                 self.writer.release()
 
 
-def _open_transcript(session_dir: Path) -> Any:
+def _open_transcript(session_dir: Path) -> Transcript:
     from formspec_consult.store.transcript import Transcript
 
     return Transcript(session_dir / "transcript.md")
 
 
-def _existing_session(options: Any, project_root: Path) -> tuple[str, Path] | None:
+def _existing_session(options: EngineOptions, project_root: Path) -> tuple[str, Path] | None:
     """(id, folder) for --resume ID or --continue (the latest); None for a new session. Writes nothing."""
     from formspec_consult.store.folder import SessionError, existing_session, latest_session
 
@@ -93,16 +107,16 @@ def _existing_session(options: Any, project_root: Path) -> tuple[str, Path] | No
     return None
 
 
-def _recorded(events: list[dict[str, Any]], key: str) -> Any:
+def _recorded(events: list[EventRecord], key: str) -> Any:
     """The latest value of `key` in session_started/session_resumed events."""
     value = None
     for event in events:
-        if event.get("type") in ("session_started", "session_resumed") and event.get(key):
-            value = event[key]
+        if isinstance(event, (SessionStartedRecord, SessionResumedRecord)) and getattr(event, key, None):
+            value = getattr(event, key)
     return value
 
 
-async def open_session(options: Any) -> Session:
+async def open_session(options: EngineOptions) -> Session:
     """Resolve everything and start or resume the session (see Engine.open)."""
     project_root = resolve_project(options.project)
     existing = _existing_session(options, project_root)
@@ -121,13 +135,13 @@ async def open_session(options: Any) -> Session:
 
 
 async def _open(
-    options: Any, project_root: Path, existing: tuple[str, Path] | None, claims: list[SessionWriter]
+    options: EngineOptions, project_root: Path, existing: tuple[str, Path] | None, claims: list[SessionWriter]
 ) -> Session:
     """Open the session with every independent start-up step side by side (see :func:`_begin`)."""
     from formspec_consult.config import load_settings
 
     resumed = existing is not None
-    events = list(EventLog.read(existing[1] / "events.jsonl")) if existing else []
+    events = list(EventLog.records(existing[1] / "events.jsonl")) if existing else []
     flags = dict(options.flags)
     if resumed and not flags.get("model") and options.provider is None:
         flags["model"] = _recorded(events, "model")  # resume keeps the session's model (and endpoint)
@@ -214,7 +228,7 @@ async def _begin(
     provider: Provider,
     manager: MCPManager,
     warming: asyncio.Future[None],
-    events: list[dict[str, Any]],
+    events: list[EventRecord],
 ) -> Session:
     """Start the servers, collect the context, finish the warm-up, assemble the session.
 
@@ -279,18 +293,32 @@ def _assemble(
     session_id: str,
     session_dir: Path,
     project_root: Path,
-    settings: Any,
+    settings: Settings,
     provider: Provider,
     manager: MCPManager,
     log: EventLog,
     window: int,
     usable: int,
-    events: list[dict[str, Any]],
+    events: list[EventRecord],
     problems: list[str],
 ) -> Session:
     history = History.restore(events, log) if events else History(log)
+    from formspec_consult.agent.engine.offer import ConsultantOffer, session_has_drafted
+    from formspec_consult.agent.verify_pass import VerifyingTools
+
+    verifying = VerifyingTools(
+        manager, settings.verify, provider, session_dir / "discovery-summary.md", log=log.append
+    )
+    tools = ConsultantOffer(
+        verifying,
+        server_of=manager.server_of,
+        real_name=manager.real_name,
+        local=LOCAL,
+        drafted=session_has_drafted(session_dir),
+        refresh=manager.refresh,
+    )
     compressor = Compressor(
-        count_tokens=lambda messages: provider.count_tokens(messages, manager.tool_declarations()),
+        count_tokens=lambda messages: provider.count_tokens(messages, tools.tool_declarations()),
         usable_window=usable,
         threshold=settings.compaction_threshold,
         summarise=make_summariser(provider, log),
@@ -302,11 +330,6 @@ def _assemble(
     def record(event: AgentEvent) -> None:
         transcript.write(event)
 
-    from formspec_consult.agent.verify_pass import VerifyingTools
-
-    tools = VerifyingTools(
-        manager, settings.verify, provider, session_dir / "discovery-summary.md", log=log.append
-    )
     loop = AgentLoop(
         provider=provider,
         history=history,
@@ -317,7 +340,7 @@ def _assemble(
         max_steps=settings.max_steps,
         tool_result_cap=settings.tool_result_cap,
     )
-    loop.permissions.rules = dict(settings.permissions)
+    loop.permissions.rules = cast("dict[str, Rule]", dict(settings.permissions))  # checked by config
     return Session(
         session_id,
         session_dir,
@@ -423,13 +446,13 @@ def _start(session: Session, context: dict[str, str], problems: list[str]) -> No
     session.history.append({"role": "system", "content": render_system_prompt(session.session_id, context)})
 
 
-def _resume(session: Session, events: list[dict[str, Any]]) -> None:
+def _resume(session: Session, events: list[EventRecord]) -> None:
     """A resumed session: the exact history, turn numbering, usage; an interrupted turn is closed."""
     loop = session.loop
-    turns = [e.get("turn", 0) for e in events if e.get("type") == "turn_started"]
-    finished = {e.get("turn") for e in events if e.get("type") == "turn_finished"}
+    turns = [e.turn for e in events if isinstance(e, TurnStartedRecord)]
+    finished = {e.turn for e in events if isinstance(e, TurnFinishedRecord)}
     loop.turn = max(turns, default=0)
-    session.compressor.compactions = sum(1 for e in events if e.get("type") == "compaction")
+    session.compressor.compactions = sum(1 for e in events if isinstance(e, CompactionRecord))
     loop.usage.restore(events)
     session.log.append("session_resumed", **_session_meta(session))
     session.transcript.write_heading(
@@ -454,6 +477,6 @@ def _resume(session: Session, events: list[dict[str, Any]]) -> None:
         session.log.append("notice", level="warning", message=message)
 
 
-def session_secrets(provider: Provider, settings: Any) -> tuple[str, ...]:
+def session_secrets(provider: Provider, settings: Settings) -> tuple[str, ...]:
     """Values no file of the session may contain: the provider's key, the registry token."""
     return tuple(s for s in (*provider.secret_values(), getattr(settings, "registry_token", None)) if s)

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formspec_consult.providers.base import Provider, ProviderError, output_reserve
 from formspec_consult.store import layout
+
+if TYPE_CHECKING:
+    from formspec_consult.config import Settings
 
 LOCAL = "formspec"  # the local server's name in status and tool routing
 REGISTRY = "registry"
@@ -30,18 +33,18 @@ def consult_dir(project_root: Path) -> Path:
     return layout.consult_dir(project_root)
 
 
-def explicit_reserve(settings: Any) -> int | None:
+def explicit_reserve(settings: Settings) -> int | None:
     """`reserved_output` when the person set it, else None (the default, in proportion to the window)."""
     return None if settings.source_of("reserved_output") == "default" else int(settings.reserved_output)
 
 
-def reserved_output(settings: Any, provider: Provider, window: int) -> int:
+def reserved_output(settings: Settings, provider: Provider, window: int) -> int:
     """Tokens kept free for the answer: the provider's reserve, and no more than the settings'
     rule allows for this window (an explicit `reserved_output`, else 4,096 capped at a quarter)."""
     return min(provider.max_output_tokens, output_reserve(window, explicit_reserve(settings)))
 
 
-def usable_window(settings: Any, provider: Provider) -> tuple[int, int]:
+def usable_window(settings: Settings, provider: Provider) -> tuple[int, int]:
     """(window, usable): the context window (config override first) and it minus reserved output."""
     window = int(settings.context_window or provider.context_window)
     return window, max(1024, window - reserved_output(settings, provider, window))

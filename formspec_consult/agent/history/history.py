@@ -25,6 +25,7 @@ from formspec_consult.agent.history.pairing import (
 from formspec_consult.agent.history.summary import SUMMARY_PREFIX, is_summary
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import apply_event, rebuild_history
+from formspec_consult.store.records import EventRecord
 
 Message = dict[str, Any]
 BlockKind = Literal["head", "summary", "user", "assistant", "system"]
@@ -173,7 +174,7 @@ class History:
 
     # -- restore -------------------------------------------------------------------------------
     @classmethod
-    def restore(cls, events: Iterable[dict[str, Any]], log: EventLog | None = None) -> History:
+    def restore(cls, events: Iterable[EventRecord | dict[str, Any]], log: EventLog | None = None) -> History:
         """The history exactly as the events left it; later changes are logged to `log`."""
         history = cls(log=None)
         history.messages = rebuild_history(events)

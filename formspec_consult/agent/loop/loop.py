@@ -51,6 +51,16 @@ from formspec_consult.store.agent_events import (
     UsageUpdated,
 )
 from formspec_consult.store.events import EventLog, EventLogWriteError
+from formspec_consult.store.records import (
+    EventRecord,
+    NoticeRecord,
+    RequestRecord,
+    ResponseRecord,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnFinishedRecord,
+    TurnStartedRecord,
+)
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=AgentEvent)
@@ -110,12 +120,12 @@ class AgentLoop:
         """Run one user turn; `user_text` is what the model receives (a resolved choice included)."""
         if self._unclosed_turn is not None:  # the log could not take turn_finished: close it now
             self._repair_quietly()
-            if self._log_quietly("turn_finished", turn=self._unclosed_turn, reason="error",
-                                 error="the event log could not be written"):
+            if self._log_quietly(TurnFinishedRecord(turn=self._unclosed_turn, reason="error",
+                                                    error="the event log could not be written")):
                 self._unclosed_turn = None
         self.last_options = ()
         try:
-            self.log.append("turn_started", turn=self.turn + 1, user_text=user_text)
+            self.log.write(TurnStartedRecord(turn=self.turn + 1, user_text=user_text))
         except EventLogWriteError as exc:  # nothing was recorded: the turn never started
             yield self.emit(Notice("error", str(exc)))
             yield self.emit(TurnFinished("error", error=str(exc)))
@@ -138,17 +148,17 @@ class AgentLoop:
             message = str(exc)
             if isinstance(exc, EventLogWriteError):
                 self._repair_quietly()
-            self._log_quietly("notice", level="error", message=message)
+            self._log_quietly(NoticeRecord(level="error", message=message))
             yield self.emit(Notice("error", message))
             finished = TurnFinished("error", error=message)
         except Exception as exc:  # a bug must not leave the session unusable
             self._repair_quietly()
             message = f"{type(exc).__name__}: {exc}"
-            self._log_quietly("notice", level="error", message=message)
+            self._log_quietly(NoticeRecord(level="error", message=message))
             yield self.emit(Notice("error", message))
             finished = TurnFinished("error", error=message)
         finished = finished or TurnFinished("done")
-        if not self._log_quietly("turn_finished", turn=self.turn, reason=finished.reason, error=finished.error):
+        if not self._log_quietly(TurnFinishedRecord(turn=self.turn, reason=finished.reason, error=finished.error)):
             self._unclosed_turn = self.turn  # closed by the next turn, or by --resume
         yield self.emit(finished)
 
@@ -159,10 +169,10 @@ class AgentLoop:
         except EventLogWriteError:
             pass
 
-    def _log_quietly(self, type: str, **data: Any) -> bool:  # noqa: A002 - the log's own name
+    def _log_quietly(self, record: EventRecord) -> bool:
         """Append an event after a failure; False when the log itself cannot be written (disk full)."""
         try:
-            self.log.append(type, **data)
+            self.log.write(record)
         except EventLogWriteError:
             return False
         return True
@@ -190,7 +200,7 @@ class AgentLoop:
                 why = completion.raw.get("cut_short") or "the provider's stream ended before the reply was finished"
                 message = f"The reply was cut off: {why}. What you read is kept; ask the consultant to continue."
                 level: Literal["warning", "error"] = "error" if failed else "warning"  # the server failed: so did the turn
-                self.log.append("notice", level=level, message=message)
+                self.log.write(NoticeRecord(level=level, message=message))
                 yield self.emit(Notice(level, message))
                 if failed:
                     yield TurnFinished("error", error=message)
@@ -200,7 +210,7 @@ class AgentLoop:
                     "The reply stopped at the model's output limit. Ask it to continue, or raise "
                     "reserved_output in the config."
                 )
-                self.log.append("notice", level="warning", message=message)
+                self.log.write(NoticeRecord(level="warning", message=message))
                 yield self.emit(Notice("warning", message))
             if not calls:
                 yield TurnFinished("done")
@@ -214,7 +224,7 @@ class AgentLoop:
                     f"Stopped after {self.max_steps} steps in one turn: the model kept calling tools. "
                     "Send a message to let it continue, or rephrase the request."
                 )
-                self.log.append("notice", level="warning", message=message)
+                self.log.write(NoticeRecord(level="warning", message=message))
                 yield self.emit(Notice("warning", message))
                 yield TurnFinished("step_limit", error=message)
                 return
@@ -238,15 +248,16 @@ class AgentLoop:
         messages = self.history.snapshot()
         tokens = self.provider.count_tokens(messages, tools)
         digest = tools_digest(tools)
-        extra = {"tools": tools} if digest != self._logged_tools_digest else {}
+        changed = digest != self._logged_tools_digest  # the tools are logged again when they change
         self._logged_tools_digest = digest
-        self.log.append(
-            "request",
-            message_count=len(messages),
-            tokens=tokens,
-            estimated=True,
-            tools_sha256=digest,
-            **extra,
+        self.log.write(
+            RequestRecord(
+                message_count=len(messages),
+                tokens=tokens,
+                estimated=True,
+                tools_sha256=digest,
+                tools=tools if changed else None,
+            )
         )
         self.usage.context_tokens, self.usage.reported = tokens, False
         completion: Completion | None = None
@@ -261,8 +272,8 @@ class AgentLoop:
                         yield self.emit(AssistantDelta(item.text))
                 elif isinstance(item, Retrying):  # never silent: a notice on screen and in the log
                     message = item.message()
-                    self.log.append("notice", level="warning", message=message,
-                                    retry={"attempt": item.attempt, "delay": round(item.delay, 2)})
+                    self.log.write(NoticeRecord(level="warning", message=message,
+                                                retry={"attempt": item.attempt, "delay": round(item.delay, 2)}))
                     yield self.emit(Notice("warning", message))
                 else:
                     completion = item
@@ -270,16 +281,17 @@ class AgentLoop:
         if completion is None:
             raise ProviderError("the provider ended its reply without a completion", hint="try again")
         completion = _unique_call_ids(completion, self.history.messages)
-        self.log.append(
-            "response",
-            text=completion.text,
-            tool_calls=[_call_dict(c) for c in completion.tool_calls],
-            finish_reason=completion.finish_reason,
+        self.log.write(
+            ResponseRecord(
+                text=completion.text,
+                tool_calls=[_call_dict(c) for c in completion.tool_calls],
+                finish_reason=completion.finish_reason,
+            )
         )
         yield completion
 
     def _usage_event(self, completion: Completion) -> UsageUpdated:
-        self.log.append("usage", **self.usage.add(completion))
+        self.log.write(self.usage.add(completion))
         totals, compressor = self.usage, self.compressor
         return self.emit(
             UsageUpdated(
@@ -299,7 +311,7 @@ class AgentLoop:
         except ArgumentsError as exc:
             arguments, outcome = {}, ToolOutcome("?", call.name, False, f"ERROR: {exc}", 0.0)
         server = getattr(self.tools, "server_of", lambda _n: "?")(call.name)
-        self.log.append("tool_call", call_id=call.id, server=server, name=call.name, arguments=arguments)
+        self.log.write(ToolCallRecord(call_id=call.id, server=server, name=call.name, arguments=arguments))
         yield self.emit(ToolCallStarted(call.id, server, call.name, arguments))
         if outcome is None:
             refusal = await self.permissions.check(call.id, call.name, arguments)
@@ -310,14 +322,15 @@ class AgentLoop:
             outcome = await self.tools.call(call.name, arguments)
             if outcome.duration_ms == 0.0:
                 outcome = dataclasses.replace(outcome, duration_ms=(time.perf_counter() - started) * 1000)
-        self.log.append(
-            "tool_result",
-            call_id=call.id,
-            server=outcome.server,
-            name=call.name,
-            ok=outcome.ok,
-            result=outcome.text,
-            duration_ms=round(outcome.duration_ms, 1),
+        self.log.write(
+            ToolResultRecord(
+                call_id=call.id,
+                server=outcome.server,
+                name=call.name,
+                ok=outcome.ok,
+                result=outcome.text,
+                duration_ms=round(outcome.duration_ms, 1),
+            )
         )
         content: str | list[dict[str, Any]] = cap_result(outcome.text, self.tool_result_cap, call.id)
         if outcome.parts and self.provider.supports_images:
@@ -340,7 +353,7 @@ class AgentLoop:
             self.history.add_assistant(self._partial.rstrip() + "\n[reply interrupted by the user]")
             self._partial = ""
         actions = self.history.repair_pairing()
-        self.log.append("turn_finished", turn=self.turn, reason="cancelled", error=None, repaired=actions)
+        self.log.write(TurnFinishedRecord(turn=self.turn, reason="cancelled", error=None, repaired=actions))
         self.record(TurnFinished("cancelled"))
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from formspec_consult.providers.base import Completion
+from formspec_consult.store.records import EventRecord, UsageRecord
 
 
 @dataclass
@@ -24,8 +25,8 @@ class UsageTotals:
     cost: float | None = None
     requests: int = 0
 
-    def add(self, completion: Completion) -> dict[str, Any]:
-        """Account one response; returns the fields of its `usage` event."""
+    def add(self, completion: Completion) -> UsageRecord:
+        """Account one response; returns its `usage` event."""
         usage = completion.usage
         self.requests += 1
         if usage is not None and usage.reported:
@@ -39,26 +40,26 @@ class UsageTotals:
             self.completion_tokens += usage.completion_tokens if usage else len(completion.text) // 4
         if usage is not None and usage.cost is not None:
             self.cost = (self.cost or 0.0) + usage.cost
-        return {
-            "context_tokens": self.context_tokens,
-            "reported": self.reported,
-            "prompt_tokens": usage.prompt_tokens if usage else self.context_tokens,
-            "completion_tokens": usage.completion_tokens if usage else None,
-            "cached_tokens": usage.cached_tokens if usage else 0,
-            "cost": usage.cost if usage else None,
-            "session_cost": self.cost,
-        }
+        return UsageRecord(
+            context_tokens=self.context_tokens,
+            reported=self.reported,
+            prompt_tokens=usage.prompt_tokens if usage else self.context_tokens,
+            completion_tokens=usage.completion_tokens if usage else None,
+            cached_tokens=usage.cached_tokens if usage else 0,
+            cost=usage.cost if usage else None,
+            session_cost=self.cost,
+        )
 
-    def restore(self, events: list[dict[str, Any]]) -> None:
+    def restore(self, events: Iterable[EventRecord]) -> None:
         """Pick the totals back up from a resumed session's `usage` events."""
-        usages = [e for e in events if e.get("type") == "usage"]
+        usages = [e for e in events if isinstance(e, UsageRecord)]
         if not usages:
             return
         last = usages[-1]
-        self.context_tokens = int(last.get("context_tokens") or 0)
-        self.reported = bool(last.get("reported"))
-        self.cost = last.get("session_cost")
+        self.context_tokens = int(last.context_tokens or 0)
+        self.reported = bool(last.reported)
+        self.cost = last.session_cost
         self.requests = len(usages)
-        self.prompt_tokens = sum(int(e.get("prompt_tokens") or 0) for e in usages)
-        self.completion_tokens = sum(int(e.get("completion_tokens") or 0) for e in usages)
-        self.cached_tokens = sum(int(e.get("cached_tokens") or 0) for e in usages)
+        self.prompt_tokens = sum(int(e.prompt_tokens or 0) for e in usages)
+        self.completion_tokens = sum(int(e.completion_tokens or 0) for e in usages)
+        self.cached_tokens = sum(int(e.cached_tokens or 0) for e in usages)

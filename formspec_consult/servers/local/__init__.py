@@ -121,7 +121,7 @@ async def tool_catalogue() -> list[Tool]:
     a project: what `formspec-consult skill install` writes into the skill's tool guide."""
     from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, read_tools
 
-    server = MCPServer("formspec-local-catalogue")
+    server = CitizenServer("formspec-local-catalogue")
     state = cast("LocalState", _CatalogueState())
     for module in (read_tools, draft_tools, dev_tools, extra_tools):
         module.register(server, state)

@@ -23,8 +23,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Restart the dev server", annotations=CONTROL, structured_output=True)
     @state.serialised
     def restart_server() -> Restarted:
-        """Validate the project and, if it is valid, (re)start the FormSpec dev server;
-        waits (bounded) for its /health endpoint."""
+        """Validate the project, then (re)start the FormSpec dev server and wait for its /health."""
         result = state.project.validate(None).to_dict()
         if not result["ok"]:
             first = result["problems"][0]
@@ -40,7 +39,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Dev server status", annotations=READ_ONLY, structured_output=True)
     @tool_errors
     def get_server_status() -> ServerStatus:
-        """Report whether the dev server runs: {running, pid, health}."""
+        """Whether the dev server runs: running, pid, health."""
         return state.devserver.status()  # type: ignore[return-value]
 
     @server.tool(title="Stop the dev server", annotations=CONTROL, structured_output=True)

@@ -31,7 +31,7 @@ ForceArg = Annotated[
     bool,
     Field(
         strict=True,  # a boolean: "yes" or "true" as text is refused, never read as true
-        description="Override the safety refusal (true or false). Only when the person explicitly asks.",
+        description="Override the safety refusal; only when the person explicitly asks.",
     ),
 ]
 
@@ -46,62 +46,62 @@ def register(server: MCPServer, state: LocalState) -> None:
             str,
             Field(
                 description=(
-                    "Spec path relative to the spec root, e.g. "
-                    "'modules/booking/entities/appointment.yaml'; 'overrides/…' for shadow copies."
+                    "Spec path, e.g. 'modules/booking/entities/appointment.yaml' ('overrides/…' for a shadow copy)."
                 )
             ),
         ],
-        content: Annotated[str, Field(description="The complete YAML text of the file (not a fragment).")],
+        content: Annotated[str, Field(description="The complete YAML text of the file.")],
         session: SessionArg = None,
     ) -> Proposed:
-        """Write a spec file as a DRAFT (never the project itself) and validate the project with it.
-        Returns the validation result, the skills relevant to its kind and what to do next.
-        This is the only way to write spec YAML: never paste spec files into the chat."""
+        """Write a spec file as a DRAFT (never the project itself) and validate the project with it:
+        returns validation, findings, the skills for its kind and next steps. The only way to write spec
+        YAML: never paste it into the chat."""
         return state.review(session).propose(path, content)  # type: ignore[return-value]
 
     @server.tool(title="List drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def list_drafts(session: SessionArg = None) -> DraftList:
-        """List the session's drafts: path, status (new|modified|unchanged), valid, problem count
-        and target_changed (the real file changed since the draft was proposed)."""
+        """The session's drafts: path, status (new|modified|unchanged), valid, problems, target_changed
+        (the real file changed since)."""
         sid, _ = state.session(session)
-        return {"session": sid, "drafts": state.review(session).list()}  # type: ignore[typeddict-item]
+        review = state.review(session)
+        return {"session": sid, "drafts": review.list(), "settled": review.settled()}  # type: ignore[typeddict-item]
 
     @server.tool(title="Diff drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def diff_drafts(
-        path: Annotated[str | None, Field(description="One draft's spec path; omit for every draft.")] = None,
+        path: Annotated[str | None, Field(description="One draft; omit for all.")] = None,
         session: SessionArg = None,
     ) -> DiffList:
-        """Show drafts as unified diffs against the real files, with status and validation problems."""
+        """Drafts as unified diffs against the real files, with status and validation problems."""
         sid, _ = state.session(session)
         return {"session": sid, "drafts": state.review(session).diff(path)}  # type: ignore[typeddict-item]
 
     @server.tool(title="Reject a draft", annotations=DRAFT_DISCARD, structured_output=True)
     @state.serialised
     def reject_draft(
-        path: Annotated[str, Field(description="Spec path of the draft to discard.")],
+        path: Annotated[str, Field(description="The draft's spec path.")],
         session: SessionArg = None,
     ) -> Rejected:
-        """Discard one draft. The project's real file is not touched."""
+        """Discard one draft; the real file is not touched."""
         return state.review(session).reject(path)  # type: ignore[return-value]
 
     @server.tool(title="Apply a draft to the project", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def apply_draft(
         file: Annotated[
-            str, Field(description="Spec path of the draft to apply, as given to propose_spec_file.")
+            str, Field(description="The draft's spec path, as given to propose_spec_file.")
         ],
         force: ForceArg = False,
         session: SessionArg = None,
     ) -> Applied:
-        """Apply a reviewed draft to the project: backs up the current file for undo_apply, writes the draft
-        atomically and revalidates. Refuses drafts that fail validation or whose target changed meanwhile."""
+        """Apply a reviewed draft to the project (atomic write, backup for undo_apply, revalidation).
+        Refuses a draft that fails validation or whose target changed since."""
         return state.review(session).apply(file, force=force)  # type: ignore[return-value]
 
     @server.tool(title="Undo the last apply", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def undo_apply(force: ForceArg = False, session: SessionArg = None) -> Undone:
-        """Undo the most recent apply_draft of the session, restoring the file's exact previous bytes
-        (or deleting a file the apply created). Call again to undo further steps."""
+        """Undo the session's last apply_draft: the file's exact previous bytes (or no file) come back.
+        Call again to undo further."""
         return state.review(session).undo(force=force)  # type: ignore[return-value]

@@ -27,18 +27,18 @@ def register(server: MCPServer, state: LocalState) -> None:
     @tool_errors
     def read_transcript(
         seq: Annotated[
-            int | None, Field(description="Return this one event in full (its seq number).")
+            int | None, Field(description="One event's seq: returned in full.")
         ] = None,
         query: Annotated[
-            str | None, Field(description="Case-insensitive text to search for in earlier events.")
+            str | None, Field(description="Text to find (case-insensitive).")
         ] = None,
         type: Annotated[
-            str | None, Field(description="Only events of this type, e.g. 'tool_result'.")
+            str | None, Field(description="Only this event type, e.g. 'tool_result'.")
         ] = None,  # noqa: A002
-        limit: Annotated[int, Field(description="Most matches to return (newest first).", ge=1, le=100)] = 20,
+        limit: Annotated[int, Field(description="Most matches, newest first.", ge=1, le=100)] = 20,
     ) -> Transcript:
-        """Read back earlier events of this session in full (older turns may have been summarised or
-        truncated in your context): one event by seq, or search by text and/or type."""
+        """Read back earlier events of this session: search (query, type) for snippets with their seq,
+        or one event in full (seq)."""
         from formspec_consult.store.events import EventLog
 
         log_path = state.session_folder / "events.jsonl"

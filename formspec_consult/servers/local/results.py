@@ -43,19 +43,29 @@ class Proposed(TypedDict):
 class DraftRow(TypedDict):
     path: str
     status: str
+    state: str  # pending | undone (applied, undone, back for review)
     valid: bool
     problems: int
     target_changed: bool | None
 
 
+class SettledRow(TypedDict):
+    path: str
+    file: str
+    state: str  # applied | rejected
+    at: str | None
+
+
 class DraftList(TypedDict):
     session: str
     drafts: list[DraftRow]
+    settled: list[SettledRow]  # the session's drafts no longer under review
 
 
 class DraftDiff(TypedDict):
     path: str
     status: str
+    state: str
     valid: bool
     problems: list[dict[str, Any]]
     target_changed: bool | None
@@ -86,6 +96,7 @@ class Undone(TypedDict):
     undone: str
     file: str
     outcome: str
+    draft: str  # back for review | newer draft kept | not kept
     undo_step: int
     remaining_steps: int
     validation: Validation

@@ -8,12 +8,15 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 
 from formspec_consult.devserver import DevServer, DevServerError
 from formspec_consult.spec.errors import ProjectError, SkillNotFound, UnknownKind
+
+if TYPE_CHECKING:
+    from formspec_consult.spec.project import Project
 from formspec_consult.store.apply import ApplyRefused
 from formspec_consult.store.drafts import DraftError
 from formspec_consult.store.folder import (
@@ -70,7 +73,7 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
 class LocalState:
     """The project, bound session and dev server behind one local MCP server."""
 
-    project: Any
+    project: Project
     session_id: str
     session_folder: Path
     devserver: DevServer

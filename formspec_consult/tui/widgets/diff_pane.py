@@ -109,7 +109,10 @@ def draft_details(draft: DraftView, colours: PaneColours = PaneColours()) -> Ren
     parts: list[RenderableType] = []
     if draft.settled:
         parts.append(Text(_SETTLED_HINT.get(draft.status, "") + "\n", style="bold"))
-    elif draft.problems:
+    elif draft.state == "undone":
+        parts.append(Text("Applied, then undone: the project file is back as it was and this draft is back "
+                          "for review — a accepts it again.\n", style="bold"))
+    if not draft.settled and draft.problems:
         problems = Text("The gate refused this draft — the consultant fixes it, or you reject it:\n",
                         style=f"bold {colours.error}")
         for problem in draft.problems:
@@ -117,6 +120,9 @@ def draft_details(draft: DraftView, colours: PaneColours = PaneColours()) -> Ren
         parts.append(problems)
     if draft.diff:
         parts.append(diff_lines(draft.diff, colours))
+    elif draft.settled:  # settled in an earlier run of the session: its diff was not kept
+        after = {"applied": "; the file is in the project now", "rejected": "; the project was not changed"}
+        parts.append(Text(f"(its diff was shown when it was proposed{after.get(draft.status, '')})"))
     else:
         parts.append(Text("(no diff for this draft yet)"))
     return Group(*parts)

@@ -16,6 +16,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from formspec_consult.spec.verify.vocabulary import is_branch, is_terminal
 from formspec_consult.spec.yamlbuild import YamlLoadError
 from formspec_consult.spec.yamlload import load_stream
 
@@ -50,16 +51,58 @@ class Lifecycle:
     def label(self, state: str) -> str:
         return self.labels.get(state) or state
 
+    def outgoing(self) -> dict[str, list[str]]:
+        """Each state's ways forward, in the order the spec declares them."""
+        ways: dict[str, list[str]] = {}
+        for t in self.transitions:
+            for source in t.sources:
+                targets = ways.setdefault(source, [])
+                if t.target and t.target not in targets:
+                    targets.append(t.target)
+        return ways
+
     def happy_path(self) -> list[str]:
-        """From the initial state, following each state's first way forward to a state not yet seen."""
-        path = [self.initial] if self.initial else []
-        while path:
-            step = next((t.target for t in self.transitions
-                         if path[-1] in t.sources and t.target not in path), None)
-            if step is None:
-                break
-            path.append(step)
-        return path
+        """The main path: from the initial state to an end state (no way out), preferring an end
+        that reads as a success (done, paid, …) over a dead end, and a dead end over an unhappy
+        end (cancelled, lost, …); then the path through the fewest unhappy states; then the
+        longest; ties go to the transitions declared first. Without any end (a cycle), the
+        longest path found. A dead end or an unhappy branch is never on it while a better end is
+        reachable, whatever order the transitions are written in."""
+        if not self.initial:
+            return []
+        ways = self.outgoing()
+        best: tuple[tuple[int, int, int], list[str]] = ((-1, 0, 0), [self.initial])
+        budget = 20_000  # simple paths of a large, dense graph explode: keep the best found so far
+
+        def score(path: list[str]) -> tuple[int, int, int]:
+            last = path[-1]
+            if ways.get(last):
+                end = 0  # stopped where the lifecycle goes on (only when every way loops back)
+            elif is_branch(last):
+                end = 1
+            else:
+                end = 3 if is_terminal(last) else 2
+            unhappy = sum(1 for state in path[1:-1] if is_branch(state))
+            return end, -unhappy, len(path)
+
+        def walk(path: list[str]) -> None:
+            nonlocal best, budget
+            budget -= 1
+            forward = [n for n in ways.get(path[-1], []) if n not in path]
+            if not forward:
+                key = score(path)
+                if key > best[0]:
+                    best = (key, list(path))
+                return
+            for state in forward:
+                if budget <= 0:
+                    return
+                path.append(state)
+                walk(path)
+                path.pop()
+
+        walk([self.initial])
+        return best[1]
 
 
 @dataclass(frozen=True)
@@ -196,7 +239,7 @@ def lifecycle_diagram(lifecycle: Lifecycle, width: int = 80, palette: Palette = 
     if branches:
         out.append("Other ways (✗ marks an unhappy end):\n", style=palette.heading)
         for t in branches:
-            unhappy = t.target not in path
+            unhappy = t.target not in path or is_branch(t.target)
             sources = ", ".join(lifecycle.label(s) for s in t.sources)
             mark = "✗ " if unhappy else "  "
             out.append(f"  {mark}{sources} ── {t.action or '?'} ──▶ {lifecycle.label(t.target)}\n",

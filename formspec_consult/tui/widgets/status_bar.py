@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from textual.reactive import reactive
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from formspec_consult.agent.engine.status import EngineStatus
 
 
 @dataclass(frozen=True)
@@ -25,18 +28,18 @@ class StatusInfo:
     compactions: int = 0
 
     @classmethod
-    def from_engine(cls, status: dict[str, Any], state: str = "ready") -> StatusInfo:
-        """Build from `Engine.status()`; unknown keys are ignored, missing ones keep defaults."""
+    def from_engine(cls, status: EngineStatus, state: str = "ready") -> StatusInfo:
+        """Build from `Engine.status()`; `state` is the app's own (ready, thinking…, …)."""
         return cls(
             state=state,
-            model=str(status.get("model") or ""),
-            session=str(status.get("session") or ""),
-            context_tokens=int(status.get("context_tokens") or 0),
-            threshold_tokens=int(status.get("threshold_tokens") or 0),
-            window_tokens=int(status.get("window_tokens") or 0),
-            reported=bool(status.get("reported")),
-            cost=status.get("cost"),
-            compactions=int(status.get("compactions") or 0),
+            model=status.model,
+            session=status.session,
+            context_tokens=status.context_tokens,
+            threshold_tokens=status.threshold_tokens,
+            window_tokens=status.window_tokens,
+            reported=status.reported,
+            cost=status.cost,
+            compactions=status.compactions,
         )
 
     def with_(self, **changes: Any) -> StatusInfo:

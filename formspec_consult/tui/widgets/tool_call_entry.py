@@ -56,7 +56,10 @@ class ToolCallEntry(Collapsible):
 
     def __init__(self, call_id: str, server: str, name: str, arguments: dict[str, Any]) -> None:
         self._body = Static(self._body_text(arguments, None), classes="tool-body", markup=False)
-        super().__init__(self._body, title="", collapsed=True, classes="tool-call running")
+        # Born with the classes it shows collapsed ("-collapsed" is what Collapsible adds on mount):
+        # a class changed after mount restyles the entry's whole subtree, and a resumed session
+        # mounts sixty entries at once.
+        super().__init__(self._body, title="", collapsed=True, classes="tool-call running -collapsed")
         self.call_id = call_id
         self.server = server
         self.tool_name = name
@@ -91,8 +94,12 @@ class ToolCallEntry(Collapsible):
         )
 
     def watch_status(self, old: str, new: str) -> None:
-        self.remove_class(old)
-        self.add_class(new)
+        # One atomic change, none at all when the class is already right (the watcher also runs
+        # once on mount): every restyle of a mounted entry costs a stylesheet pass over its subtree.
+        if old != new:
+            self.update_classes({old: False, new: True})
+        else:
+            self.add_class(new)
 
     def finish(self, ok: bool, result: str, duration_ms: float) -> None:
         """Mark the call finished and keep its result, collapsed."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -13,38 +13,33 @@ from textual.widgets import Button, Static
 
 from formspec_consult.tui.widgets.tool_call_entry import ToolCallEntry
 
+if TYPE_CHECKING:
+    from formspec_consult.agent.engine.status import EngineStatus
 
-def describe_mcp(state: Any) -> str:
-    """One line of server state from `status()["mcp"]`: a list of server dicts, a dict, or text."""
-    if not state:
+
+def describe_mcp(status: EngineStatus | None) -> str:
+    """One line of MCP server state from `Engine.status()` (None: no engine yet)."""
+    if status is None or not (status.mcp or status.mcp_note):
         return "MCP: not connected"
-    if isinstance(state, list):
-        parts = []
-        for server in state:
-            if isinstance(server, dict):
-                line = f"{server.get('name', '?')}: {server.get('state', '?')}"
-                if server.get("tools"):
-                    line += f" ({server['tools']} tools)"
-                if server.get("restarts"):
-                    line += f", {server['restarts']} restart(s)"
-                if server.get("error") and server.get("state") != "ready":
-                    line += f" — {server['error']}"
-                parts.append(line)
-        return "MCP  " + " · ".join(parts)
-    if isinstance(state, dict):
-        parts = []
-        for name, value in state.items():
-            if isinstance(value, dict):
-                value = value.get("state") or value.get("status") or ", ".join(f"{k}={v}" for k, v in value.items())
-            parts.append(f"{name}: {value}")
-        return "MCP  " + " · ".join(parts)
-    return f"MCP  {state}"
+    if not status.mcp:
+        return f"MCP  {status.mcp_note}"
+    parts = []
+    for server in status.mcp:
+        line = f"{server.name}: {server.state}"
+        if server.tools:
+            line += f" ({server.tools} tools)"
+        if server.restarts:
+            line += f", {server.restarts} restart(s)"
+        if server.error:
+            line += f" — {server.error}"
+        parts.append(line)
+    return "MCP  " + " · ".join(parts)
 
 
 class ToolCallsPane(Vertical):
     """Calls in order, newest at the bottom; only the newest `max_entries` stay mounted."""
 
-    mcp_state: reactive[Any] = reactive(None)
+    mcp_state: reactive[EngineStatus | None] = reactive(None)
 
     class LogRequested(Message):
         """The user asked to open the MCP server log."""
@@ -68,7 +63,7 @@ class ToolCallsPane(Vertical):
     def on_mount(self) -> None:
         self.query_one("#tool-list", VerticalScroll).anchor()
 
-    def watch_mcp_state(self, state: Any) -> None:
+    def watch_mcp_state(self, state: EngineStatus | None) -> None:
         if self.is_mounted:
             self.query_one("#mcp-state", Static).update(escape(describe_mcp(state)))
 

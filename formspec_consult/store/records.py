@@ -1,0 +1,399 @@
+"""The events of `events.jsonl` as typed records: one frozen dataclass per event type.
+
+The on-disk format is the one :class:`~formspec_consult.store.events.EventLog` has always written
+— one JSON object per line, ``{"v", "seq", "ts", "type"}`` beside the event's data — and a record
+keeps everything it was read from: fields this version does not name stay in ``extra``, and the
+order of the keys as read is kept too, so an old log read and written back is byte for byte the
+same. A record made in code (``NoticeRecord(level="warning", message=…)``) is appended with
+:meth:`EventLog.write`, which returns it as written (with its ``seq`` and ``ts``).
+
+Readers ignore types they do not know: those come back as :class:`UnknownRecord`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+__all__ = [
+    "RECORD_TYPES",
+    "SCHEMA_VERSION",
+    "ApplyRecord",
+    "CommandRecord",
+    "CompactionRecord",
+    "DecisionRecord",
+    "EventRecord",
+    "MessageRecord",
+    "NoticeRecord",
+    "RejectRecord",
+    "RepairRecord",
+    "RequestRecord",
+    "ResponseRecord",
+    "SessionResumedRecord",
+    "SessionStartedRecord",
+    "SideReplyRecord",
+    "SummaryWrittenRecord",
+    "ToolCallRecord",
+    "ToolResultRecord",
+    "TurnFinishedRecord",
+    "TurnStartedRecord",
+    "UndoRecord",
+    "UnknownRecord",
+    "UsageRecord",
+    "dump_event",
+    "record_from_json",
+]
+
+SCHEMA_VERSION = 1
+ENVELOPE = ("v", "seq", "ts", "type")
+_BASE = frozenset({"v", "seq", "ts", "extra", "order"})
+Message = dict[str, Any]
+NoticeLevel = Literal["info", "warning", "error"]
+TurnEnd = Literal["done", "cancelled", "step_limit", "error"]
+CompactionMethod = Literal["pruned", "summarised", "extractive"]
+
+RECORD_TYPES: dict[str, type[EventRecord]] = {}
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventRecord:
+    """One logged event. Subclasses name their ``TYPE`` and their data fields, in written order."""
+
+    TYPE: ClassVar[str] = ""
+    # fields left out of a record made in code while they are None (the writers omit them)
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+
+    seq: int = 0
+    ts: str = ""
+    v: int = SCHEMA_VERSION
+    extra: Mapping[str, Any] = field(default_factory=dict)  # data this version does not name
+    order: tuple[str, ...] = field(default=(), compare=False, repr=False)  # keys as read from disk
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.TYPE:
+            RECORD_TYPES[cls.TYPE] = cls
+
+    @property
+    def type(self) -> str:
+        """The event type, as spelled in the log."""
+        return self.TYPE
+
+    def data(self) -> dict[str, Any]:
+        """The event's data (no envelope), in the order it is written."""
+        values: dict[str, Any] = {}
+        for name in _data_fields(type(self)):
+            value = getattr(self, name)
+            if self.order:
+                if name in self.order:
+                    values[name] = value
+            elif value is not None or name not in self.OPTIONAL:
+                values[name] = value
+        values.update(self.extra)
+        if self.order:
+            rank = {key: index for index, key in enumerate(self.order)}
+            values = dict(sorted(values.items(), key=lambda item: rank.get(item[0], len(rank))))
+        return values
+
+    def to_line(self) -> bytes:
+        """The whole log line, newline included, exactly as the event log writes it."""
+        return (dump_event(self.to_json()) + "\n").encode("utf-8")
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of the log line."""
+        envelope = {"v": self.v, "seq": self.seq, "ts": self.ts, "type": self.type}
+        if self.order:  # as read: the envelope keys it had, where it had them
+            every = {**envelope, **self.data()}
+            rank = {key: index for index, key in enumerate(self.order)}
+            kept = {key: value for key, value in every.items() if key in rank or key not in ENVELOPE}
+            return dict(sorted(kept.items(), key=lambda item: rank.get(item[0], len(rank))))
+        return {**envelope, **self.data()}
+
+
+def dump_event(event: Mapping[str, Any], default: Callable[[Any], Any] | None = None) -> str:
+    """One event as its log line (without the newline): compact, UTF-8 kept as is."""
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=default)
+
+
+_FIELDS: dict[str, tuple[str, ...]] = {}
+
+
+def _data_fields(cls: type[EventRecord]) -> tuple[str, ...]:
+    """A record class's data fields, in written order (cached per class)."""
+    key = cls.__qualname__
+    if key not in _FIELDS:
+        _FIELDS[key] = tuple(f.name for f in fields(cls) if f.name not in _BASE and f.name != "event_type")
+    return _FIELDS[key]
+
+
+def record_from_json(data: Mapping[str, Any]) -> EventRecord:
+    """The record of one log line's JSON object (an unknown type gives an :class:`UnknownRecord`)."""
+    kind = str(data.get("type", ""))
+    cls = RECORD_TYPES.get(kind, UnknownRecord)
+    names = set(_data_fields(cls))
+    known = {key: value for key, value in data.items() if key in names}
+    extra = {key: value for key, value in data.items() if key not in names and key not in ENVELOPE}
+    seq, v = data.get("seq", 0), data.get("v", SCHEMA_VERSION)
+    envelope: dict[str, Any] = {
+        "seq": seq if isinstance(seq, int) else 0,
+        "ts": str(data.get("ts", "")),
+        "v": v if isinstance(v, int) else SCHEMA_VERSION,
+        "extra": extra,
+        "order": tuple(data),
+    }
+    if cls is UnknownRecord:
+        envelope["event_type"] = kind
+    return cls(**known, **envelope)
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnknownRecord(EventRecord):
+    """An event type this version does not know: kept whole (all its data is in ``extra``)."""
+
+    event_type: str = ""
+
+    @property
+    def type(self) -> str:
+        return self.event_type
+
+
+@dataclass(frozen=True, kw_only=True)
+class _SessionMeta(EventRecord):
+    """What a session runs with: recorded when it starts and each time it is resumed."""
+
+    session_id: str = ""
+    model: str = ""
+    provider: str = ""
+    base_url: str | None = None
+    project: str = ""
+    allow_unvalidated: bool = False
+    verify: str | None = None
+    window: int | None = None  # the model's context window
+    usable_window: int | None = None
+    threshold_tokens: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionStartedRecord(EventRecord):
+    TYPE: ClassVar[str] = "session_started"
+
+    created: str = ""
+    context_tools: Sequence[str] = ()  # the tools whose output the system prompt holds
+    session_id: str = ""
+    model: str = ""
+    provider: str = ""
+    base_url: str | None = None
+    project: str = ""
+    allow_unvalidated: bool = False
+    verify: str | None = None
+    window: int | None = None
+    usable_window: int | None = None
+    threshold_tokens: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionResumedRecord(_SessionMeta):
+    TYPE: ClassVar[str] = "session_resumed"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MessageRecord(EventRecord):
+    """A message the model sees from now on (appended to the history)."""
+
+    TYPE: ClassVar[str] = "message"
+
+    message: Message = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompactionRecord(EventRecord):
+    """Old tool outputs pruned to stubs, and ``messages[start:end]`` replaced by a summary."""
+
+    TYPE: ClassVar[str] = "compaction"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"pruned_tools"})
+
+    start: int = 0
+    end: int = 0
+    summary_message: Message | None = None
+    method: CompactionMethod = "summarised"
+    pruned: Sequence[int] = ()
+    stubs: Sequence[str] = ()
+    pruned_tools: Sequence[str] | None = None
+    focus: str | None = None
+    tokens_after: int = 0
+    tokens_before: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class RepairRecord(EventRecord):
+    """Tool-call pairing repaired: messages at ``remove`` dropped, ``[index, message]`` inserted."""
+
+    TYPE: ClassVar[str] = "repair"
+
+    actions: Sequence[str] = ()
+    remove: Sequence[int] = ()
+    insert: Sequence[Sequence[Any]] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestRecord(EventRecord):
+    """A request to the model (the tools are logged again only when they change)."""
+
+    TYPE: ClassVar[str] = "request"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"purpose", "tools_sha256", "tools"})
+
+    purpose: str | None = None  # a side request (a summary), not the conversation
+    message_count: int = 0
+    tokens: int = 0
+    estimated: bool = True
+    tools_sha256: str | None = None
+    tools: Sequence[Mapping[str, Any]] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResponseRecord(EventRecord):
+    TYPE: ClassVar[str] = "response"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"usage"})
+
+    text: str = ""
+    tool_calls: Sequence[Mapping[str, Any]] = ()
+    usage: Mapping[str, Any] | None = None
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SideReplyRecord(EventRecord):
+    """The reply to a request outside the conversation (a compaction summary, /summary)."""
+
+    TYPE: ClassVar[str] = "side_reply"
+
+    purpose: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallRecord(EventRecord):
+    TYPE: ClassVar[str] = "tool_call"
+
+    call_id: str = ""
+    server: str = "?"
+    name: str = ""
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResultRecord(EventRecord):
+    TYPE: ClassVar[str] = "tool_result"
+
+    call_id: str = ""
+    server: str = "?"
+    name: str = ""
+    ok: bool = False
+    result: str = ""
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnStartedRecord(EventRecord):
+    TYPE: ClassVar[str] = "turn_started"
+
+    turn: int = 0
+    user_text: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnFinishedRecord(EventRecord):
+    TYPE: ClassVar[str] = "turn_finished"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"repaired"})
+
+    turn: int = 0
+    reason: TurnEnd = "done"
+    error: str | None = None
+    repaired: Sequence[str] | None = None  # pairing repairs made when a turn was closed
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecisionRecord(EventRecord):
+    """The person picked an offered option (``B``) for the next turn."""
+
+    TYPE: ClassVar[str] = "decision"
+
+    turn: int = 0
+    answer: str = ""
+    option: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageRecord(EventRecord):
+    TYPE: ClassVar[str] = "usage"
+
+    context_tokens: int = 0
+    reported: bool = False
+    prompt_tokens: int = 0
+    completion_tokens: int | None = None
+    cached_tokens: int = 0
+    cost: float | None = None
+    session_cost: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoticeRecord(EventRecord):
+    TYPE: ClassVar[str] = "notice"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"retry"})
+
+    level: NoticeLevel = "info"
+    message: str = ""
+    retry: Mapping[str, Any] | None = None  # {attempt, delay} of a retried model request
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApplyRecord(EventRecord):
+    """A draft applied to the project (recorded by the local server, whoever asked)."""
+
+    TYPE: ClassVar[str] = "apply"
+
+    path: str = ""
+    file: str | None = None
+    backup: str | None = None
+    undo_step: int | None = None
+    forced: bool | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class UndoRecord(EventRecord):
+    TYPE: ClassVar[str] = "undo"
+
+    path: str = ""
+    file: str | None = None
+    outcome: str | None = None
+    undo_step: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RejectRecord(EventRecord):
+    TYPE: ClassVar[str] = "reject"
+
+    path: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommandRecord(EventRecord):
+    """A slash command run at this point of the session."""
+
+    TYPE: ClassVar[str] = "command"
+
+    turn: int = 0
+    name: str = ""
+    args: Sequence[str] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummaryWrittenRecord(EventRecord):
+    """`/summary` wrote the discovery summary (its text is also the reply shown)."""
+
+    TYPE: ClassVar[str] = "summary_written"
+
+    path: str = ""
+    text: str = ""

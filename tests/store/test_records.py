@@ -1,0 +1,111 @@
+"""The event log's typed records: old sessions read back exactly, new records written as before."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from contextlib import aclosing
+from pathlib import Path
+
+import anyio
+import pytest
+
+from formspec_consult.agent.engine.engine import Engine, EngineOptions
+from formspec_consult.commands.wiring import server_specs
+from formspec_consult.providers import ScriptedProvider
+from formspec_consult.store.agent_events import Notice, TurnStarted
+from formspec_consult.store.events import EventLog, load_records, rebuild_history
+from formspec_consult.store.records import (
+    ApplyRecord,
+    NoticeRecord,
+    RequestRecord,
+    SessionStartedRecord,
+    ToolResultRecord,
+    TurnFinishedRecord,
+    UndoRecord,
+    UnknownRecord,
+    record_from_json,
+)
+from tests.e2e.project import make_project
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "transcripts-example" / "barbershop-queue"
+
+
+def test_an_old_session_log_reads_as_typed_records_and_writes_back_byte_for_byte() -> None:
+    log = EXAMPLE / "events.jsonl"
+    records = load_records(log)
+    assert b"".join(record.to_line() for record in records) == log.read_bytes()
+    header = records[0]
+    assert isinstance(header, SessionStartedRecord) and header.provider == "scripted"
+    assert header.context_tools[0] == "workspace_manifest" and header.threshold_tokens == 92928
+    (apply,) = [r for r in records if isinstance(r, ApplyRecord)]
+    (undo,) = [r for r in records if isinstance(r, UndoRecord)]
+    assert apply.path == undo.path == "modules/booking/transaction/queue_ticket/entity.yaml"
+    assert apply.undo_step == 1 and apply.forced is False
+    results = [r for r in records if isinstance(r, ToolResultRecord)]
+    assert results and all(r.server and r.name and isinstance(r.ok, bool) for r in results)
+    # the typed records rebuild the same model-visible history as the raw lines
+    assert rebuild_history(records) == rebuild_history(json.loads(line) for line in log.read_bytes().splitlines())
+
+
+def test_fields_this_version_does_not_name_and_unknown_types_are_kept_in_place() -> None:
+    line = {"v": 1, "seq": 7, "ts": "t", "type": "notice", "later": [1], "level": "info", "message": "hi"}
+    record = record_from_json(line)
+    assert isinstance(record, NoticeRecord) and record.message == "hi" and record.extra == {"later": [1]}
+    assert list(record.to_json().items()) == list(line.items())
+    future = {"v": 2, "seq": 8, "ts": "t", "type": "hologram", "depth": 3}
+    unknown = record_from_json(future)
+    assert isinstance(unknown, UnknownRecord) and unknown.type == "hologram"
+    assert unknown.to_json() == future
+    absent = {"v": 1, "seq": 9, "ts": "t", "type": "turn_finished", "turn": 2}  # an older writer's line
+    assert record_from_json(absent).to_json() == absent
+
+
+def test_a_record_made_in_code_is_written_as_the_writers_always_wrote_it(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "events.jsonl")
+    notice = log.write(NoticeRecord(level="warning", message="slow"))
+    request = log.write(RequestRecord(message_count=3, tokens=120, estimated=True, tools_sha256="abc"))
+    closed = log.write(TurnFinishedRecord(turn=1, reason="done"))
+    log.close()
+    assert (notice.seq, request.seq, closed.seq) == (1, 2, 3) and notice.ts.endswith("Z")
+    written = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert [list(e)[4:] for e in written] == [
+        ["level", "message"],  # no "retry": the record leaves out what it was not given
+        ["message_count", "tokens", "estimated", "tools_sha256"],
+        ["turn", "reason", "error"],  # error: null is part of every turn_finished
+    ]
+    assert [record_from_json(e) for e in written] == [notice, request, closed]
+
+
+@pytest.mark.anyio
+async def test_an_old_session_folder_resumes_with_its_conversation_and_review_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    project = make_project(tmp_path / "shop")
+    session_id = "20261201-111714-e5b1"
+    folder = project / ".formspec" / "consult" / session_id
+    shutil.copytree(EXAMPLE, folder)
+    before = (folder / "events.jsonl").read_bytes()
+    engine = await Engine.open(
+        EngineOptions(project=project, resume=session_id, provider=ScriptedProvider(["Welcome back."]),
+                      in_memory_server=True, servers=server_specs)
+    )
+    try:
+        past = engine.past_events()
+        assert [e.turn for e in past if isinstance(e, TurnStarted)] == [1, 2, 3]
+        notes = [e.message for e in past if isinstance(e, Notice)]
+        assert any(n.startswith("Applied modules/booking/transaction/queue_ticket/entity.yaml") for n in notes)
+        assert any(n.startswith("Undid the apply of modules/booking") for n in notes)
+        assert engine.status().turn == 3
+        with anyio.fail_after(30):
+            async with aclosing(engine.run_turn("hello again")) as events:
+                [event async for event in events]
+    finally:
+        await engine.aclose()
+    after = (folder / "events.jsonl").read_bytes()
+    assert after.startswith(before)  # the old lines stay exactly as they were; the resume appends
+    appended = [record_from_json(json.loads(line)) for line in after[len(before):].splitlines()]
+    assert appended[0].type == "session_resumed"
+    assert [r.turn for r in appended if isinstance(r, TurnFinishedRecord)] == [4]
