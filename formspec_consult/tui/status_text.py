@@ -14,17 +14,7 @@ def _k(tokens: int) -> str:
 
 
 def _servers(servers: Iterable[ServerStatus]) -> list[str]:
-    lines = []
-    for server in servers:
-        line = f"- **{server.name}**: {server.state}"
-        if server.tools:
-            line += f", {server.tools} tools"
-        if server.restarts:
-            line += f", restarted {server.restarts}×"
-        if server.error:
-            line += f" — {server.error}"
-        lines.append(line)
-    return lines
+    return [f"- **{server.name}**: {server.describe()}" for server in servers]
 
 
 def status_text(status: EngineStatus, recent: Iterable[str] = ()) -> str:

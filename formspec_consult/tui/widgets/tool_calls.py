@@ -23,17 +23,7 @@ def describe_mcp(status: EngineStatus | None) -> str:
         return "MCP: not connected"
     if not status.mcp:
         return f"MCP  {status.mcp_note}"
-    parts = []
-    for server in status.mcp:
-        line = f"{server.name}: {server.state}"
-        if server.tools:
-            line += f" ({server.tools} tools)"
-        if server.restarts:
-            line += f", {server.restarts} restart(s)"
-        if server.error:
-            line += f" — {server.error}"
-        parts.append(line)
-    return "MCP  " + " · ".join(parts)
+    return "MCP  " + " · ".join(f"{server.name}: {server.describe()}" for server in status.mcp)
 
 
 class ToolCallsPane(Vertical):
