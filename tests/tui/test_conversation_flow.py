@@ -96,6 +96,21 @@ async def test_picking_an_option_sends_the_engine_resolved_choice(how: str) -> N
         await wait_until(pilot, lambda: not choices.options)  # a new turn clears old options
 
 
+async def test_a_short_option_is_as_wide_as_its_text_and_starts_where_the_others_start() -> None:
+    short = ("A) Walk-ins only", "B) Both", "C) No")
+    engine = FakeEngine([[AssistantMessage("Which?\n\n" + "\n".join(short), options=short)]])
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hi")
+        choices = app.query_one(ChoiceBar)
+        await wait_until(pilot, lambda: choices.options == short and choices.query("#choice-c"))
+        await pilot.pause()
+        button = choices.query_one("#choice-c", Button)
+        # Textual's default Button is at least 16 cells and centres its label: "C) No" sat indented.
+        assert button.size.width < 16
+        assert button.styles.content_align_horizontal == "left"
+
+
 async def test_a_key_for_an_option_not_on_offer_says_so() -> None:
     app = ConsultApp(factory_for(FakeEngine()))
     async with app.run_test(size=SIZE) as pilot:
