@@ -44,8 +44,10 @@ give_up() {
     exit 0
 }
 
-for tool in cc c++ cmake; do
-    command -v "$tool" >/dev/null 2>&1 || give_up "no '$tool' on this machine to build llama-cpp-python"
+# A C/C++ compiler is needed; CMake and Ninja are not: scikit-build-core (llama-cpp-python's build
+# backend) fetches them from PyPI into the isolated build when the machine lacks them.
+for tool in cc c++; do
+    command -v "$tool" >/dev/null 2>&1 || give_up "no '$tool' (a C/C++ compiler) on this machine to build llama-cpp-python"
 done
 
 rm -f "$READY" "$UNAVAILABLE"
