@@ -139,8 +139,9 @@ async def test_a_real_llama_cpp_server_streams_a_turn_then_round_trips_a_forced_
     engine, provider = await _engine(project, llama)
     try:
         first = await _turn(engine, "Hello! I run a small barbershop. Say hello back in one sentence.")
-        provider.force = "list_skills"
-        second = await _turn(engine, "Which skills does this project have?")
+        # A tool the consultant is offered in Discovery (list_skills waits for the first draft).
+        provider.force = "list_kind_schemas"
+        second = await _turn(engine, "Which kinds of spec file are there?")
         session_dir = engine.session_dir
     finally:
         await engine.aclose()
@@ -157,11 +158,13 @@ async def test_a_real_llama_cpp_server_streams_a_turn_then_round_trips_a_forced_
     # 270M model answers to it is not ours to test: it may be nothing, which we report as an
     # empty reply (an error the person sees, never a silent `done`).
     assert end.reason == "done" or "ended its reply without any text" in (end.error or ""), (end, server_log)
-    assert [(e.name.endswith("list_skills"), e.ok) for e in ran] == [(True, True)]  # streamed, parsed, run via MCP
+    # Streamed, parsed, run via MCP and answered. Whether a 270M model's arguments are right is not
+    # ours to test: a tool error (a kind it made up) is a result the model reads, like a success.
+    assert [e.name.endswith("list_kind_schemas") for e in ran] == [True] and ran[0].result.strip()
     assert len(provider.sent) == 3  # the first turn's answer, then the call and the answer to its result
     sent = provider.sent[2]["messages"]
     call_message = next(m for m in sent if m["role"] == "assistant" and m.get("tool_calls"))
     assert call_message["content"] == ""  # never `content: null`, which the server's template refuses
     assert any(m["role"] == "tool" and m["tool_call_id"] == call_message["tool_calls"][0]["id"] for m in sent)
     logged = load_events(session_dir / "events.jsonl")
-    assert any(e["type"] == "tool_result" and e["name"] == ran[0].name and e["ok"] for e in logged)
+    assert any(e["type"] == "tool_result" and e["name"] == ran[0].name and e["ok"] == ran[0].ok for e in logged)
