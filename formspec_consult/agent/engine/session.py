@@ -17,7 +17,6 @@ from formspec_consult.agent.engine.setup import (
     LOCAL,
     REGISTRY,
     consult_dir,
-    explicit_reserve,
     prefix_fit_error,
     reserved_output,
     resolve_project,
@@ -29,6 +28,7 @@ from formspec_consult.config import Settings
 from formspec_consult.mcp_client.config import parse_servers
 from formspec_consult.mcp_client.manager import MCPManager
 from formspec_consult.providers.base import Provider, output_reserve
+from formspec_consult.providers.resolve import explicit_reserve
 from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.store.events import EventLog, EventLogError
 from formspec_consult.store.locks import SessionWriter

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from formspec_consult.providers.base import Provider, ProviderError, output_reserve
+from formspec_consult.providers.resolve import explicit_reserve
 from formspec_consult.store import layout
 
 if TYPE_CHECKING:
@@ -31,11 +32,6 @@ def resolve_project(project: Path | None) -> Path:
 
 def consult_dir(project_root: Path) -> Path:
     return layout.consult_dir(project_root)
-
-
-def explicit_reserve(settings: Settings) -> int | None:
-    """`reserved_output` when the person set it, else None (the default, in proportion to the window)."""
-    return None if settings.source_of("reserved_output") == "default" else int(settings.reserved_output)
 
 
 def reserved_output(settings: Settings, provider: Provider, window: int) -> int:
