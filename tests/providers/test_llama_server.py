@@ -102,6 +102,9 @@ class GreedyLocalModel(LiteLLMProvider):
         if tools:
             forced = next((t["function"]["name"] for t in tools if self.force and t["function"]["name"].endswith(self.force)),
                           None)
+            if self.force and forced is None:  # never let a forced call quietly become tool_choice none
+                offered = ", ".join(t["function"]["name"] for t in tools)
+                raise AssertionError(f"{self.force} is not offered to the consultant now (offered: {offered})")
             self.force = None
             kwargs["tool_choice"] = {"type": "function", "function": {"name": forced}} if forced else "none"
         self.sent.append(kwargs)
