@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,15 @@ def test_a_rejected_draft_is_listed_as_settled_until_it_is_proposed_again(review
     assert review.list() == [] and [(r["path"], r["state"]) for r in review.settled()] == [(TARGET, "rejected")]
     review.propose(TARGET, "kind: Entity\nname: again\n")
     assert review.settled() == [] and [row["state"] for row in review.list()] == ["pending"]
+
+
+def test_a_draft_state_edited_by_hand_into_nonsense_reads_as_under_review_and_still_applies(review: Review) -> None:
+    review.propose(TARGET, "kind: Entity\nname: a\n")
+    manifest = review.folder / "drafts.json"
+    payload = json.loads(manifest.read_text())
+    for record in payload["drafts"].values():
+        record["state"] = "exploded"  # not a state any version writes
+    manifest.write_text(json.dumps(payload))
+    assert [row["state"] for row in review.list()] == ["pending"]
+    review.apply(TARGET)
+    assert _target(review).read_text() == "kind: Entity\nname: a\n"
