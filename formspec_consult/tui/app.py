@@ -24,7 +24,7 @@ from textual.worker import Worker
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 from formspec_consult.resources import data_dir
 from formspec_consult.tui.layout import PANES, TAB_LABELS, LayoutActions
-from formspec_consult.tui.slash import SlashSpec, parse
+from formspec_consult.tui.slash import SlashSpec, is_command
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView, Entry
 from formspec_consult.tui.widgets.prompt_input import PromptInput
@@ -377,7 +377,7 @@ class ConsultApp(LayoutActions, App[None]):
         text = event.value.strip()
         if not text:
             return
-        if parse(text) is not None:
+        if is_command(text):
             if self.router.handle(text):
                 event.input.clear()
             return

@@ -19,7 +19,7 @@ from formspec_consult.agent.engine.port import EngineFactory
 from formspec_consult.replay.pacing import INTRO_S, REVIEW_HOLD_S, reading_seconds, scaled
 from formspec_consult.replay.recording import Step
 from formspec_consult.tui.app import ConsultApp
-from formspec_consult.tui.slash import parse
+from formspec_consult.tui.slash import SlashError, parse_slash
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 
@@ -169,8 +169,11 @@ class PlayerApp(ConsultApp):
 
     def _command(self, step: Step) -> bool:
         """A recorded slash command other than a review action: run it as a person typing it would."""
-        call = parse(step.text)
-        if call is not None and call.spec is not None and (call.spec.handler == "engine" or call.name == "diff"):
+        try:
+            call = parse_slash(step.text)
+        except SlashError:  # a command this version no longer knows: shown as recorded, not run
+            call = None
+        if call is not None and (call.spec.handler == "engine" or call.name == "diff"):
             return self.router.handle(step.text)
         record = getattr(self.engine, "record_command", None)  # nothing to show: move past it
         if record is not None and self.read_only:
