@@ -62,7 +62,7 @@ async def test_replay_plays_the_recording_read_only_with_its_tool_calls_and_draf
     app = PlayerApp(factory, recording.steps, autoplay=False, speed=0)
     async with app.run_test(size=SIZE) as pilot:
         assert app.query_one(PromptInput).disabled
-        await wait_until(pilot, lambda: app.engine is not None)
+        await wait_until(pilot, lambda: app.session_shown)
         for played in (1, 2, 3):  # the three conversation turns, stepped with `n`
             await pilot.press("n")
             await wait_until(pilot, lambda played=played: engine.position == played and not app._turn_running())
@@ -93,7 +93,7 @@ async def test_replay_steps_one_at_a_time_when_paused(example: Path) -> None:
 
     app = PlayerApp(factory, recording.steps, autoplay=False, speed=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.engine is not None)
+        await wait_until(pilot, lambda: app.session_shown)
         await pilot.press("n")
         await wait_until(pilot, lambda: engine.position == 1 and not app._turn_running())
         assert app.next_step == 1 and "paused" in app.sub_title

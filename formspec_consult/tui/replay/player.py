@@ -95,7 +95,7 @@ class PlayerApp(ConsultApp):
         self.query_one(PromptInput).placeholder = text
 
     def _tick(self) -> None:
-        if self._turn_running() or self.engine is None:
+        if self._turn_running() or self.engine is None or not self.session_shown:
             self._idle_since = time.monotonic()
             return
         if self.next_step >= len(self.steps):
@@ -141,7 +141,7 @@ class PlayerApp(ConsultApp):
     def play_next(self) -> bool:
         """Play the next step now; False when there is none or a turn is still running."""
         self._hold_until = None
-        if self.engine is None or self._turn_running() or self.next_step >= len(self.steps):
+        if self.engine is None or not self.session_shown or self._turn_running() or self.next_step >= len(self.steps):
             self._show_state()
             return False
         step = self.steps[self.next_step]
