@@ -31,7 +31,7 @@ ForceArg = Annotated[
     bool,
     Field(
         strict=True,  # a boolean: "yes" or "true" as text is refused, never read as true
-        description="Only when the person explicitly asks.",
+        description="Override the refusal; only when the person explicitly asks.",
     ),
 ]
 
