@@ -89,13 +89,17 @@ class EventRecord:
             if self.order:
                 if name in self.order:
                     values[name] = value
-            elif value is not None or name not in self.OPTIONAL:
+            elif not self._left_out(name, value):
                 values[name] = value
         values.update(self.extra)
         if self.order:
             rank = {key: index for index, key in enumerate(self.order)}
             values = dict(sorted(values.items(), key=lambda item: rank.get(item[0], len(rank))))
         return values
+
+    def _left_out(self, name: str, value: object) -> bool:
+        """True when a record made in code leaves field `name` out (an OPTIONAL field left None)."""
+        return value is None and name in self.OPTIONAL
 
     def to_line(self) -> bytes:
         """The whole log line, newline included, exactly as the event log writes it."""
@@ -220,7 +224,7 @@ class CompactionRecord(EventRecord):
     method: CompactionMethod = "summarised"
     pruned: Sequence[int] = ()
     stubs: Sequence[str] = ()
-    pruned_tools: Sequence[str] | None = None
+    pruned_tools: Sequence[str | None] | None = None  # the tool of each pruned output
     focus: str | None = None
     tokens_after: int = 0
     tokens_before: int = 0
@@ -268,9 +272,26 @@ class SideReplyRecord(EventRecord):
     """The reply to a request outside the conversation (a compaction summary, /summary)."""
 
     TYPE: ClassVar[str] = "side_reply"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset(
+        {"prompt", "prompt_tokens", "completion_tokens", "cached_tokens", "cost"}
+    )
 
     purpose: str = ""
+    prompt: str | None = None  # "name@version" of the prompt sent (the verify pass names it)
     text: str = ""
+    # the usage of a prompted side request: written with its prompt, null when none was reported
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    cost: float | None = None
+
+    def _left_out(self, name: str, value: object) -> bool:
+        if name in _SIDE_USAGE:
+            return self.prompt is None
+        return super()._left_out(name, value)
+
+
+_SIDE_USAGE = frozenset({"prompt_tokens", "completion_tokens", "cached_tokens", "cost"})
 
 
 @dataclass(frozen=True, kw_only=True)
