@@ -8,7 +8,7 @@ import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, cast
 
 from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.engine.context import collect_context, make_summariser, render_system_prompt
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 # Seconds a session waits, once everything it needs is ready, for the servers it does not need
 # (the user's mcpServers) before it goes on without them; they join once up.
 START_GRACE = 10.0
+T = TypeVar("T")
 
 
 @dataclass
@@ -223,13 +224,13 @@ def _warm_and_check(provider: Provider, settings: Settings, *, checked: bool) ->
         check_capability(provider, allow_unvalidated=settings.allow_unvalidated)
 
 
-async def _settle(task: asyncio.Future[Any]) -> None:
+async def _settle(task: asyncio.Future[T]) -> None:
     """Wait for a worker-thread task that cannot be cancelled, ignoring its outcome."""
     with contextlib.suppress(BaseException):
         await asyncio.shield(task)
 
 
-async def _drop(task: asyncio.Future[Any]) -> None:
+async def _drop(task: asyncio.Future[T]) -> None:
     """Cancel a task whose outcome no longer matters, and collect it."""
     task.cancel()
     with contextlib.suppress(BaseException):
