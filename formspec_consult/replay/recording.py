@@ -74,7 +74,7 @@ def read_events(path: Path) -> list[EventRecord]:
     except FileNotFoundError:
         raise RecordingError(f"No recorded session at {path}: give a session folder that holds {EVENT_LOG}.") from None
     except EventLogError as exc:
-        raise RecordingError(f"{exc}.") from None
+        raise RecordingError(str(exc) if str(exc).endswith(".") else f"{exc}.") from None
 
 
 def _usage(event: UsageRecord, header: SessionStartedRecord, compactions: int) -> UsageUpdated:

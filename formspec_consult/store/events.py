@@ -215,7 +215,7 @@ class EventLog:
     @staticmethod
     def records(path: Path) -> Iterator[EventRecord]:
         """Every event of the log in order, as typed records (torn lines skipped, as by read)."""
-        return (record_from_json(event) for event in EventLog.read(path))
+        return (record_from_json(event, source=str(path)) for event in EventLog.read(path))
 
     @staticmethod
     def read(path: Path) -> Iterator[dict[str, Any]]:
@@ -261,7 +261,7 @@ def load_events(path: Path) -> list[dict[str, Any]]:
 
 def load_records(path: Path) -> list[EventRecord]:
     """Every event of a log as typed records, strictly (see load_events)."""
-    return [record_from_json(event) for event in load_events(path)]
+    return [record_from_json(event, source=str(path)) for event in load_events(path)]
 
 
 def _parse_event(raw: bytes) -> dict[str, Any] | None:

@@ -147,11 +147,12 @@ def _data_fields(cls: type[EventRecord]) -> tuple[str, ...]:
     return _FIELDS[key]
 
 
-def record_from_json(data: Mapping[str, Any], *, check: bool = True) -> EventRecord:
+def record_from_json(data: Mapping[str, Any], *, check: bool = True, source: str = "events.jsonl") -> EventRecord:
     """The record of one log line's JSON object (an unknown type gives an :class:`UnknownRecord`).
 
     With `check` (readers), a field of the wrong JSON type gives a :class:`MalformedRecord`, or
-    raises :class:`EventLogError` for the types that change what the model sees (see the module).
+    raises :class:`EventLogError` for the types that change what the model sees (see the module);
+    `source` names the log in what is said.
     """
     kind = str(data.get("type", ""))
     cls = RECORD_TYPES.get(kind, UnknownRecord)
@@ -172,11 +173,11 @@ def record_from_json(data: Mapping[str, Any], *, check: bool = True) -> EventRec
         where = f"the {kind!r} event with seq {data.get('seq')!r}"
         if cls in _CHANGES_HISTORY:
             raise EventLogError(
-                f"events.jsonl is damaged: in {where}, {problem}. The conversation cannot be rebuilt "
+                f"{source} is damaged: in {where}, {problem}. The conversation cannot be rebuilt "
                 "without it: restore the file from a backup (or fix that line by hand), or start a new "
                 "session."
             )
-        _log.warning("events.jsonl: %s has %s; it is kept as it is and not read", where, problem)
+        _log.warning("%s: in %s, %s; the line is kept as it is and not read", source, where, problem)
         envelope.update(event_type=kind, problem=problem, extra={k: v for k, v in data.items() if k not in ENVELOPE})
         return MalformedRecord(**envelope)
     return cls(**known, **envelope)

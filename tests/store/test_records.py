@@ -158,7 +158,8 @@ async def test_a_hand_edited_line_with_a_wrong_typed_field_and_an_unknown_type_a
     assert odd.type == "usage" and odd.problem == "'context_tokens' is \"lots\", not a whole number"
     assert odd.to_line() in before and not isinstance(odd, UsageRecord)
     assert [r.type for r in records if isinstance(r, UnknownRecord) and not isinstance(r, MalformedRecord)] == ["hologram"]
-    assert "'context_tokens' is \"lots\"" in caplog.text and "kept as it is" in caplog.text
+    assert f"{folder / 'events.jsonl'}: in the 'usage' event with seq" in caplog.text
+    assert "'context_tokens' is \"lots\", not a whole number; the line is kept as it is" in caplog.text
 
 
 @pytest.mark.anyio

@@ -81,9 +81,6 @@ class Session:
                     close()
         finally:
             self.log.close()
-            close = getattr(self.transcript, "close", None)
-            if close is not None:
-                close()
             if self.writer is not None:
                 self.writer.release()
 
@@ -513,4 +510,4 @@ def _resume(session: Session, events: list[EventRecord]) -> None:
 
 def session_secrets(provider: Provider, settings: Settings) -> tuple[str, ...]:
     """Values no file of the session may contain: the provider's key, the registry token."""
-    return tuple(s for s in (*provider.secret_values(), getattr(settings, "registry_token", None)) if s)
+    return tuple(s for s in (*provider.secret_values(), settings.registry_token) if s)
