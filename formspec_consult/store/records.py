@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
+from formspec_consult.store.layout import EVENTS
+
 __all__ = [
     "RECORD_TYPES",
     "SCHEMA_VERSION",
@@ -147,7 +149,7 @@ def _data_fields(cls: type[EventRecord]) -> tuple[str, ...]:
     return _FIELDS[key]
 
 
-def record_from_json(data: Mapping[str, Any], *, check: bool = True, source: str = "events.jsonl") -> EventRecord:
+def record_from_json(data: Mapping[str, Any], *, check: bool = True, source: str = EVENTS) -> EventRecord:
     """The record of one log line's JSON object (an unknown type gives an :class:`UnknownRecord`).
 
     With `check` (readers), a field of the wrong JSON type gives a :class:`MalformedRecord`, or
