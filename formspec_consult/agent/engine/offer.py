@@ -37,7 +37,7 @@ Draft phase, with every tool its permissions could allow): the window-fit check 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +89,7 @@ class ConsultantOffer:
         real_name: Callable[[str], str],
         ours: tuple[str, ...],
         drafted: Callable[[], bool],
-        refresh: Callable[[], Any] | None = None,
+        refresh: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         self.inner, self.ours = inner, ours
         self._server_of, self._real_name, self._drafted, self._refresh = server_of, real_name, drafted, refresh
