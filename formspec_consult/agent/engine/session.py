@@ -390,7 +390,8 @@ def _carried(context: dict[str, str] | None, events: list[EventRecord]) -> froze
     if context is not None:
         held = {variable for variable, text in context.items() if text}
     else:
-        held = set(_recorded(events, "context_tools") or ())
+        started = next((e for e in events if isinstance(e, SessionStartedRecord)), None)
+        held = set(started.context_tools) if started is not None else set()
     return frozenset(tool for tool, variable, _ in START_CALLS if variable in held or tool in held)
 
 
