@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from formspec_consult.spec.model import Document
+    from formspec_consult.spec.model import Document, ValidationResult
 
 
 class Validating(Protocol):
@@ -21,7 +21,7 @@ class Validating(Protocol):
 
     root: Path
 
-    def validate(self, overlay: dict[str, str | None] | None = None) -> Any: ...
+    def validate(self, overlay: dict[str, str | None] | None = None) -> ValidationResult: ...
 
     def documents(self, overlay: dict[str, str | None] | None = None) -> list[Document]: ...
 

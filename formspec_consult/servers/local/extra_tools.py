@@ -26,46 +26,44 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Read the session transcript", annotations=READ_ONLY, structured_output=True)
     @tool_errors
     def read_transcript(
-        seq: Annotated[
-            int | None, Field(description="One event's seq: returned in full.")
-        ] = None,
+        seq: int | None = None,
         query: Annotated[
             str | None, Field(description="Text to find (case-insensitive).")
         ] = None,
         type: Annotated[
             str | None, Field(description="Only this event type, e.g. 'tool_result'.")
         ] = None,  # noqa: A002
-        limit: Annotated[int, Field(description="Most matches, newest first.", ge=1, le=100)] = 20,
+        limit: Annotated[int, Field(ge=1, le=100)] = 20,
     ) -> Transcript:
-        """Read back earlier events of this session: search (query, type) for snippets with their seq,
-        or one event in full (seq)."""
+        """Earlier events of this session: the newest snippets (with their seq) matching query and type,
+        or the event seq in full."""
         from formspec_consult.store.events import EventLog
 
         log_path = state.session_folder / "events.jsonl"
-        events = list(EventLog.read(log_path))
+        events = list(EventLog.records(log_path))
         if seq is not None:
             for event in events:
-                if event.get("seq") == seq:
-                    return {"session": state.session_id, "event": event}
-            last = events[-1].get("seq") if events else None
+                if event.seq == seq:
+                    return {"session": state.session_id, "event": event.to_json()}
+            last = events[-1].seq if events else None
             raise ToolError(
                 f"No event with seq {seq} in this session (last seq: {last}). Search with query instead."
             )
         needle = (query or "").casefold()
         matches = []
         for event in reversed(events):
-            if type and event.get("type") != type:
+            if type and event.type != type:
                 continue
-            text = json.dumps(event, ensure_ascii=False)
+            text = json.dumps(event.to_json(), ensure_ascii=False)
             where = text.casefold().find(needle) if needle else 0
             if where < 0:
                 continue
             start = max(0, where - SNIPPET // 2)
             matches.append(
                 {
-                    "seq": event.get("seq"),
-                    "type": event.get("type"),
-                    "ts": event.get("ts"),
+                    "seq": event.seq,
+                    "type": event.type,
+                    "ts": event.ts,
                     "snippet": text[start : start + SNIPPET],
                 }
             )
