@@ -386,7 +386,8 @@ class Proposed:
         row = _start(result, "propose_spec_file")
         row.flag("written")
         skills = tuple(r.text("name") for r in row.rows("relevant_skills"))
-        findings = tuple(r.data for r in row.rows("findings"))
+        # The verifiers' findings came later: a session recorded before them has none.
+        findings = tuple(r.data for r in row.rows("findings")) if "findings" in row.data else ()
         return cls(row.text("path"), row.text("draft_path"), row.text("status"), _validation(row.nested("validation")),
                    row.whole("blocking_problems"), row.text("next"), skills, findings)
 

@@ -105,3 +105,14 @@ async def test_an_answer_read_as_another_tools_result_is_refused() -> None:
 
     with pytest.raises(ToolResultError, match="Expected the answer of list_drafts, got the answer of diff_drafts"):
         await ReviewFlow(call).drafts()
+
+
+async def test_a_propose_answer_from_before_the_verifiers_reads_without_findings_but_not_without_validation() -> None:
+    proposed = {"written": True, "path": "a.yaml", "draft_path": ".formspec/consult/s/draft/a.yaml", "status": "new",
+                "validation": VALIDATION, "blocking_problems": 0, "relevant_skills": [{"name": "entity-authoring",
+                "description": "…"}], "next": "Ask the person to review it."}  # as a session recorded it
+    read = await server({"propose_spec_file": proposed}).propose("a.yaml", "kind: Entity\n")
+    assert read.passes and read.findings == () and read.skills == ("entity-authoring",)
+    del proposed["validation"]
+    with pytest.raises(ToolResultError, match="The propose_spec_file result lacks 'validation'"):
+        await server({"propose_spec_file": proposed}).propose("a.yaml", "kind: Entity\n")
