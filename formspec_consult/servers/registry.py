@@ -109,9 +109,7 @@ class RegistryServer(CitizenServer):
                     max_length=500,
                 ),
             ],
-            limit: Annotated[
-                int, Field(description="How many, best first.", ge=1, le=50)
-            ] = 10,
+            limit: Annotated[int, Field(ge=1, le=50)] = 10,
             category: Annotated[
                 str | None, Field(description="Only this category, e.g. 'payment'.")
             ] = None,
@@ -135,8 +133,8 @@ class RegistryServer(CitizenServer):
                 str, Field(description="A name from search_modules_registry.", max_length=100)
             ],
         ) -> ModuleDetail:
-            """One registry module: full ai_index (features, integration pattern, publisher skills),
-            versions, trust tier, dependencies."""
+            """One registry module: ai_index (features, integration, publisher skills), versions, trust
+            tier, dependencies."""
             module = await db(store.get_module, name)
             if module is None:
                 close = difflib.get_close_matches(

@@ -56,7 +56,8 @@ def prefix_fit_error(
     messages: list[dict[str, Any]],
     tools: list[dict[str, Any]],
 ) -> ProviderError | None:
-    """None when the fixed prefix (the leading system messages and the tool declarations) plus
+    """None when the fixed prefix (the leading system messages and `tools`, the largest offer the
+    session may make: agent/engine/offer.py ConsultantOffer.largest_declarations) plus
     the output reserve (`reserve_for(window)`) leave room for a conversation in `window`; else the
     error to show at start, with the numbers and what to change, instead of sending requests the
     server must reject."""
@@ -78,7 +79,7 @@ def prefix_fit_error(
     left = f"leaving only {room:,}" if room > 0 else "leaving nothing"
     said = (
         f"the fixed prompt does not fit the {window:,}-token context window: the system prompt "
-        f"({system:,} tokens) and the tool declarations ({declarations:,}) take {prefix:,}, and {reserved:,} "
+        f"({system:,} tokens) and the tool declarations ({declarations:,}) the session may offer take {prefix:,}, and {reserved:,} "
         f"are reserved for the answer, {left} for the conversation (it needs at least {MIN_CONVERSATION_TOKENS:,})"
     )
     hint = (
