@@ -23,11 +23,11 @@ REGISTRY = "registry"
 
 
 def resolve_project(project: Path | None) -> Path:
-    """The project root (spec.open_project walks up from `project` or the cwd); ProjectError propagates."""
-    from formspec_consult.spec import open_project
+    """The project root (walking up from `project` or the cwd, as spec.open_project does); ProjectError
+    propagates. Only the root is found here: the validator is the MCP servers' to load, not this process's."""
+    from formspec_consult.spec.discovery import find_root
 
-    opened = open_project(Path(project) if project is not None else Path.cwd())
-    return Path(opened.root).resolve()
+    return find_root(Path(project) if project is not None else Path.cwd()).resolve()
 
 
 def consult_dir(project_root: Path) -> Path:
