@@ -38,7 +38,6 @@ NOT_YET = {
     "replay/check.py",  # .formspec (typed-session)
     "replay/recording.py",  # events.jsonl (typed-results)
     "servers/local/extra_tools.py",  # events.jsonl (lean-draft)
-    "tui/review.py",  # events.jsonl, draft/ (typed-results)
 }
 
 
