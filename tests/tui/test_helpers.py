@@ -104,7 +104,9 @@ def test_server_state_and_tool_arguments_read_as_one_line() -> None:
 
 
 def test_a_refused_draft_is_told_apart_from_a_failed_call() -> None:
-    assert gate_refused('{"written": true, "validation": {"ok": false, "problems": [1]}}')
+    assert gate_refused('{"written": true, "validation": {"ok": false}, "blocking_problems": 2}')
+    assert not gate_refused('{"written": true, "validation": {"ok": false}, "blocking_problems": 0}')
+    assert not gate_refused('{"applied": "a.yaml", "validation": {"ok": false}}')  # a problem elsewhere
     assert not gate_refused('{"validation": {"ok": true}}') and not gate_refused("not json")
 
 
