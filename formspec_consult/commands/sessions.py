@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from formspec_consult.store.layout import SUMMARY
+
 
 def session_summary(path: Path) -> dict[str, Any]:
     """Model, turns, last activity and state of one session, from its events.jsonl."""
@@ -47,7 +49,7 @@ def session_summary(path: Path) -> dict[str, Any]:
         "last_activity": last,
         "cost": cost,
         "state": state,
-        "summary": (path / "discovery-summary.md").exists(),
+        "summary": (path / SUMMARY).exists(),
     }
 
 

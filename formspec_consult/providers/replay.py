@@ -22,9 +22,10 @@ from formspec_consult.providers.canned import (
 )
 from formspec_consult.providers.tokens import content_text
 from formspec_consult.store.events import EventLogError, load_records
+from formspec_consult.store.layout import EVENTS
 from formspec_consult.store.records import EventRecord, MessageRecord, SideReplyRecord, record_from_json
 
-EVENT_LOG = "events.jsonl"
+EVENT_LOG = EVENTS
 Events = Iterable[EventRecord | Mapping[str, Any]]  # records, or log lines' JSON objects
 
 

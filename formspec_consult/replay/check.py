@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from formspec_consult.replay.recording import Recording, read_events
+from formspec_consult.store.layout import STATE_DIR
 from formspec_consult.store.records import (
     ApplyRecord,
     CommandRecord,
@@ -110,7 +111,7 @@ def copy_project(source: Path, into: Path) -> Path:
     """A fresh copy of the project without its consultation folder (so the replay starts clean)."""
     # `--project .` has no name of its own: name the copy after the folder it resolves to.
     target = into / (source.resolve().name or "project")
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns(".formspec"), symlinks=True)
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(STATE_DIR), symlinks=True)
     return target
 
 

@@ -19,6 +19,7 @@ from formspec_consult.store.agent_events import (
     UsageUpdated,
 )
 from formspec_consult.store.events import EventLogError, load_records
+from formspec_consult.store.layout import EVENTS
 from formspec_consult.store.records import (
     ApplyRecord,
     CommandRecord,
@@ -35,7 +36,7 @@ from formspec_consult.store.records import (
     UsageRecord,
 )
 
-EVENT_LOG = "events.jsonl"
+EVENT_LOG = EVENTS
 
 
 class RecordingError(ValueError):

@@ -16,6 +16,7 @@ from formspec_consult.store.agent_events import (
     Notice,
     TurnFinished,
 )
+from formspec_consult.store.layout import SUMMARY
 from formspec_consult.store.records import (
     CommandRecord,
     NoticeRecord,
@@ -169,7 +170,7 @@ async def _summary(engine: EngineLike, session: Session) -> AsyncGenerator[Agent
     message = AssistantMessage(text)
     session.loop.record(message)
     yield message
-    path = session.session_dir / "discovery-summary.md"
+    path = session.session_dir / SUMMARY
     write_atomic(path, (text.strip() + "\n").encode("utf-8"))
     rel = path.relative_to(session.project_root).as_posix()
     session.log.write(SummaryWrittenRecord(path=rel, text=text))

@@ -37,6 +37,7 @@ from formspec_consult.providers.base import Provider, output_reserve
 from formspec_consult.providers.resolve import explicit_reserve
 from formspec_consult.store.agent_events import AgentEvent
 from formspec_consult.store.events import EventLog, EventLogError
+from formspec_consult.store.layout import EVENTS, SUMMARY, TRANSCRIPT
 from formspec_consult.store.locks import SessionWriter
 from formspec_consult.store.records import (
     CompactionRecord,
@@ -94,7 +95,7 @@ class Session:
 def _open_transcript(session_dir: Path) -> Transcript:
     from formspec_consult.store.transcript import Transcript
 
-    return Transcript(session_dir / "transcript.md")
+    return Transcript(session_dir / TRANSCRIPT)
 
 
 def _existing_session(options: EngineOptions, project_root: Path) -> tuple[str, Path] | None:
@@ -161,7 +162,7 @@ async def _open(
     from formspec_consult.config import load_settings
 
     resumed = existing is not None
-    events = list(EventLog.records(existing[1] / "events.jsonl")) if existing else []
+    events = list(EventLog.records(existing[1] / EVENTS)) if existing else []
     flags = dict(options.flags)
     if resumed and not flags.get("model") and options.provider is None:
         recorded = _recorded(events)  # resume keeps the session's model (and endpoint)
@@ -279,7 +280,7 @@ async def _begin(
         context = await context_task if context_task is not None else None
         still_starting = await manager.wait_started(timeout=START_GRACE)
         problems = [str(manager.start_failures[n]) for n in manager.connections if n in manager.start_failures]
-        log = EventLog(session_dir / "events.jsonl")
+        log = EventLog(session_dir / EVENTS)
         for secret in session_secrets(provider, settings):
             log.add_secret(secret)  # masked wherever it would be written
         session = _assemble(
@@ -330,7 +331,7 @@ def _assemble(
     from formspec_consult.agent.verify_pass import VerifyingTools
 
     verifying = VerifyingTools(
-        manager, settings.verify, provider, session_dir / "discovery-summary.md", log=log.write
+        manager, settings.verify, provider, session_dir / SUMMARY, log=log.write
     )
     tools = ConsultantOffer(
         verifying,

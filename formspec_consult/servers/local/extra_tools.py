@@ -15,6 +15,7 @@ from pydantic import Field
 from formspec_consult.servers.base import READ_ONLY
 from formspec_consult.servers.local.results import Transcript
 from formspec_consult.servers.local.state import LocalState, tool_errors
+from formspec_consult.store.layout import EVENTS
 
 SNIPPET = 160
 _log = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         or the event seq in full."""
         from formspec_consult.store.events import EventLog
 
-        log_path = state.session_folder / "events.jsonl"
+        log_path = state.session_folder / EVENTS
         events = list(EventLog.records(log_path))
         if seq is not None:
             for event in events:
