@@ -44,8 +44,10 @@ class VerifyingTools:
         return self.tools.tool_declarations()
 
     def server_of(self, exposed: str) -> str:
-        server_of = getattr(self.tools, "server_of", None)
-        return str(server_of(exposed)) if callable(server_of) else "?"
+        return self.tools.server_of(exposed)
+
+    async def refresh(self) -> bool:
+        return await self.tools.refresh()
 
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome:
         outcome = await self.tools.call(exposed, arguments)

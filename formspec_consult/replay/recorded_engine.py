@@ -12,7 +12,7 @@ import json
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -40,6 +40,9 @@ from formspec_consult.store.review_results import (
 )
 
 READ_ONLY = "This is a read-only replay: nothing is applied. Run `formspec-consult demo` to try it for real."
+
+if TYPE_CHECKING:
+    from formspec_consult.agent.loop.permissions import Approver
 
 
 def _chunks(text: str, words: int = 4) -> list[str]:
@@ -80,6 +83,9 @@ class RecordedEngine:
 
     def resolve_choice(self, text: str) -> str:
         return text
+
+    def set_approver(self, approver: Approver | None) -> None:
+        """A replay asks nobody: the recorded answers are played as they were given."""
 
     def record_command(self, text: str) -> None:
         """The app ran a recorded command itself (`/diff` opens the diff pane): move past it."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from contextlib import aclosing
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -31,6 +31,7 @@ from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
+    from formspec_consult.agent.loop.permissions import Decision, PermissionRequest
     from formspec_consult.tui.slash_router import SlashRouter
     from formspec_consult.tui.widgets.diff_pane import DiffPane
     from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
@@ -184,9 +185,7 @@ class ConsultApp(LayoutActions, App[None]):
             self.notify(str(exc), title="Could not start the consultation", severity="error", timeout=15)
             return
         self.engine = engine
-        set_approver = getattr(engine, "set_approver", None)
-        if set_approver is not None:  # write tools the model calls wait for the person's answer
-            set_approver(self.ask_permission)
+        engine.set_approver(self.ask_permission)  # write tools the model calls wait for the person's answer
         from formspec_consult.tui.review import Review
 
         self.review = Review(engine, self.diff_pane, lambda m, s: self.notify(m, severity=s),  # type: ignore[arg-type]
@@ -200,7 +199,7 @@ class ConsultApp(LayoutActions, App[None]):
         self.session_shown = True
         self._send_queued()
 
-    async def ask_permission(self, request: Any) -> str:
+    async def ask_permission(self, request: PermissionRequest) -> Decision:
         """The approver of the engine: show the approval prompt (with the draft's diff) and wait."""
         import asyncio
 
@@ -213,9 +212,9 @@ class ConsultApp(LayoutActions, App[None]):
             await self.review.refresh()
             draft = next((d for d in self.diff_pane.drafts if d.path == path), None)
         details = draft_details(draft, self.diff_pane.colours) if draft is not None else None
-        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
 
-        def decided(decision: str | None) -> None:
+        def decided(decision: Decision | None) -> None:
             if not answer.done():
                 answer.set_result(decision or "deny")
 

@@ -105,7 +105,7 @@ class Review:
     def seed_from_log(self) -> None:
         """A resumed session lists what became of its earlier drafts (applied, undone, rejected),
         read from its event log, so the pane shows every draft of the session with its state."""
-        if getattr(self.engine, "read_only", False):
+        if self.engine.read_only:
             return  # a replay shows the drafts as the recording reaches them
         from formspec_consult.store.events import load_records
         from formspec_consult.store.records import ApplyRecord, RejectRecord, UndoRecord

@@ -122,10 +122,9 @@ class SlashRouter:
         self.app.show_pane("diff-pane")
 
         engine = self.app.engine
-        record = getattr(engine, "record_command", None)
-        if record is not None:  # the session log keeps the command, so a replay shows it again
+        if engine is not None:  # the session log keeps the command, so a replay shows it again
             try:
-                record(f"/diff {call.arg_text}".strip())
+                engine.record_command(f"/diff {call.arg_text}".strip())
             except Exception as exc:
                 self.app.notify(f"/diff was not logged: {exc}", severity="warning")
 

@@ -35,6 +35,12 @@ class BulkyTools:
         return [{"type": "function", "function": {"name": "list_kind_schemas", "description": "schemas",
                                                   "parameters": {"type": "object", "properties": {}}}}]
 
+    def server_of(self, exposed: str) -> str:
+        return "local"
+
+    async def refresh(self) -> bool:
+        return False
+
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome:
         if arguments and arguments.get("hang"):
             await self.block.wait()  # cancelled by the test

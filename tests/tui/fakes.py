@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from formspec_consult.agent.engine.status import EngineStatus
+from formspec_consult.agent.loop.permissions import Approver
 from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.mcp_client.status import ServerStatus
 from formspec_consult.spec.model import Problem, ValidationResult
@@ -54,6 +55,7 @@ class FakeEngine:
     """Scripted engine. `turns` are event lists; TurnStarted/TurnFinished are added around each."""
 
     provider_name = "scripted"
+    read_only = False
 
     def __init__(
         self,
@@ -76,6 +78,8 @@ class FakeEngine:
         self.last_options: tuple[str, ...] = ()
         self.fail_tools = fail_tools
         self.sent: list[str] = []
+        self.recorded_commands: list[str] = []
+        self.approver: Approver | None = None
         self.tool_calls: list[tuple[str, dict[str, Any]]] = []
         self.applied: list[str] = []
         self.undo_stack: list[FakeDraft] = []
@@ -98,6 +102,12 @@ class FakeEngine:
 
     def past_events(self) -> list[AgentEvent]:
         return list(self.past)
+
+    def set_approver(self, approver: Approver | None) -> None:
+        self.approver = approver
+
+    def record_command(self, text: str) -> None:
+        self.recorded_commands.append(text)
 
     async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
         self.sent.append(text)

@@ -40,6 +40,8 @@ __all__ = ["Engine", "EngineOptions", "ProviderError", "ServerSpecs", "ToolError
 class Engine:
     """A running consultation session. Create it with :meth:`open`; close it with :meth:`aclose`."""
 
+    read_only = False  # a live session: review actions run
+
     session_id: str
     session_dir: Path
     project_root: Path

@@ -4,8 +4,9 @@ The app never imports the engine module at start-up (it imports the provider, he
 it is handed an :data:`EngineFactory` and only ever talks to the object it returns through this
 protocol. Tests pass a scripted fake that implements the same surface.
 
-Optional extras, looked up with `getattr`: `record_command(text)` (log a slash command the app
-ran itself, e.g. `/diff` shown in the diff pane) and `read_only` (a replay that refuses writes).
+Every engine has the whole surface, replays and fakes included: `read_only` (a replay, whose
+review actions are shown, not run), `set_approver` (who answers the model's write calls) and
+`record_command` (log a slash command the app ran itself) — nothing is probed with `getattr`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # the events module is not needed to paint the first frame
     from formspec_consult.agent.engine.status import EngineStatus
+    from formspec_consult.agent.loop.permissions import Approver
     from formspec_consult.store.agent_events import AgentEvent
     from formspec_consult.store.review_results import ToolResult
 
@@ -28,6 +30,7 @@ class EngineLike(Protocol):
     project_root: Path
     model: str
     provider_name: str
+    read_only: bool  # a replay: review actions are shown as recorded, never run
 
     @property
     def last_options(self) -> tuple[str, ...]:
@@ -44,6 +47,15 @@ class EngineLike(Protocol):
 
     def resolve_choice(self, text: str) -> str:
         """Turn a picked option ("B", "b)", the option text) into the text to send."""
+        ...
+
+    def set_approver(self, approver: Approver | None) -> None:
+        """Who answers when the model calls a write tool (the app asks the person)."""
+        ...
+
+    def record_command(self, text: str) -> None:
+        """Log a slash command the app ran itself (`/diff` shown in the diff pane), so the session
+        log — and a replay of it — holds it at this point."""
         ...
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:

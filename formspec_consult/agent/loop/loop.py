@@ -67,13 +67,14 @@ _E = TypeVar("_E", bound=AgentEvent)
 
 
 class ToolRunner(Protocol):
-    """What the loop needs from the MCP side (MCPManager implements it).
-
-    A runner may also have ``async refresh() -> bool`` (re-list tools a server said changed),
-    awaited before each request so new tools are offered from the next request on.
-    """
+    """What the loop needs from the MCP side (MCPManager implements it; the consultant's offer and
+    the verify pass wrap one). `refresh` re-lists the tools a server said changed, awaited before
+    each request so new tools are offered from the next request on; `server_of` names the server
+    of an exposed tool name for the log ("?" when no server has it)."""
 
     def tool_declarations(self) -> list[dict[str, Any]]: ...
+    def server_of(self, exposed: str) -> str: ...
+    async def refresh(self) -> bool: ...
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome: ...
 
 
@@ -241,9 +242,7 @@ class AgentLoop:
     async def _request(self) -> AsyncIterator[AgentEvent | Completion]:
         """Send the history; yield AssistantDelta events and finally the Completion."""
         self.history.check_pairing()
-        refresh = getattr(self.tools, "refresh", None)
-        if refresh is not None:
-            await refresh()
+        await self.tools.refresh()
         tools = self.tools.tool_declarations()
         messages = self.history.snapshot()
         tokens = self.provider.count_tokens(messages, tools)
@@ -310,7 +309,7 @@ class AgentLoop:
             arguments = parse_arguments(call.arguments)
         except ArgumentsError as exc:
             arguments, outcome = {}, ToolOutcome("?", call.name, False, f"ERROR: {exc}", 0.0)
-        server = getattr(self.tools, "server_of", lambda _n: "?")(call.name)
+        server = self.tools.server_of(call.name)
         self.log.write(ToolCallRecord(call_id=call.id, server=server, name=call.name, arguments=arguments))
         yield self.emit(ToolCallStarted(call.id, server, call.name, arguments))
         if outcome is None:

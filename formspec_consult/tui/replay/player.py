@@ -17,6 +17,7 @@ from textual.binding import Binding
 
 from formspec_consult.agent.engine.port import EngineFactory
 from formspec_consult.replay.pacing import INTRO_S, REVIEW_HOLD_S, reading_seconds, scaled
+from formspec_consult.replay.recorded_engine import RecordedEngine
 from formspec_consult.replay.recording import Step
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.slash import SlashError, parse_slash
@@ -71,7 +72,7 @@ class PlayerApp(ConsultApp):
 
     @property
     def read_only(self) -> bool:
-        return bool(getattr(self.engine, "read_only", False))
+        return self.engine is not None and self.engine.read_only
 
     def _turn_running(self) -> bool:
         return self.turn_worker is not None and self.turn_worker.is_running
@@ -175,9 +176,8 @@ class PlayerApp(ConsultApp):
             call = None
         if call is not None and (call.spec.handler == "engine" or call.name == "diff"):
             return self.router.handle(step.text)
-        record = getattr(self.engine, "record_command", None)  # nothing to show: move past it
-        if record is not None and self.read_only:
-            record(step.text)
+        if self.engine is not None and self.read_only:  # nothing to show: move past it
+            self.engine.record_command(step.text)
         self.notify(f"Recorded {step.text} (not replayed).")
         return True
 
@@ -195,6 +195,6 @@ class PlayerApp(ConsultApp):
     def action_speed(self, direction: int) -> None:
         index = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - self.speed))
         self.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, index + direction))]
-        if hasattr(self.engine, "speed"):
-            self.engine.speed = self.speed  # type: ignore[union-attr]
+        if isinstance(self.engine, RecordedEngine):  # its pauses follow the player's speed
+            self.engine.speed = self.speed
         self._show_state()
