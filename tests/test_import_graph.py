@@ -2,8 +2,9 @@
 
 Imports at module level, inside functions and under ``TYPE_CHECKING`` all count, and so does a
 module named in a string for `importlib` (the CLI's lazy commands): a lazy import hides a
-dependency from the interpreter, not from the design. The arrows are those of
-`docs/architecture.md`; a new dependency either fits them or the document changes first.
+dependency from the interpreter, not from the design. The rules are read from the two tables of
+`docs/architecture.md` (the layers and what each may import; the heavy libraries and the layers
+that may import them), so a new dependency either fits them or the document changes first.
 """
 
 from __future__ import annotations
@@ -19,29 +20,75 @@ PACKAGE = Path(__file__).resolve().parents[1] / "formspec_consult"
 ROOT = "formspec_consult"
 NAMED_MODULE = re.compile(rf"{ROOT}(\.\w+)+(:\w+)?")
 
-# Each layer and the layers it may import ("" is the package root: __version__ only).
-ALLOWED: dict[str, set[str]] = {
-    "spec": set(),
-    "resources": set(),
-    "config": set(),
-    "devserver": set(),
-    "store": {"spec"},
-    "prompting": {"resources"},
-    "registry": {"spec", "resources"},
-    "providers": {"store", "config", "spec", "resources"},
-    "mcp_client": {"", "config"},
-    "servers": {"", "spec", "store", "prompting", "devserver", "registry", "resources"},
-    "agent": {"spec", "store", "prompting", "providers", "mcp_client", "config", "resources"},
-    "replay": {"agent", "spec", "store", "prompting", "providers", "mcp_client", "config", "resources"},
-    "eval": {"agent", "spec", "store", "prompting", "providers", "mcp_client", "config", "resources"},
-    "tui": {"agent", "replay", "store", "spec", "config", "resources"},
-    "commands": {
-        "", "agent", "replay", "eval", "tui", "servers", "registry", "providers", "mcp_client", "prompting",
-        "store", "devserver", "config", "spec", "resources",
-    },
-    "cli": {"", "commands"},
-    "__main__": {"cli"},
-}
+DOC = PACKAGE.parent / "docs" / "architecture.md"
+CELL_NAME = re.compile(r"`([\w.]+?)/?`")
+
+
+def _table(heading: str) -> list[tuple[str, str]]:
+    """(first cell, last cell) of each row of the Markdown table whose header row is `heading`."""
+    lines = DOC.read_text(encoding="utf-8").splitlines()
+    start = lines.index(heading) + 2  # past the header and the |---| line
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split(" | ")]
+        rows.append((cells[0], cells[-1]))
+    return rows
+
+
+def _names(cell: str) -> list[str]:
+    """The layer names written in backticks (`spec/`, `cli.py`, `config`), as layer names."""
+    return [name.removesuffix(".py") for name in CELL_NAME.findall(cell)]
+
+
+@cache
+def documented_rules() -> dict[str, frozenset[str]]:
+    """Each layer and the layers it may import, read from docs/architecture.md's layer table.
+
+    "nothing of ours" is no layer; "`x` and below" is x and everything x may import; "everything"
+    is every layer; what follows " — " only says what is excluded. A layer that may import some
+    layer of ours may also read the package's `__version__` (the package root, "" here), as the
+    document says under the table.
+    """
+    direct: dict[str, set[str] | str] = {}
+    for layers, allowed in _table("| layer | what it is | may import |"):
+        stated = allowed.split(" — ")[0]
+        rule: set[str] | str
+        if stated.startswith("nothing of ours"):
+            rule = set()
+        elif stated == "everything":
+            rule = "everything"
+        elif stated.endswith(" and below"):
+            rule = "below:" + _names(stated)[0]
+        else:
+            rule = set(_names(stated))
+        for name in _names(layers):
+            direct[name] = rule
+
+    def resolve(name: str) -> set[str]:
+        rule = direct[name]
+        if rule == "everything":
+            return {n for n in direct if n not in {name, "cli", "__main__"}}
+        if isinstance(rule, str):
+            base = rule.removeprefix("below:")
+            return {base} | resolve(base)
+        return set(rule)
+
+    return {name: frozenset(resolve(name) | ({""} if direct[name] else set())) for name in direct}
+
+
+@cache
+def documented_libraries() -> dict[str, frozenset[str]]:
+    """Each third-party library of the library table and the only layers that may import it."""
+    rules: dict[str, frozenset[str]] = {}
+    for libraries, layers in _table("| library | imported only in |"):
+        for library in _names(libraries):
+            rules[library] = frozenset(_names(layers))
+    return rules
+
+
+ALLOWED = documented_rules()
 
 
 def _module_name(path: Path) -> str:
@@ -86,6 +133,21 @@ def import_graph() -> dict[str, set[str]]:
                 targets.add(node.value.partition(":")[0])
         graph[module] = {t for t in targets if t != module and _exists(t)}
     return graph
+
+
+@cache
+def library_imports() -> dict[str, set[str]]:
+    """module -> the top-level names of the third-party (and standard) modules it imports, anywhere."""
+    found: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names.add(node.module.split(".")[0])
+        found[_module_name(path)] = names - {ROOT}
+    return found
 
 
 def _is_parent(package: str, module: str) -> bool:
@@ -192,6 +254,24 @@ def test_the_layers_form_no_cycle() -> None:
 
 def test_no_two_modules_import_each_other_even_lazily() -> None:
     assert _cycles(import_graph()) == []
+
+
+def test_the_rules_are_read_from_the_architecture_document() -> None:
+    assert ALLOWED["spec"] == frozenset()  # "nothing of ours"
+    assert ALLOWED["store"] == {"", "spec"}
+    assert "servers" not in ALLOWED["agent"]  # "… — never `servers`" excludes, it does not allow
+    assert ALLOWED["replay"] == ALLOWED["agent"] | {"agent"}  # "`agent` and below"
+    assert ALLOWED["commands"] >= {"tui", "servers", "eval"} and "cli" not in ALLOWED["commands"]
+    assert documented_libraries()["litellm"] == {"providers"}
+
+
+@pytest.mark.parametrize("library", sorted(documented_libraries()))
+def test_a_heavy_library_is_imported_only_by_its_layers(library: str) -> None:
+    layers = documented_libraries()[library]
+    wrong = sorted(
+        module for module, names in library_imports().items() if library in names and layer(module) not in layers
+    )
+    assert wrong == [], f"{library} imported outside {sorted(layers)} (docs/architecture.md):\n" + "\n".join(wrong)
 
 
 def test_the_rules_themselves_have_no_cycle() -> None:

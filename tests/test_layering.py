@@ -1,7 +1,9 @@
-"""Imports flow one way: tui → agent → {providers, mcp_client} → spec; servers → {spec, sessions}.
+"""What a layer really loads: each is imported alone in a fresh interpreter, and the heavy
+libraries and upper layers it must not pull in are looked for in sys.modules.
 
-Each layer is imported alone in a fresh interpreter, and the heavy libraries it must not pull in
-are checked in sys.modules.
+The static rules (every import, lazy ones and those under TYPE_CHECKING included, against the
+arrows of docs/architecture.md) are in tests/test_import_graph.py; this checks the run-time
+effect the start-up depends on, e.g. that importing the engine does not import litellm yet.
 """
 
 from __future__ import annotations

@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 
 
 def _log_to_file(consult_dir: Path) -> None:
+    from formspec_consult.store.layout import MCP_SERVER_LOG
+
     consult_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(consult_dir / "mcp-server.log", encoding="utf-8")
+    handler = logging.FileHandler(consult_dir / MCP_SERVER_LOG, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     # Installed before the MCP server exists, so its basicConfig (a stderr handler) becomes a no-op.
@@ -65,6 +67,7 @@ def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | No
     """Run the local FormSpec MCP server on stdio, bound to one consultation session."""
     from formspec_consult.spec import ProjectError, open_project
     from formspec_consult.store.folder import SessionError, check_session_id
+    from formspec_consult.store.layout import consult_dir
 
     parent = (ctx.obj or {}).get("project") if ctx.obj else None
     folder = project_opt or parent or Path.cwd()
@@ -76,7 +79,7 @@ def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | No
     except (ProjectError, SessionError) as exc:
         raise click.ClickException(str(exc)) from exc
     try:
-        _log_to_file(Path(project.consult_dir))
+        _log_to_file(consult_dir(Path(project.root)))
     except OSError as exc:  # a read-only project: the setup message, exit 2, not a traceback
         from formspec_consult.commands.consult import SetupError, unwritable_message
 

@@ -29,6 +29,7 @@ from formspec_consult.eval.report import console as report_console
 from formspec_consult.eval.report import run_id, summary_table, totals
 from formspec_consult.eval.scoring import ApplyOutcome, EntityFacts, cost, score_case
 from formspec_consult.providers.base import Provider
+from formspec_consult.store.layout import STATE_DIR, SessionLayout
 
 VERIFY_MODES = ("off", "deterministic", "llm")
 EMPTY_APP = """apiVersion: formspec.dev/v1
@@ -117,7 +118,7 @@ def _fresh_project(case: Case, work: Path) -> Path:
         (project / "formspec-app.yaml").write_text("spec: spec\n", encoding="utf-8")
         (project / "spec" / "apps" / "main.yaml").write_text(EMPTY_APP, encoding="utf-8")
     else:
-        shutil.copytree(starter, project, ignore=shutil.ignore_patterns(".formspec", "__pycache__"))
+        shutil.copytree(starter, project, ignore=shutil.ignore_patterns(STATE_DIR, "__pycache__"))
     return project
 
 
@@ -225,8 +226,8 @@ class Runner:
                     break
                 text = await owner.reply(turn)
             session_dir = consultation.session_dir
-            if (session_dir / "draft").is_dir():
-                shutil.copytree(session_dir / "draft", case_dir / "drafts")
+            if SessionLayout(session_dir).draft.is_dir():
+                shutil.copytree(SessionLayout(session_dir).draft, case_dir / "drafts")
             outcome = await consultation.apply_all()
             await consultation.aclose()
             consultation = None
@@ -266,9 +267,10 @@ class Runner:
     def _score(self, case: Case, project: Path, session_dir: Path, case_dir: Path, outcome: ApplyOutcome,
                seconds: float) -> tuple[dict[str, Any], dict[str, Any]]:
         events = read_events(session_dir)
-        for name in ("events.jsonl", "transcript.md", "discovery-summary.md"):
-            if (session_dir / name).is_file():
-                shutil.copy2(session_dir / name, case_dir / name)
+        files = SessionLayout(session_dir)
+        for kept in (files.events, files.transcript, files.summary):
+            if kept.is_file():
+                shutil.copy2(kept, case_dir / kept.name)
         (case_dir / "system-prompt.md").write_text(system_prompt(events), encoding="utf-8")
         entities, depended, skills_for_kind = _final_state(project)
         score = score_case(events, entities, depended, case.expected, outcome, skills_for_kind)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from formspec_consult.replay.recording import RecordingError
 from formspec_consult.resources import data_dir, package_path
+from formspec_consult.store.layout import SessionLayout, consult_dir, project_of_session
 
 EXAMPLE_SESSION = "barbershop-queue"
 
@@ -22,8 +23,8 @@ def find_session(name: str, project: Path | None = None) -> Path:
     if given.exists():
         return given
     root = project or Path.cwd()
-    for candidate in (root / ".formspec" / "consult" / name, bundled_sessions() / name):
-        if (candidate / "events.jsonl").is_file():
+    for candidate in (consult_dir(root) / name, bundled_sessions() / name):
+        if SessionLayout(candidate).events.is_file():
             return candidate
     raise RecordingError(
         f"No session '{name}': give a session folder, a session id of this project "
@@ -34,11 +35,7 @@ def find_session(name: str, project: Path | None = None) -> Path:
 def project_of(session: Path) -> Path:
     """The project a session belongs to: the folder above `.formspec/consult/<id>`, else the
     bundled barbershop example (the example sessions were recorded on a copy of it)."""
-    resolved = session.resolve()
-    parents = resolved.parents
-    if len(parents) >= 3 and parents[0].name == "consult" and parents[1].name == ".formspec":
-        return parents[2]
-    return package_path("examples", "barbershop")
+    return project_of_session(session) or package_path("examples", "barbershop")
 
 
 def isolated_registry(folder: Path) -> None:

@@ -35,7 +35,6 @@ class Project:
         spec_name, self._config_warning = read_spec_setting(root)
         self.spec_root = (root / spec_name).resolve() if spec_name != "." else root
         self.overrides_dir = root / "overrides"
-        self.consult_dir = root / ".formspec" / "consult"
         self._spec_rel = "" if self.spec_root == root else self.spec_root.relative_to(root).as_posix()
         self._spec_named = self._config_warning is None and names_spec_root(root)
         self._cache = ParseCache()

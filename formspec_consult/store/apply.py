@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from formspec_consult.store import gate
 from formspec_consult.store.atomic import ABSENT, sha256_of, write_atomic
 from formspec_consult.store.drafts import DraftStore, decode_draft
+from formspec_consult.store.layout import state_dir
 from formspec_consult.store.locks import target_lock
 from formspec_consult.store.paths import SpecPath
 from formspec_consult.store.undo import UndoEntry, UndoStack
@@ -43,7 +44,7 @@ def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str,
     """
     store = review.store
     spec_path = store.find(path)
-    formspec_dir = Path(review.project.root) / ".formspec"
+    formspec_dir = state_dir(Path(review.project.root))
     with target_lock(formspec_dir, spec_path.project_rel):
         return _apply_locked(review, spec_path, force=force)
 
@@ -123,7 +124,7 @@ def undo_last(review: Review, *, force: bool = False) -> dict[str, Any]:
             store.restore(store.roots.resolve(entry.rel), applied)
             draft[0] = "back for review"
 
-    with target_lock(root / ".formspec", newest[-1].project_rel) if newest else contextlib.nullcontext():
+    with target_lock(state_dir(root), newest[-1].project_rel) if newest else contextlib.nullcontext():
         entry, outcome = review.undo_stack.restore(root, force=force, before_drop=put_back)
     return {
         "undone": entry.rel,

@@ -17,6 +17,7 @@ from typing import Literal
 
 from formspec_consult.store import paths
 from formspec_consult.store.atomic import ABSENT, remove_file, sha256_of, write_atomic
+from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.manifest import (
     LIVE_STATES,
     SETTLED_STATES,
@@ -120,7 +121,7 @@ class DraftStore:
 
     def __init__(self, session_folder: Path, roots: Roots) -> None:
         self.folder = session_folder
-        self.draft_dir = session_folder / "draft"
+        self.draft_dir = SessionLayout(session_folder).draft
         self.roots = roots
         self.manifest = DraftManifest(session_folder)
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from formspec_consult.store.layout import EXTERNAL_SESSION, SessionLayout
+
 _GENERATED = re.compile(r"^(\d{8}-\d{6})-[0-9a-f]{4}$")
 # Ids given by callers (tests, scripts) may be any short safe name.
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -86,8 +88,9 @@ def ensure_session(consult_dir: Path, session_id: str | None = None) -> tuple[st
     while session_id is None and folder.exists():  # two sessions started in the same second
         sid = new_session_id()
         folder = consult_dir / sid
-    (folder / "draft").mkdir(parents=True, exist_ok=True)
-    (folder / "undo").mkdir(parents=True, exist_ok=True)
+    files = SessionLayout(folder)
+    files.draft.mkdir(parents=True, exist_ok=True)
+    files.undo.mkdir(parents=True, exist_ok=True)
     return sid, folder
 
 
@@ -103,7 +106,7 @@ def existing_session(consult_dir: Path, session_id: str) -> Path:
     return folder
 
 
-EXTERNAL_POINTER = "external-session"  # in the consult dir: the session external clients share
+EXTERNAL_POINTER = EXTERNAL_SESSION  # in the consult dir: the session external clients share
 
 
 def current_external_session(consult_dir: Path) -> str | None:

@@ -26,9 +26,10 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from formspec_consult.store.folder import SessionError
+from formspec_consult.store.layout import LOCKS
 
 TARGET_LOCK_TIMEOUT = 30.0  # seconds an apply waits for another apply of the same file
-LOCKS_DIR = "locks"
+LOCKS_DIR = LOCKS
 
 
 class TargetBusy(OSError):

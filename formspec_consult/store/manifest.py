@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Literal
 
 from formspec_consult.store.atomic import write_atomic
+from formspec_consult.store.layout import SessionLayout
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-MANIFEST = "drafts.json"
 
 DraftState = Literal["pending", "undone", "applied", "rejected"]
 LIVE_STATES: frozenset[str] = frozenset({"pending", "undone"})  # under review: can be accepted
@@ -48,7 +48,7 @@ class DraftManifest:
 
     def __init__(self, session_folder: Path) -> None:
         self.folder = session_folder
-        self.path = session_folder / MANIFEST
+        self.path = SessionLayout(session_folder).manifest
 
     def get(self, rel: str) -> DraftRecord | None:
         """The record of draft ``rel``, if any."""

@@ -14,6 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from formspec_consult.store.layout import STATE_DIR
+
 MAX_PATH_CHARS = 512
 MAX_SEGMENT_CHARS = 255
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -121,10 +123,10 @@ def resolve(raw: object, *, project_root: Path, spec_root: Path, overrides_dir: 
             f"The path {rel!r} leads outside the project (through a symlink); refusing to write."
         )
     real_rel = real.relative_to(root)
-    if real_rel.parts and real_rel.parts[0] in ("vendors", ".formspec"):
+    if real_rel.parts and real_rel.parts[0] in ("vendors", STATE_DIR):
         if real_rel.parts[0] == "vendors":
             raise PathRefused(VENDORS_MESSAGE.format(path=rel))
-        raise PathRefused(f"The path {rel!r} leads into .formspec/ (through a symlink); refusing to write.")
+        raise PathRefused(f"The path {rel!r} leads into {STATE_DIR}/ (through a symlink); refusing to write.")
     if "vendors" in (part.lower() for part in real_rel.parts):
         raise PathRefused(VENDORS_MESSAGE.format(path=rel))
     if target.is_dir():

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from formspec_consult.store.atomic import ABSENT, remove_file, sha256_bytes, sha256_of, write_atomic
+from formspec_consult.store.layout import UNDO_META
 
 
 class UndoError(ValueError):
@@ -52,7 +53,7 @@ class UndoStack:
         for entry in self.folder.iterdir():
             if entry.is_dir() and entry.name.isdigit():
                 try:
-                    meta = json.loads((entry / "meta.json").read_text(encoding="utf-8"))
+                    meta = json.loads((entry / UNDO_META).read_text(encoding="utf-8"))
                     meta["created_dirs"] = tuple(meta.get("created_dirs", ()))
                     found.append(UndoEntry(**meta))
                 except (OSError, ValueError, TypeError):
@@ -96,7 +97,7 @@ class UndoStack:
             write_atomic(folder / "before", before)
         write_atomic(folder / "after", after)
         # meta.json last: an entry without it never counts, so a crash leaves no false undo step.
-        write_atomic(folder / "meta.json", json.dumps(asdict(entry), indent=2).encode("utf-8"))
+        write_atomic(folder / UNDO_META, json.dumps(asdict(entry), indent=2).encode("utf-8"))
         return entry
 
     def drop(self, entry: UndoEntry) -> None:

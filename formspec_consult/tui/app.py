@@ -25,7 +25,7 @@ from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 from formspec_consult.resources import data_dir
 from formspec_consult.tui.keys import WORD_MOVE_OF_LETTER, read_meta_letters_as_alt
 from formspec_consult.tui.layout import PANES, TAB_LABELS, LayoutActions
-from formspec_consult.tui.slash import SlashSpec, parse
+from formspec_consult.tui.slash import SlashSpec, is_command
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView, Entry
 from formspec_consult.tui.widgets.prompt_input import PromptInput
@@ -82,6 +82,9 @@ class ConsultApp(LayoutActions, App[None]):
         # Toasts vanish after a few seconds; keep the recent ones (listed by /status).
         self.recent_notices: deque[str] = deque(maxlen=200)
         self.queued: list[str] = []  # messages sent before the engine was ready, sent once it is
+        # True once the (resumed) session is on screen: the engine is open a little earlier, while
+        # its earlier conversation and drafts are mounted, and a turn must not start in between.
+        self.session_shown = False
 
     @cached_property
     def router(self) -> SlashRouter:
@@ -167,6 +170,7 @@ class ConsultApp(LayoutActions, App[None]):
         )
         status = self.query_one(StatusBar)
         status.info = StatusInfo(state="connecting…")
+        self.session_shown = False
         try:
             engine = await (self.engine_factory(resume, model=model) if model else self.engine_factory(resume))
         except Exception as exc:  # ProviderError/ProjectError carry a hint in str()
@@ -194,6 +198,7 @@ class ConsultApp(LayoutActions, App[None]):
         self.review.seed_from_log()
         await self.review.refresh()
         status.info = status.info.with_(state="ready")  # only once the conversation and drafts are shown
+        self.session_shown = True
         self._send_queued()
 
     async def ask_permission(self, request: Any) -> str:
@@ -312,8 +317,9 @@ class ConsultApp(LayoutActions, App[None]):
     def send(self, text: str) -> bool:
         """Start a turn with `text`; False (with a notification) when one cannot start now.
 
-        Before the engine is ready the text is queued (and said so), then sent once it is."""
-        if self.engine is None:
+        Before the engine is ready and its session shown, the text is queued (and said so), then
+        sent once it is: after the earlier conversation, never in the middle of mounting it."""
+        if self.engine is None or not self.session_shown:
             if getattr(self, "start_failed", False):
                 self.notify("The consultation could not start — see the conversation for how to fix it.",
                             severity="error")
@@ -379,7 +385,7 @@ class ConsultApp(LayoutActions, App[None]):
         text = event.value.strip()
         if not text:
             return
-        if parse(text) is not None:
+        if is_command(text):
             if self.router.handle(text):
                 event.input.clear()
             return

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from formspec_consult.store.layout import SessionLayout, consult_dir
+
 
 @dataclass(frozen=True)
 class SessionSummary:
@@ -23,7 +25,7 @@ class SessionSummary:
 
 def _title(folder: Path) -> str:
     """The first line the user wrote: the text after the transcript's first `## You` heading."""
-    transcript = folder / "transcript.md"
+    transcript = SessionLayout(folder).transcript
     try:
         with transcript.open(encoding="utf-8", errors="replace") as handle:
             after_you = False
@@ -40,12 +42,13 @@ def _title(folder: Path) -> str:
 
 def list_sessions(project_root: Path) -> list[SessionSummary]:
     """Sessions of the project, most recently changed first."""
-    base = project_root / ".formspec" / "consult"
+    base = consult_dir(project_root)
     if not base.is_dir():
         return []
     found: list[SessionSummary] = []
     for folder in base.iterdir():
-        markers = [folder / "events.jsonl", folder / "transcript.md"]
+        files = SessionLayout(folder)
+        markers = [files.events, files.transcript]
         present = [m for m in markers if m.is_file()]
         if not folder.is_dir() or not present:
             continue

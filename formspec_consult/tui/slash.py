@@ -1,36 +1,24 @@
-"""Slash commands in the app: the engine's one table (`agent.commands.slash`), read leniently
-while typing, and /help as Markdown with the keys.
+"""Slash commands in the app: the engine's one table and grammar (`agent.commands.slash`), and
+/help as Markdown with the keys.
 
-Commands marked `ui` are handled by the app itself (review actions go through the review
-workflow, like the diff pane's keys); `engine` ones are sent to `Engine.run_turn`, which owns
-compaction and summaries.
+The app reads a command line exactly as the engine and headless runs do (`parse_slash`: the same
+names, quoting and argument rules, the same error messages). Commands marked `ui` are handled by
+the app itself (review actions go through the review workflow, like the diff pane's keys);
+`engine` ones are sent to `Engine.run_turn`, which owns compaction and summaries.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from formspec_consult.agent.commands.slash import (
+    SLASH_COMMANDS,
+    SlashCommand,
+    SlashError,
+    SlashSpec,
+    is_command,
+    parse_slash,
+)
 
-from formspec_consult.agent.commands.slash import BY_NAME, SLASH_COMMANDS, SlashSpec, is_command
-
-__all__ = ["SLASH_COMMANDS", "SlashCall", "SlashSpec", "help_text", "parse"]
-
-
-@dataclass(frozen=True)
-class SlashCall:
-    """A parsed command line: the spec (None when unknown), the name typed and its arguments."""
-
-    spec: SlashSpec | None
-    name: str
-    args: str
-
-
-def parse(text: str) -> SlashCall | None:
-    """Parse `/name args…`; None when the text is not a command (`//x` sends "/x" literally)."""
-    if not is_command(text):
-        return None
-    name, _, args = text.strip()[1:].partition(" ")
-    name = name.lower()
-    return SlashCall(BY_NAME.get(name), name, args.strip())
+__all__ = ["SLASH_COMMANDS", "SlashCommand", "SlashError", "SlashSpec", "help_text", "is_command", "parse_slash"]
 
 
 def help_text() -> str:

@@ -2,9 +2,11 @@
 
 Screens are imported when first opened: they pull in Markdown, which the first frame does not need.
 
-`ui` commands act on the panes or call the local server; `engine` commands (`/summary`,
-`/compact`) are sent as a turn, since the engine owns the history. A mistake (unknown command,
-missing argument) is a notification that says what to type, and the input keeps the text.
+A command line is read with the engine's own grammar (`parse_slash`), so the app, the engine and
+headless runs accept the same commands with the same arguments. `ui` commands act on the panes or
+call the local server; `engine` commands (`/summary`, `/compact`) are sent as a turn, since the
+engine owns the history. A mistake (unknown command, missing or extra argument) is a notification
+with the grammar's own message, which says what to type, and the input keeps the text.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from formspec_consult.tui.slash import SlashCall, help_text, parse
+from formspec_consult.tui.slash import SlashCommand, SlashError, help_text, parse_slash
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
 if TYPE_CHECKING:
@@ -69,11 +71,12 @@ class SlashRouter:
         self.app = app
 
     def handle(self, text: str) -> bool:
-        call = parse(text)
-        if call is None:
+        try:
+            call = parse_slash(text)
+        except SlashError as exc:
+            self.app.notify(str(exc), severity="error")
             return False
-        if call.spec is None:
-            self.app.notify(f"Unknown command /{call.name} — /help lists the commands.", severity="error")
+        if call is None:
             return False
         if call.spec.handler == "engine":
             return self.app.send(text.strip())
@@ -84,17 +87,17 @@ class SlashRouter:
             return False
         return getattr(self, f"_{call.name}")(call)
 
-    def _help(self, call: SlashCall) -> bool:
+    def _help(self, call: SlashCommand) -> bool:
         from formspec_consult.tui.screens.text_screen import TextScreen
 
         self.app.push_screen(TextScreen("Help", help_text()))
         return True
 
-    def _quit(self, call: SlashCall) -> bool:
+    def _quit(self, call: SlashCommand) -> bool:
         self.app.exit()
         return True
 
-    def _sessions(self, call: SlashCall) -> bool:
+    def _sessions(self, call: SlashCommand) -> bool:
         from formspec_consult.tui.screens.sessions import SessionsScreen
         from formspec_consult.tui.session_list import list_sessions
 
@@ -112,7 +115,7 @@ class SlashRouter:
     def _review(self, action: str, path: str | None) -> None:
         self.app.run_worker(self.app.review.run(action, path), group="review", exit_on_error=False)
 
-    def _diff(self, call: SlashCall) -> bool:
+    def _diff(self, call: SlashCommand) -> bool:
         # Shows the diffs pane but leaves the focus in the prompt: text typed next must never
         # reach the pane's single-letter keys (ctrl+r moves the focus there on purpose).
         pane = self.app.query_one(DiffPane)
@@ -122,42 +125,39 @@ class SlashRouter:
         record = getattr(engine, "record_command", None)
         if record is not None:  # the session log keeps the command, so a replay shows it again
             try:
-                record(f"/diff {call.args}".strip())
+                record(f"/diff {call.arg_text}".strip())
             except Exception as exc:
                 self.app.notify(f"/diff was not logged: {exc}", severity="warning")
 
         async def show() -> None:
             await self.app.review.refresh()
-            if call.args and not pane.select(call.args):
-                self.app.notify(f"No draft at {call.args}.", severity="warning")
+            if call.args and not pane.select(call.args[0]):
+                self.app.notify(f"No draft at {call.args[0]}.", severity="warning")
 
         self.app.run_worker(show(), group="drafts", exclusive=True, exit_on_error=False)
         return True
 
-    def _apply(self, call: SlashCall) -> bool:
-        if call.args == "--all":
+    def _apply(self, call: SlashCommand) -> bool:
+        if call.args == ("--all",):
             self._review("accept_all", None)
             return True
         draft = self.app.query_one(DiffPane).selected
-        path = call.args or (draft.path if draft else None)
+        path = call.args[0] if call.args else (draft.path if draft else None)
         if not path:
             self.app.notify("No draft to apply — /diff lists the drafts, /apply <path> applies one.", severity="warning")
             return False
         self._review("accept", path)
         return True
 
-    def _reject(self, call: SlashCall) -> bool:
-        if not call.args:
-            self.app.notify("Usage: /reject <path> — /diff lists the drafts.", severity="error")
-            return False
-        self._review("reject", call.args)
+    def _reject(self, call: SlashCommand) -> bool:
+        self._review("reject", call.args[0])  # the grammar requires exactly one path
         return True
 
-    def _undo(self, call: SlashCall) -> bool:
+    def _undo(self, call: SlashCommand) -> bool:
         self._review("undo", None)
         return True
 
-    def _status(self, call: SlashCall) -> bool:
+    def _status(self, call: SlashCommand) -> bool:
         assert self.app.engine is not None
         from formspec_consult.tui.screens.text_screen import TextScreen
         from formspec_consult.tui.status_text import status_text
@@ -166,7 +166,7 @@ class SlashRouter:
         self.app.push_screen(TextScreen("Status", text))
         return True
 
-    def _model(self, call: SlashCall) -> bool:
+    def _model(self, call: SlashCommand) -> bool:
         engine = self.app.engine
         assert engine is not None
         if not call.args:
@@ -179,31 +179,32 @@ class SlashRouter:
             self.app.notify("Cancel the running turn (Esc) before switching the model.", severity="warning")
             return False
         # Same session, new model: the engine is reopened on the session's full history.
-        self.app.notify(f"Switching to {call.args}; the conversation continues in this session.")
-        self.app.run_worker(self.app.switch_session(engine.session_id, model=call.args), exit_on_error=False)
+        self.app.notify(f"Switching to {call.arg_text}; the conversation continues in this session.")
+        self.app.run_worker(self.app.switch_session(engine.session_id, model=call.arg_text), exit_on_error=False)
         return True
 
-    def _mcp(self, call: SlashCall) -> bool:
+    def _mcp(self, call: SlashCommand) -> bool:
         engine = self.app.engine
         assert engine is not None
-        if call.args == "restart":
+        if not call.args:  # the servers' state, as the tool-calls pane shows it
+            self.app.notify("\n".join(server.describe() for server in engine.status().mcp) or "No MCP servers.",
+                            title="MCP servers")
+            return True
+        if call.args[0] == "restart":
+            server = call.args[1] if len(call.args) > 1 else None
 
             async def restart() -> None:
                 try:
-                    await engine.restart_mcp()
+                    await engine.restart_mcp(server)
                 except Exception as exc:
                     self.app.notify(f"MCP restart failed: {exc}", severity="error")
                     return
                 self.app.refresh_status()
-                self.app.notify("MCP servers restarted.")
+                self.app.notify(f"MCP server {server} restarted." if server else "MCP servers restarted.")
 
             self.app.run_worker(restart(), group="mcp", exclusive=True, exit_on_error=False)
             return True
-        words = call.args.split()
-        if words and words[0] == "log":
-            return self._log(engine.status(), words[1] if len(words) > 1 else None)
-        self.app.notify("Usage: /mcp restart  or  /mcp log [server]", severity="error")
-        return False
+        return self._log(engine.status(), call.args[1] if len(call.args) > 1 else None)  # /mcp log [server]
 
     def _log(self, status: EngineStatus, name: str | None) -> bool:
         """Show the log of one MCP server (the one in trouble, unless `name` picks another)."""

@@ -18,6 +18,7 @@ from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.conversation import ConversationView
+from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.status_bar import StatusBar
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
 from tests.servers.conftest import call
@@ -73,6 +74,44 @@ async def test_an_apply_and_undo_by_a_raw_mcp_client_are_in_the_log_the_transcri
         shown = [getattr(block, "text", "") for block in app.query_one(ConversationView).blocks]
         assert any(text.startswith(f"Applied {DRAFT_PATH}") for text in shown), shown
         assert any(text.startswith(f"Undid the apply of {DRAFT_PATH}") for text in shown), shown
+
+
+async def test_a_client_configured_as_the_readme_says_reviews_into_the_session_a_tui_continues(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `.mcp.json` of the README: `mcp-serve --project .`, no --session (the project's current
+    # external session, created by the first write); then `formspec-consult --continue`.
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    project = make_project(tmp_path / "shop")
+    env = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG", "PYTHONPATH", "FORMSPEC_REGISTRY_DB"}}
+    params = StdioServerParameters(command=str(CLI), args=["mcp-serve", "--project", "."], env=env, cwd=str(project))
+    with anyio.fail_after(90):
+        async with Client(stdio_client(params)) as client:
+            await call(client, "propose_spec_file", {"path": DRAFT_PATH, "content": CUSTOMER})
+            await call(client, "apply_draft", {"file": DRAFT_PATH})
+            await call(client, "undo_apply", {})
+    consult = project / ".formspec" / "consult"
+    session = (consult / "external-session").read_text(encoding="utf-8").strip()
+    review = [(e["type"], e.get("path")) for e in _events(consult / session) if e["type"] in {"apply", "undo"}]
+    assert review == [("apply", DRAFT_PATH), ("undo", DRAFT_PATH)]
+    transcript = (consult / session / "transcript.md").read_text(encoding="utf-8")
+    assert f"Applied {DRAFT_PATH}" in transcript and f"Undid the apply of {DRAFT_PATH}" in transcript
+
+    factory = engine_factory_for(
+        {"project": str(project), "continue_": True},
+        provider=ScriptedProvider(["Welcome back."]),
+        in_memory_server=True,
+        preload=(),
+    )
+    app = ConsultApp(factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "ready", timeout=30)
+        assert app.engine is not None and app.engine.session_id == session
+        shown = [getattr(block, "text", "") for block in app.query_one(ConversationView).blocks]
+        assert any(text.startswith(f"Applied {DRAFT_PATH}") for text in shown), shown
+        assert any(text.startswith(f"Undid the apply of {DRAFT_PATH}") for text in shown), shown
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: [(d.path, d.state) for d in pane.drafts] == [(DRAFT_PATH, "undone")])
 
 
 async def test_the_engine_does_not_log_a_review_action_a_second_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,10 +39,6 @@ class FakeProject:
     def overrides_dir(self) -> Path:
         return self.root / "overrides"
 
-    @property
-    def consult_dir(self) -> Path:
-        return self.root / ".formspec" / "consult"
-
     def skills_for_kind(self, kind: str) -> list[Any]:
         return [s for s in self.skills if kind in getattr(s, "applies_to_kind", [])]
 

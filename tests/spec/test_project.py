@@ -23,7 +23,6 @@ def test_open_project_walks_up_from_a_module_folder_to_the_root(shop_dir: Path) 
     assert project.root == shop_dir.resolve()
     assert project.spec_root == shop_dir.resolve() / "spec"
     assert project.overrides_dir == project.root / "overrides"
-    assert project.consult_dir == project.root / ".formspec" / "consult"
 
 
 def test_open_project_outside_any_project_says_how_to_fix_it(tmp_path: Path) -> None:

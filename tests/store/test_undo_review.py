@@ -10,6 +10,7 @@ import pytest
 from formspec_consult.store.apply import ApplyRefused
 from formspec_consult.store.drafts import DraftError
 from formspec_consult.store.folder import ensure_session
+from formspec_consult.store.layout import consult_dir
 from formspec_consult.store.review import Review
 from formspec_consult.store.undo import UndoError
 from tests.servers.fake_project import FakeProject
@@ -20,7 +21,7 @@ TARGET = "modules/shop/entities/item.yaml"
 @pytest.fixture
 def review(tmp_path: Path) -> Review:
     project = FakeProject(tmp_path)
-    _, folder = ensure_session(project.consult_dir, "s1")
+    _, folder = ensure_session(consult_dir(project.root), "s1")
     return Review(project, folder)
 
 

@@ -13,7 +13,7 @@ from formspec_consult.mcp_client.status import ServerStatus
 from formspec_consult.replay.check import signature
 from formspec_consult.tui.drafts import parse_drafts
 from formspec_consult.tui.session_list import list_sessions
-from formspec_consult.tui.slash import SLASH_COMMANDS, help_text, parse
+from formspec_consult.tui.slash import SLASH_COMMANDS, SlashError, help_text, parse_slash
 from formspec_consult.tui.slash_router import pick_log, server_logs
 from formspec_consult.tui.widgets.assistant_block import display_markdown
 from formspec_consult.tui.widgets.choice_bar import option_letter
@@ -53,12 +53,12 @@ def test_option_lines_keep_their_own_lines_in_markdown() -> None:
     assert display_markdown("plain\ntext") == "plain\ntext"
 
 
-def test_slash_parsing_names_unknown_commands_and_lets_double_slash_through() -> None:
-    call = parse("/Apply  modules/a.yaml ")
-    assert call is not None and call.spec is not None and (call.name, call.args) == ("apply", "modules/a.yaml")
-    unknown = parse("/nope")
-    assert unknown is not None and unknown.spec is None
-    assert parse("//not a command") is None and parse("hello") is None and parse("/") is None
+def test_the_apps_slash_parsing_is_the_engines_and_lets_double_slash_through() -> None:
+    call = parse_slash("/Apply  modules/a.yaml ")
+    assert call is not None and (call.name, call.args) == ("apply", ("modules/a.yaml",))
+    with pytest.raises(SlashError, match="Unknown command /nope"):
+        parse_slash("/nope")
+    assert parse_slash("//not a command") is None and parse_slash("hello") is None and parse_slash("/") is None
     assert all(f"/{spec.name}" in help_text() for spec in SLASH_COMMANDS)
 
 

@@ -188,15 +188,34 @@ async def test_slash_commands_reject_apply_and_undo_drafts() -> None:
 
 
 async def test_a_missing_argument_or_unknown_command_keeps_the_input_and_says_what_to_type() -> None:
-    app = ConsultApp(factory_for(FakeEngine()))
+    engine = FakeEngine()
+    app = ConsultApp(factory_for(engine))
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/reject")
-        assert "Usage: /reject <path> — /diff lists the drafts." in notices(app)
+        assert "Usage: /reject <draft path> (see /diff for the paths)" in notices(app)
         assert app.query_one("#prompt").value == "/reject"
         app.query_one("#prompt").value = ""
         await send(pilot, "/frobnicate")
-        assert "Unknown command /frobnicate — /help lists the commands." in notices(app)
+        assert any(n.startswith("Unknown command /frobnicate. Commands: /diff /apply") for n in notices(app))
         assert app.query_one("#prompt").value == "/frobnicate"
+        app.query_one("#prompt").value = ""
+        await send(pilot, "/apply one.yaml two.yaml")
+        assert "Usage: /apply <draft path> or /apply --all" in notices(app)
+        assert not [name for name, _ in engine.tool_calls if name == "apply_draft"]  # nothing was applied
+
+
+async def test_the_app_reads_a_command_line_with_the_engines_grammar() -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.query(DiffPane))  # mounted after the first frame
+        pane = app.query_one(DiffPane)
+        await wait_until(pilot, lambda: len(pane.drafts) == 3)
+        await send(pilot, '/reject "modules/shop/app.yaml"')  # quoted, as the engine and headless read it
+        await wait_until(pilot, lambda: [d.path for d in pane.drafts if d.settled] == ["modules/shop/app.yaml"])
+        await send(pilot, "/mcp restart registry")  # one server, as `/mcp restart [server]` says
+        await wait_until(pilot, lambda: "MCP server registry restarted." in notices(app))
+        assert engine.restarts == 1 and engine.sent == []
 
 
 async def test_drafts_changed_events_refresh_the_pane() -> None:

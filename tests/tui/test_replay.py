@@ -62,7 +62,7 @@ async def test_replay_plays_the_recording_read_only_with_its_tool_calls_and_draf
     app = PlayerApp(factory, recording.steps, autoplay=False, speed=0)
     async with app.run_test(size=SIZE) as pilot:
         assert app.query_one(PromptInput).disabled
-        await wait_until(pilot, lambda: app.engine is not None)
+        await wait_until(pilot, lambda: app.session_shown)
         for played in (1, 2, 3):  # the three conversation turns, stepped with `n`
             await pilot.press("n")
             await wait_until(pilot, lambda played=played: engine.position == played and not app._turn_running())
@@ -93,7 +93,7 @@ async def test_replay_steps_one_at_a_time_when_paused(example: Path) -> None:
 
     app = PlayerApp(factory, recording.steps, autoplay=False, speed=0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.engine is not None)
+        await wait_until(pilot, lambda: app.session_shown)
         await pilot.press("n")
         await wait_until(pilot, lambda: engine.position == 1 and not app._turn_running())
         assert app.next_step == 1 and "paused" in app.sub_title
@@ -193,6 +193,39 @@ async def test_the_demo_holds_at_the_review_step_showing_the_passed_draft_and_le
         log = [json.loads(line) for line in (app.engine.session_dir / "events.jsonl").read_text().splitlines()]  # type: ignore[union-attr]
         assert [(e["type"], e.get("path")) for e in log if e["type"] in {"apply", "undo"}] == [("apply", DRAFT), ("undo", DRAFT)]
         assert [e["name"] for e in log if e["type"] == "command"] == ["diff"]  # /diff, shown in the pane, is logged
+
+
+@pytest.mark.anyio
+async def test_playback_goes_on_under_the_help_screen_and_counts_down_the_review_hold(
+    example: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from formspec_consult.tui.replay import player
+    from formspec_consult.tui.screens.text_screen import TextScreen
+
+    monkeypatch.setattr(player, "reading_seconds", lambda step: 0.0)
+    monkeypatch.setattr(player, "INTRO_S", 0.0)
+    recording = load(example)
+    engine = RecordedEngine(recording, speed=0)
+
+    async def factory(resume: str | None) -> RecordedEngine:
+        return engine
+
+    app = PlayerApp(factory, recording.steps, speed=1.0, review_hold=600.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.holding, timeout=60)
+        main = app.screen
+        app.push_screen(TextScreen("Help", "the viewer opened /help from the palette"))
+        await wait_until(pilot, lambda: app.screen is not main)
+        prompt = main.query_one(PromptInput)
+        prompt.placeholder = ""
+        # The playback clock belongs to the main screen and keeps running under the help screen:
+        # the countdown reaches the main screen's input, not a query on the help screen.
+        await wait_until(pilot, lambda: "goes on in" in prompt.placeholder, timeout=30)
+        assert app.is_running and app.return_code is None
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is main)
+        await pilot.press("space")  # go on from the review hold
+        await wait_until(pilot, lambda: app.done, timeout=60)
 
 
 def test_playback_waits_longer_after_longer_replies_and_the_demo_lasts_about_two_minutes(example: Path) -> None:

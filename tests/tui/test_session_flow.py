@@ -218,3 +218,34 @@ async def test_model_switch_reopens_the_same_session_with_the_new_model() -> Non
         await send(pilot, "/model openai/gpt-4o-mini")
         await wait_until(pilot, lambda: factory.requested == [None, "s-test"] and app.engine is not None)
         await wait_until(pilot, lambda: app.query_one(StatusBar).info.model == "openai/gpt-4o-mini")
+
+
+class DraftsHeld(FakeEngine):
+    """A resumed engine whose first draft listing waits: the app is still showing the session."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        import asyncio
+
+        self.listing = asyncio.Event()
+
+    async def call_tool(self, name: str, arguments: dict[str, object] | None = None) -> dict[str, object]:
+        if name == "list_drafts":
+            await self.listing.wait()
+        return await super().call_tool(name, arguments)  # type: ignore[arg-type]
+
+
+async def test_a_message_typed_while_the_resumed_session_is_shown_waits_for_it_and_comes_after_it() -> None:
+    engine = DraftsHeld(turns=[[AssistantMessage("Noted.")]], past=long_session(3))
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None)  # open, its drafts not listed yet
+        assert app.query_one(StatusBar).info.state != "ready"
+        await send(pilot, "and one more thing")
+        assert engine.sent == []  # not sent into a conversation that is not on screen yet
+        engine.listing.set()
+        await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "ready" and engine.sent != [])
+        assert engine.sent == ["and one more thing"]
+        await wait_until(pilot, lambda: "Noted." in [getattr(b, "text", "") for b in app.query_one(ConversationView).blocks])
+        texts = [getattr(b, "text", "") for b in app.query_one(ConversationView).blocks]
+        assert texts.index("answer 2") < texts.index("and one more thing") < texts.index("Noted.")

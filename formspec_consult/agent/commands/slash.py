@@ -1,10 +1,16 @@
 """Slash commands typed in the conversation: the ONE table, its grammar and /help.
 
-The engine (`Engine.run_turn`, also headless), the TUI (input, palette, /help) and the recorder of
-command events all read this table. Parsing is pure. `handler` says who runs a command in the
-terminal app: `engine` commands go to `Engine.run_turn`; `ui` ones the app handles itself (review
-actions through the same review workflow, /model, /sessions, /help, /quit). Headless, the engine
-runs every command it can (`ENGINE_COMMANDS`) and answers the UI-only ones with a notice.
+The engine (`Engine.run_turn`, also headless), the TUI (input, palette, suggestions, /help, the
+replay player) and the recorder of command events all read this table and parse with
+`parse_slash`, so a command line means the same everywhere. Parsing is pure. `handler` says who
+runs a command in the terminal app: `engine` commands go to `Engine.run_turn`; `ui` ones the app
+handles itself (review actions through the same review workflow, /model, /sessions, /help,
+/quit). Headless, the engine runs every command (`agent/commands/run.py`), answering those that
+need the app (/quit, switching /model) with a notice that says what to do instead.
+
+A new command is a `SlashSpec` here (and its argument rule in `parse_slash` when it takes any),
+its run in `agent/commands/run.py`, and, when the app handles it itself, a `_name` method of
+`tui/slash_router.py`; the palette, the suggestions, both /help texts and the usage errors follow.
 """
 
 from __future__ import annotations
@@ -45,8 +51,6 @@ SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("quit", "/quit", "Leave the app (the session stays on disk)."),
 )
 BY_NAME: dict[str, SlashSpec] = {spec.name: spec for spec in SLASH_COMMANDS}
-# What the engine itself executes (headless runs these; the app sends it the `engine` ones).
-ENGINE_COMMANDS = frozenset({"diff", "apply", "reject", "undo", "summary", "compact", "status", "mcp"})
 
 
 class SlashError(ValueError):

@@ -24,6 +24,7 @@ from formspec_consult.store.folder import (
     new_session_id,
     session_dir,
 )
+from formspec_consult.store.layout import consult_dir
 
 NEW_SESSION = "new"  # `mcp-serve --session new`: a fresh session, even when a current one exists
 
@@ -68,7 +69,7 @@ def create_local_server(
     from formspec_consult.spec import open_project
 
     project = open_project(Path(project_dir))
-    consult = Path(project.consult_dir)
+    consult = consult_dir(Path(project.root))
     external = session_id is None or session_id == NEW_SESSION
     if session_id is None:
         session_id = current_external_session(consult)
@@ -76,7 +77,7 @@ def create_local_server(
     folder = session_dir(consult, sid)
     devserver = DevServer(
         Path(project.root),
-        Path(project.consult_dir),
+        consult,
         resolve_config(Path(project.root), dev_command, health_url),
     )
     state = LocalState(project=project, session_id=sid, session_folder=folder, devserver=devserver)

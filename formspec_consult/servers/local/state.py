@@ -25,6 +25,7 @@ from formspec_consult.store.folder import (
     existing_session,
     set_current_external_session,
 )
+from formspec_consult.store.layout import consult_dir
 from formspec_consult.store.paths import PathRefused, tool_path
 from formspec_consult.store.review import Review
 from formspec_consult.store.review_log import ReviewJournal
@@ -130,7 +131,7 @@ class LocalState:
     @property
     def consult_dir(self) -> Path:
         """``<project>/.formspec/consult``."""
-        return Path(self.project.consult_dir)
+        return consult_dir(Path(self.project.root))
 
     def tool_path(self, project_rel: str) -> str:
         """The path to give write tools for a file known by its project-relative path."""

@@ -19,7 +19,7 @@ from formspec_consult.agent.engine.port import EngineFactory
 from formspec_consult.replay.pacing import INTRO_S, REVIEW_HOLD_S, reading_seconds, scaled
 from formspec_consult.replay.recording import Step
 from formspec_consult.tui.app import ConsultApp
-from formspec_consult.tui.slash import parse
+from formspec_consult.tui.slash import SlashError, parse_slash
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 
@@ -95,7 +95,7 @@ class PlayerApp(ConsultApp):
         self.query_one(PromptInput).placeholder = text
 
     def _tick(self) -> None:
-        if self._turn_running() or self.engine is None:
+        if self._turn_running() or self.engine is None or not self.session_shown:
             self._idle_since = time.monotonic()
             return
         if self.next_step >= len(self.steps):
@@ -141,7 +141,7 @@ class PlayerApp(ConsultApp):
     def play_next(self) -> bool:
         """Play the next step now; False when there is none or a turn is still running."""
         self._hold_until = None
-        if self.engine is None or self._turn_running() or self.next_step >= len(self.steps):
+        if self.engine is None or not self.session_shown or self._turn_running() or self.next_step >= len(self.steps):
             self._show_state()
             return False
         step = self.steps[self.next_step]
@@ -169,8 +169,11 @@ class PlayerApp(ConsultApp):
 
     def _command(self, step: Step) -> bool:
         """A recorded slash command other than a review action: run it as a person typing it would."""
-        call = parse(step.text)
-        if call is not None and call.spec is not None and (call.spec.handler == "engine" or call.name == "diff"):
+        try:
+            call = parse_slash(step.text)
+        except SlashError:  # a command this version no longer knows: shown as recorded, not run
+            call = None
+        if call is not None and (call.spec.handler == "engine" or call.name == "diff"):
             return self.router.handle(step.text)
         record = getattr(self.engine, "record_command", None)  # nothing to show: move past it
         if record is not None and self.read_only:
