@@ -244,9 +244,10 @@ async def _begin(
         context_task: asyncio.Task[tuple[dict[str, str], list[str]]] | None = None
         if not events:
             context_task = asyncio.ensure_future(_context(manager))
-        with contextlib.suppress(BaseException):  # its outcome is read below, after the warm-up's
-            await manager.wait_started([LOCAL])
         try:
+            # A start failure is recorded, not raised: it is read below, after the warm-up's. A
+            # cancellation (Ctrl-C during start-up) is not swallowed here: the start stops.
+            await manager.wait_started([LOCAL])
             await asyncio.shield(warming)  # a refused model is said before a server problem
             if LOCAL in manager.start_failures:
                 raise manager.start_failures[LOCAL]
