@@ -20,6 +20,7 @@ from typing import Any
 from formspec_consult.agent.loop.loop import ToolRunner
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.providers.base import Completion, Provider
+from formspec_consult.store.records import SideReplyRecord
 
 PROPOSE = "propose_spec_file"
 
@@ -33,7 +34,7 @@ class VerifyingTools:
         mode: str,
         provider: Provider,
         summary_path: Path,
-        log: Callable[..., Any] | None = None,
+        log: Callable[[SideReplyRecord], object] | None = None,
     ) -> None:
         self.tools, self.mode, self.provider = tools, mode, provider
         self.summary_path = summary_path
@@ -96,13 +97,14 @@ class VerifyingTools:
         if self.log is not None:  # a replay hands the same answer back (side replies, in order)
             usage = completion.usage if completion is not None else None
             self.log(
-                "side_reply",
-                purpose="verify",
-                prompt=f"{prompt.name}@{prompt.version}",
-                text=text,
-                prompt_tokens=usage.prompt_tokens if usage else None,
-                completion_tokens=usage.completion_tokens if usage else None,
-                cached_tokens=usage.cached_tokens if usage else None,
-                cost=usage.cost if usage else None,
+                SideReplyRecord(
+                    purpose="verify",
+                    prompt=f"{prompt.name}@{prompt.version}",
+                    text=text,
+                    prompt_tokens=usage.prompt_tokens if usage else None,
+                    completion_tokens=usage.completion_tokens if usage else None,
+                    cached_tokens=usage.cached_tokens if usage else None,
+                    cost=usage.cost if usage else None,
+                )
             )
         return text or "No answer from the verify pass."

@@ -22,6 +22,7 @@ from formspec_consult.commands.wiring import cli_flags, engine_options
 if TYPE_CHECKING:  # the engine (and its provider) is imported only when a session opens
     from formspec_consult.agent.engine.engine import Engine, EngineOptions
     from formspec_consult.agent.engine.status import EngineStatus
+    from formspec_consult.store.agent_events import AgentEvent
 
 EXIT_BY_REASON = {"done": 0, "error": 1, "step_limit": 3, "cancelled": 130}
 
@@ -156,12 +157,12 @@ class JsonOutput:
             }
         )
 
-    def event(self, event: Any) -> None:
-        from formspec_consult.store.agent_events import event_to_dict
+    def event(self, event: AgentEvent) -> None:
+        from formspec_consult.store.agent_events import ToolCallFinished, event_to_dict
         from formspec_consult.store.tool_status import tool_status
 
         data = event_to_dict(event)
-        if event.kind == "tool_call_finished":  # a draft the gate refused is not an "ok" for the person
+        if isinstance(event, ToolCallFinished):  # a draft the gate refused is not an "ok" for the person
             data["status"] = tool_status(event.ok, event.result)
         self._line(data)
 
@@ -191,32 +192,33 @@ class TextOutput:
     def session(self, engine: Engine) -> None:
         self.err.write(f"session {engine.session_id} · {engine.model}\n")
 
-    def event(self, event: Any) -> None:
-        kind = event.kind
-        if kind == "assistant_delta":
+    def event(self, event: AgentEvent) -> None:
+        from formspec_consult.store import agent_events as ev
+
+        if isinstance(event, ev.AssistantDelta):
             self.out.write(event.text)
             self.out.flush()
             self._mid_line = not event.text.endswith("\n")
-        elif kind == "assistant_message":
+        elif isinstance(event, ev.AssistantMessage):
             self._end_line()
-        elif kind == "tool_call_started":
+        elif isinstance(event, ev.ToolCallStarted):
             self.err.write(f"→ {event.name} {json.dumps(event.arguments, ensure_ascii=False)[:200]}\n")
-        elif kind == "tool_call_finished":
+        elif isinstance(event, ev.ToolCallFinished):
             from formspec_consult.store.tool_status import tool_status
 
             status = tool_status(event.ok, event.result)
             mark = {"ok": "✓", "refused": "✗", "failed": "✗"}[status]
             said = {"ok": "", "refused": " refused by the validation gate", "failed": " failed"}[status]
             self.err.write(f"{mark} {event.name}{said} ({event.duration_ms:.0f} ms)\n")
-        elif kind == "notice":
+        elif isinstance(event, ev.Notice):
             stream = self.out if event.level == "info" else self.err
             stream.write(event.message.rstrip("\n") + "\n")
-        elif kind == "compaction_done":
+        elif isinstance(event, ev.CompactionDone):
             self.err.write(
                 f"[compacted {event.replaced_messages} messages: "
                 f"{event.tokens_before} → {event.tokens_after} tokens]\n"
             )
-        elif kind == "turn_finished" and event.reason != "done":
+        elif isinstance(event, ev.TurnFinished) and event.reason != "done":
             self.err.write(f"[turn {event.reason}{': ' + event.error if event.error else ''}]\n")
 
     def finish(self, status: EngineStatus) -> None:

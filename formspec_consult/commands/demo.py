@@ -10,8 +10,12 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from formspec_consult.replay.recording import Recording
 
 
 @click.command()
@@ -50,15 +54,15 @@ def _play(work: Path, speed: float, paused: bool) -> None:
     run_demo(project, recording, speed=speed, autoplay=not paused)
 
 
-def run_demo(project: Path, recording: object, *, speed: float = 1.0, autoplay: bool = True,
+def run_demo(project: Path, recording: Recording, *, speed: float = 1.0, autoplay: bool = True,
              in_memory_server: bool = False) -> None:
     """Play `recording` on `project` in the app with the replay provider and real tools."""
     from formspec_consult.commands.launch import engine_factory_for
     from formspec_consult.providers import ReplayProvider
     from formspec_consult.tui.replay.player import PlayerApp
 
-    provider = ReplayProvider.from_events(recording.raw, source="the example session")  # type: ignore[attr-defined]
+    provider = ReplayProvider.from_events(recording.raw, source="the example session")
     factory = engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=in_memory_server)
     # The demo waits at the review step until the viewer accepts the draft (a) or goes on (space).
-    PlayerApp(factory, recording.steps, autoplay=autoplay, speed=speed,  # type: ignore[attr-defined]
+    PlayerApp(factory, recording.steps, autoplay=autoplay, speed=speed,
               review_hold=None).run()

@@ -16,21 +16,29 @@ import click
 def session_summary(path: Path) -> dict[str, Any]:
     """Model, turns, last activity and state of one session, from its events.jsonl."""
     from formspec_consult.store.events import EventLog
+    from formspec_consult.store.layout import EVENTS
+    from formspec_consult.store.records import (
+        SessionResumedRecord,
+        SessionStartedRecord,
+        TurnFinishedRecord,
+        TurnStartedRecord,
+        UsageRecord,
+    )
 
-    model, turns, last, cost, state = None, 0, None, None, "new"
+    model: str | None = None
+    turns, last, cost, state = 0, None, None, "new"
     open_turn = False
-    for event in EventLog.read(path / "events.jsonl"):
-        kind = event.get("type")
-        last = event.get("ts", last)
-        if kind in ("session_started", "session_resumed"):
-            model = event.get("model", model)
-        elif kind == "turn_started":
-            turns, open_turn = max(turns, int(event.get("turn", 0))), True
-        elif kind == "turn_finished":
+    for event in EventLog.records(path / EVENTS):
+        last = event.ts or last
+        if isinstance(event, (SessionStartedRecord, SessionResumedRecord)):
+            model = event.model or model
+        elif isinstance(event, TurnStartedRecord):
+            turns, open_turn = max(turns, int(event.turn)), True
+        elif isinstance(event, TurnFinishedRecord):
             open_turn = False
-            state = "interrupted" if event.get("error") == "interrupted" else "idle"
-        elif kind == "usage":
-            cost = event.get("session_cost", cost)
+            state = "interrupted" if event.error == "interrupted" else "idle"
+        elif isinstance(event, UsageRecord) and (not event.order or "session_cost" in event.order):
+            cost = event.session_cost  # a line without the field (an older writer's) keeps the last cost
     if open_turn:
         state = "interrupted"  # killed mid-turn: --resume closes the turn and goes on
     return {

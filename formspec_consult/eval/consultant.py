@@ -8,6 +8,7 @@ every client applies them, through the local MCP server's tools.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from formspec_consult.eval.owner import ConsultantTurn
 from formspec_consult.eval.scoring import ApplyOutcome
 from formspec_consult.providers.base import Provider
 from formspec_consult.store.agent_events import AssistantMessage, ToolCallFinished, TurnFinished
+from formspec_consult.store.layout import EVENTS
+from formspec_consult.store.records import EventRecord, MessageRecord
 
 
 class CaseFailed(RuntimeError):
@@ -99,17 +102,16 @@ def _passes(result: str) -> int:
     return int(isinstance(data, dict) and data.get("blocking_problems", 1) == 0)
 
 
-def read_events(session_dir: Path) -> list[dict[str, Any]]:
+def read_events(session_dir: Path) -> list[EventRecord]:
     """The session's event log (what the model saw, every tool call and result, usage)."""
-    from formspec_consult.store.events import load_events
+    from formspec_consult.store.events import load_records
 
-    return load_events(session_dir / "events.jsonl")
+    return load_records(session_dir / EVENTS)
 
 
-def system_prompt(events: list[dict[str, Any]]) -> str:
+def system_prompt(events: Iterable[EventRecord]) -> str:
     """The system prompt the consultant was given (the first system message of the log)."""
     for event in events:
-        message = event.get("message") if event.get("type") == "message" else None
-        if isinstance(message, dict) and message.get("role") == "system":
-            return str(message.get("content") or "")
+        if isinstance(event, MessageRecord) and event.message.get("role") == "system":
+            return str(event.message.get("content") or "")
     return ""

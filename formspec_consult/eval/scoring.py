@@ -13,11 +13,22 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from formspec_consult.eval.corpus import Expected, Named
+from formspec_consult.store.records import (
+    EventRecord,
+    ResponseRecord,
+    SideReplyRecord,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnStartedRecord,
+    UsageRecord,
+)
+
+Events = Sequence[EventRecord]
 
 _SPEC_IN_CHAT = (re.compile(r"(?m)^\s*apiVersion:\s*\S+"), re.compile(r"(?m)^\s*kind:\s*[A-Z][A-Za-z]+\s*$"))
 _KIND = re.compile(r"(?m)^kind:\s*[\"']?([A-Za-z][A-Za-z0-9_]*)")
@@ -89,10 +100,15 @@ def _base(name: object) -> str:
     return str(name or "").rsplit("__", 1)[-1]
 
 
-def _calls(events: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+def _calls(events: Events) -> list[tuple[ToolCallRecord, ToolResultRecord | None]]:
     """(tool_call, its tool_result or None), in order."""
-    results = {e.get("call_id"): e for e in events if e.get("type") == "tool_result"}
-    return [(e, results.get(e.get("call_id"))) for e in events if e.get("type") == "tool_call"]
+    results = {e.call_id: e for e in events if isinstance(e, ToolResultRecord)}
+    return [(e, results.get(e.call_id)) for e in events if isinstance(e, ToolCallRecord)]
+
+
+def _replies(events: Events) -> list[str]:
+    """The text of every reply of the consultant."""
+    return [str(e.text or "") for e in events if isinstance(e, ResponseRecord)]
 
 
 def _json(text: object) -> dict[str, Any]:
@@ -103,15 +119,15 @@ def _json(text: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def validity(events: list[dict[str, Any]], outcome: ApplyOutcome) -> dict[str, Any]:
+def validity(events: Events, outcome: ApplyOutcome) -> dict[str, Any]:
     """The gate's verdict: on the drafts at the end (before applying), on the way, and after applying."""
     refusals = 0
     findings: dict[str, int] = {}
     for call, result in _calls(events):
-        if _base(call.get("name")) != "propose_spec_file":
+        if _base(call.name) != "propose_spec_file":
             continue
-        path = str((call.get("arguments") or {}).get("path") or "?")
-        data = _json(result.get("result")) if result and result.get("ok") else {}
+        path = str(call.arguments.get("path") or "?")
+        data = _json(result.result) if result and result.ok else {}
         refusals += 0 if data and int(data.get("blocking_problems") or 0) == 0 else 1
         findings[path] = len(data.get("findings") or [])
     all_pass = bool(outcome.drafts) and all(outcome.drafts.values())
@@ -166,13 +182,13 @@ def coverage(entities: list[EntityFacts], expected: Expected) -> dict[str, Any]:
     }
 
 
-def module_reuse(events: list[dict[str, Any]], depended: Iterable[str], expected: Expected) -> dict[str, Any]:
+def module_reuse(events: Events, depended: Iterable[str], expected: Expected) -> dict[str, Any]:
     looked_up = {
-        str((call.get("arguments") or {}).get("name") or "").lower()
+        str(call.arguments.get("name") or "").lower()
         for call, _ in _calls(events)
-        if _base(call.get("name")) == "get_module_detail"
+        if _base(call.name) == "get_module_detail"
     }
-    said = " ".join(str(e.get("text") or "") for e in events if e.get("type") == "response").lower()
+    said = " ".join(_replies(events)).lower()
     used = {d.lower() for d in depended}
     evidence = {}
     for module in expected.modules:
@@ -186,18 +202,14 @@ def module_reuse(events: list[dict[str, Any]], depended: Iterable[str], expected
     }
 
 
-def discipline(events: list[dict[str, Any]], skills_for_kind: Callable[[str], set[str]]) -> dict[str, Any]:
-    pasted = sum(
-        1
-        for e in events
-        if e.get("type") == "response" and all(p.search(str(e.get("text") or "")) for p in _SPEC_IN_CHAT)
-    )
+def discipline(events: Events, skills_for_kind: Callable[[str], set[str]]) -> dict[str, Any]:
+    pasted = sum(1 for text in _replies(events) if all(p.search(text) for p in _SPEC_IN_CHAT))
     read: set[str] = set()
     checked: dict[str, bool] = {}
     for call, result in _calls(events):
-        name = _base(call.get("name"))
-        arguments = call.get("arguments") or {}
-        if name == "read_skill" and result is not None and result.get("ok"):
+        name = _base(call.name)
+        arguments = call.arguments
+        if name == "read_skill" and result is not None and result.ok:
             read.add(str(arguments.get("name") or "").lower())
         elif name == "propose_spec_file":
             match = _KIND.search(str(arguments.get("content") or ""))
@@ -221,7 +233,7 @@ def overall(parts: Iterable[float | None]) -> float:
 
 
 def score_case(
-    events: list[dict[str, Any]],
+    events: Events,
     entities: list[EntityFacts],
     depended: Iterable[str],
     expected: Expected,
@@ -240,21 +252,18 @@ def score_case(
     return {"score": total, "validity": valid, "coverage": cover, "modules": reuse, "discipline": manners}
 
 
-def cost(events: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+def cost(events: Events, seconds: float) -> dict[str, Any]:
     """Tokens, money (when the provider reported it), requests and turns of the consultant."""
-    usage = [e for e in events if e.get("type") == "usage"]
-    side = [e for e in events if e.get("type") == "side_reply" and e.get("purpose") == "verify"]
-    money: list[float] = [float(e["cost"]) for e in usage + side if e.get("cost") is not None]
-
-    def total(key: str) -> int:
-        return sum(int(e.get(key) or 0) for e in usage + side)
-
+    requests: list[UsageRecord | SideReplyRecord] = [
+        e for e in events if isinstance(e, UsageRecord) or (isinstance(e, SideReplyRecord) and e.purpose == "verify")
+    ]
+    money = [float(e.cost) for e in requests if e.cost is not None]
     return {
-        "prompt_tokens": total("prompt_tokens"),
-        "cached_tokens": total("cached_tokens"),
-        "completion_tokens": total("completion_tokens"),
+        "prompt_tokens": sum(int(e.prompt_tokens or 0) for e in requests),
+        "cached_tokens": sum(int(e.cached_tokens or 0) for e in requests),
+        "completion_tokens": sum(int(e.completion_tokens or 0) for e in requests),
         "cost": round(sum(money), 6) if money else None,
-        "requests": len(usage) + len(side),
-        "turns": sum(1 for e in events if e.get("type") == "turn_started"),
+        "requests": len(requests),
+        "turns": sum(1 for e in events if isinstance(e, TurnStartedRecord)),
         "seconds": round(seconds, 2),
     }

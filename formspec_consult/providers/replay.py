@@ -21,16 +21,22 @@ from formspec_consult.providers.canned import (
     tool_call_from,
 )
 from formspec_consult.providers.tokens import content_text
-from formspec_consult.store.events import EventLogError, load_events
+from formspec_consult.store.events import EventLogError, load_records
+from formspec_consult.store.records import EventRecord, MessageRecord, SideReplyRecord, record_from_json
 
 EVENT_LOG = "events.jsonl"
+Events = Iterable[EventRecord | Mapping[str, Any]]  # records, or log lines' JSON objects
 
 
-def assistant_turns(events: Iterable[Mapping[str, Any]], where: str = "the session") -> list[CannedTurn]:
+def _records(events: Events) -> list[EventRecord]:
+    return [e if isinstance(e, EventRecord) else record_from_json(e) for e in events]
+
+
+def assistant_turns(events: Events, where: str = "the session") -> list[CannedTurn]:
     """The assistant messages of an event stream, as canned turns."""
     turns: list[CannedTurn] = []
-    for event in events:
-        message = event.get("message") if event.get("type") == "message" else None
+    for event in _records(events):
+        message = event.message if isinstance(event, MessageRecord) else None
         if not isinstance(message, Mapping) or message.get("role") != "assistant":
             continue
         number = len(turns) + 1
@@ -75,14 +81,14 @@ class ReplayProvider(CannedProvider):
 
     @classmethod
     def from_events(
-        cls, events: Iterable[Mapping[str, Any]], *, model: str = "replay", context_window: int = DEFAULT_WINDOW,
+        cls, events: Events, *, model: str = "replay", context_window: int = DEFAULT_WINDOW,
         source: str = "the recorded session",
     ) -> ReplayProvider:
-        """Build from event dicts (as read from ``events.jsonl``)."""
-        events = list(events)
-        side = [str(e.get("text") or "") for e in events if e.get("type") == "side_reply"]
+        """Build from the records of a log (or its lines' JSON objects, as read from ``events.jsonl``)."""
+        records = _records(events)
+        side = [str(e.text or "") for e in records if isinstance(e, SideReplyRecord)]
         return cls(
-            assistant_turns(events, source), side_replies=side, model=model, context_window=context_window, source=source
+            assistant_turns(records, source), side_replies=side, model=model, context_window=context_window, source=source
         )
 
     @classmethod
@@ -91,7 +97,7 @@ class ReplayProvider(CannedProvider):
         folder = Path(folder)
         log = folder / EVENT_LOG if folder.is_dir() else folder
         try:
-            events = load_events(log)
+            events = load_records(log)
         except FileNotFoundError:
             raise ProviderError(
                 f"no recorded session at {folder}", hint="give a session folder that holds events.jsonl"

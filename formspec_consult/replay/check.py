@@ -12,18 +12,33 @@ import json
 import re
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from formspec_consult.replay.recording import Recording, read_events
+from formspec_consult.store.records import (
+    ApplyRecord,
+    CommandRecord,
+    CompactionRecord,
+    EventRecord,
+    RejectRecord,
+    ResponseRecord,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnStartedRecord,
+    UndoRecord,
+)
 
 if TYPE_CHECKING:
     from formspec_consult.agent.engine.engine import ServerSpecs
 
-_COMPARED = {
-    "turn_started", "response", "tool_call", "tool_result", "apply", "undo", "reject", "compaction", "command",
-}
+_COMPARED = (
+    TurnStartedRecord, ResponseRecord, ToolCallRecord, ToolResultRecord, ApplyRecord, UndoRecord, RejectRecord,
+    CompactionRecord, CommandRecord,
+)
+_IGNORED = frozenset({"v", "seq", "ts", "duration_ms", "call_id", "backup"})
 _SESSION_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
 
 
@@ -65,21 +80,20 @@ def excerpt(line: str, at: int) -> tuple[str, int]:
     return prefix + text + ("…" if end < len(line) else ""), start - len(prefix)
 
 
-def signature(events: list[dict[str, Any]]) -> list[str]:
+def signature(events: Sequence[EventRecord]) -> list[str]:
     """The comparable lines of a log: kind plus the fields that must match, ids masked."""
     out: list[str] = []
     for event in events:
-        kind = event.get("type")
-        if kind not in _COMPARED:
+        if not isinstance(event, _COMPARED):
             continue
-        fields = {k: v for k, v in event.items() if k not in {"v", "seq", "ts", "duration_ms", "call_id", "backup"}}
-        if kind == "response":
-            fields["tool_calls"] = [{"name": c.get("name"), "arguments": c.get("arguments")} for c in fields.get("tool_calls") or []]
+        fields = {k: v for k, v in event.to_json().items() if k not in _IGNORED}
+        if isinstance(event, ResponseRecord):
+            fields["tool_calls"] = [{"name": c.get("name"), "arguments": c.get("arguments")} for c in event.tool_calls]
         out.append(_SESSION_ID.sub("<session>", json.dumps(fields, sort_keys=True, ensure_ascii=False)))
     return out
 
 
-def compare(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> Divergence | None:
+def compare(recorded: Sequence[EventRecord], replayed: Sequence[EventRecord]) -> Divergence | None:
     """The first divergence between two logs, or None when they match."""
     old, new = signature(recorded), signature(replayed)
     for index, (a, b) in enumerate(zip(old, new, strict=False)):

@@ -47,8 +47,8 @@ class RecordedEngine:
         self.position = 0
         self.session_id = recording.session_id
         self.session_dir = recording.folder
-        self.project_root = Path(str(recording.header.get("project") or recording.folder))
-        self.model = str(recording.header.get("model") or "recorded")
+        self.project_root = Path(recording.header.project or recording.folder)
+        self.model = recording.header.model or "recorded"
         self.last_options: tuple[str, ...] = ()
         self._usage: UsageUpdated | None = None
         self._drafts: dict[str, dict[str, Any]] = {}

@@ -7,10 +7,8 @@ already converted to AgentEvents, so the read-only replay can play them back as 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from formspec_consult.agent.engine.replay import events_from_log
 from formspec_consult.store.agent_events import (
@@ -20,7 +18,7 @@ from formspec_consult.store.agent_events import (
     Notice,
     UsageUpdated,
 )
-from formspec_consult.store.events import EventLogError, load_events
+from formspec_consult.store.events import EventLogError, load_records
 from formspec_consult.store.records import (
     ApplyRecord,
     CommandRecord,
@@ -28,13 +26,13 @@ from formspec_consult.store.records import (
     DecisionRecord,
     EventRecord,
     RejectRecord,
+    SessionStartedRecord,
     SummaryWrittenRecord,
     ToolCallRecord,
     ToolResultRecord,
     TurnStartedRecord,
     UndoRecord,
     UsageRecord,
-    record_from_json,
 )
 
 EVENT_LOG = "events.jsonl"
@@ -59,31 +57,31 @@ class Recording:
     """A whole session: its header and its steps."""
 
     folder: Path
-    header: dict[str, Any]
+    header: SessionStartedRecord  # empty when the log has none (a fragment of a session)
     steps: list[Step]
-    raw: list[dict[str, Any]]
+    raw: list[EventRecord]
 
     @property
     def session_id(self) -> str:
-        return str(self.header.get("session_id") or self.folder.name)
+        return self.header.session_id or self.folder.name
 
 
-def read_events(path: Path) -> list[dict[str, Any]]:
-    """Event dicts of a session folder (or an events.jsonl file); a torn last line is skipped."""
+def read_events(path: Path) -> list[EventRecord]:
+    """The records of a session folder (or an events.jsonl file); a torn last line is skipped."""
     log = path / EVENT_LOG if path.is_dir() else path
     try:
-        return load_events(log)
+        return load_records(log)
     except FileNotFoundError:
         raise RecordingError(f"No recorded session at {path}: give a session folder that holds {EVENT_LOG}.") from None
     except EventLogError as exc:
-        raise RecordingError(f"{exc}.") from None
+        raise RecordingError(str(exc) if str(exc).endswith(".") else f"{exc}.") from None
 
 
-def _usage(event: UsageRecord, header: Mapping[str, Any], compactions: int) -> UsageUpdated:
+def _usage(event: UsageRecord, header: SessionStartedRecord, compactions: int) -> UsageUpdated:
     return UsageUpdated(
         context_tokens=int(event.context_tokens or 0),
-        threshold_tokens=int(header.get("threshold_tokens") or 0),
-        window_tokens=int(header.get("usable_window") or 0),
+        threshold_tokens=int(header.threshold_tokens or 0),
+        window_tokens=int(header.usable_window or 0),
         reported=bool(event.reported),
         session_cost=event.session_cost,
         compactions=compactions,
@@ -106,9 +104,8 @@ def _within_tool_call(records: list[EventRecord], event: EventRecord) -> bool:
 
 def load(path: Path) -> Recording:
     """Read a recorded session into steps."""
-    raw = read_events(path)
-    records = [record_from_json(event) for event in raw]
-    header = next((e for e in raw if e.get("type") == "session_started"), {})
+    records = read_events(path)
+    header = next((e for e in records if isinstance(e, SessionStartedRecord)), SessionStartedRecord())
     steps: list[Step] = []
     answer: str | None = None  # the letter typed for the next turn, from its "decision" event
     compactions = 0
@@ -140,4 +137,4 @@ def load(path: Path) -> Recording:
                 steps[-1].events.extend(events_from_log([event]))
     if not steps:
         raise RecordingError(f"{path} holds no turns to replay; pick a session that has a conversation.")
-    return Recording(path, header, steps, raw)
+    return Recording(path, header, steps, records)

@@ -32,6 +32,7 @@ from formspec_consult.store.rebuild import apply_event, rebuild_history
 from formspec_consult.store.records import (
     RECORD_TYPES,
     SCHEMA_VERSION,
+    EventLogError,
     EventRecord,
     dump_event,
     record_from_json,
@@ -72,10 +73,6 @@ _SECRET_KEY = re.compile(
 _MASK = "[redacted]"
 R = TypeVar("R", bound=EventRecord)
 _log = logging.getLogger(__name__)
-
-
-class EventLogError(ValueError):
-    """Bad input to the event log (reserved field names, a type that is not a plain name, …)."""
 
 
 class EventLogWriteError(OSError):
@@ -169,7 +166,7 @@ class EventLog:
 
     def write(self, record: R) -> R:
         """Append a typed record; return it as written (its ``seq`` and ``ts`` filled in)."""
-        written = record_from_json(self.append(record.type, **record.data()))
+        written = record_from_json(self.append(record.type, **record.data()), check=False)
         assert isinstance(written, type(record))
         return written
 
@@ -218,7 +215,7 @@ class EventLog:
     @staticmethod
     def records(path: Path) -> Iterator[EventRecord]:
         """Every event of the log in order, as typed records (torn lines skipped, as by read)."""
-        return (record_from_json(event) for event in EventLog.read(path))
+        return (record_from_json(event, source=str(path)) for event in EventLog.read(path))
 
     @staticmethod
     def read(path: Path) -> Iterator[dict[str, Any]]:
@@ -264,7 +261,7 @@ def load_events(path: Path) -> list[dict[str, Any]]:
 
 def load_records(path: Path) -> list[EventRecord]:
     """Every event of a log as typed records, strictly (see load_events)."""
-    return [record_from_json(event) for event in load_events(path)]
+    return [record_from_json(event, source=str(path)) for event in load_events(path)]
 
 
 def _parse_event(raw: bytes) -> dict[str, Any] | None:

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from formspec_consult.spec.model import ValidationResult
 
 
 class Validating(Protocol):
@@ -18,7 +21,7 @@ class Validating(Protocol):
 
     root: Path
 
-    def validate(self, overlay: dict[str, str | None] | None = None) -> Any: ...
+    def validate(self, overlay: dict[str, str | None] | None = None) -> ValidationResult: ...
 
 
 @dataclass

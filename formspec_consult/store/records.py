@@ -7,15 +7,24 @@ order of the keys as read is kept too, so an old log read and written back is by
 same. A record made in code (``NoticeRecord(level="warning", message=…)``) is appended with
 :meth:`EventLog.write`, which returns it as written (with its ``seq`` and ``ts``).
 
-Readers ignore types they do not know: those come back as :class:`UnknownRecord`.
+Readers ignore types they do not know: those come back as :class:`UnknownRecord`. A line whose
+field has the wrong JSON type (``"turn": "two"``, a hand edit) is never read as if it were right:
+when it changes what the model sees (``message``, ``compaction``, ``repair``) reading it raises
+:class:`EventLogError` naming the line and what to do; any other comes back as a
+:class:`MalformedRecord` — kept whole (written back as it was), skipped by the readers, with a
+logged warning.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
+
+from formspec_consult.store.layout import EVENTS
 
 __all__ = [
     "RECORD_TYPES",
@@ -24,7 +33,9 @@ __all__ = [
     "CommandRecord",
     "CompactionRecord",
     "DecisionRecord",
+    "EventLogError",
     "EventRecord",
+    "MalformedRecord",
     "MessageRecord",
     "NoticeRecord",
     "RejectRecord",
@@ -55,6 +66,12 @@ TurnEnd = Literal["done", "cancelled", "step_limit", "error"]
 CompactionMethod = Literal["pruned", "summarised", "extractive"]
 
 RECORD_TYPES: dict[str, type[EventRecord]] = {}
+_log = logging.getLogger(__name__)
+
+
+class EventLogError(ValueError):
+    """Bad input to the event log (reserved field names, a type that is not a plain name, a damaged
+    line the conversation cannot be rebuilt without, …)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,13 +106,17 @@ class EventRecord:
             if self.order:
                 if name in self.order:
                     values[name] = value
-            elif value is not None or name not in self.OPTIONAL:
+            elif not self._left_out(name, value):
                 values[name] = value
         values.update(self.extra)
         if self.order:
             rank = {key: index for index, key in enumerate(self.order)}
             values = dict(sorted(values.items(), key=lambda item: rank.get(item[0], len(rank))))
         return values
+
+    def _left_out(self, name: str, value: object) -> bool:
+        """True when a record made in code leaves field `name` out (an OPTIONAL field left None)."""
+        return value is None and name in self.OPTIONAL
 
     def to_line(self) -> bytes:
         """The whole log line, newline included, exactly as the event log writes it."""
@@ -124,12 +145,17 @@ def _data_fields(cls: type[EventRecord]) -> tuple[str, ...]:
     """A record class's data fields, in written order (cached per class)."""
     key = cls.__qualname__
     if key not in _FIELDS:
-        _FIELDS[key] = tuple(f.name for f in fields(cls) if f.name not in _BASE and f.name != "event_type")
+        _FIELDS[key] = tuple(f.name for f in fields(cls) if f.name not in _BASE | {"event_type", "problem"})
     return _FIELDS[key]
 
 
-def record_from_json(data: Mapping[str, Any]) -> EventRecord:
-    """The record of one log line's JSON object (an unknown type gives an :class:`UnknownRecord`)."""
+def record_from_json(data: Mapping[str, Any], *, check: bool = True, source: str = EVENTS) -> EventRecord:
+    """The record of one log line's JSON object (an unknown type gives an :class:`UnknownRecord`).
+
+    With `check` (readers), a field of the wrong JSON type gives a :class:`MalformedRecord`, or
+    raises :class:`EventLogError` for the types that change what the model sees (see the module);
+    `source` names the log in what is said.
+    """
     kind = str(data.get("type", ""))
     cls = RECORD_TYPES.get(kind, UnknownRecord)
     names = set(_data_fields(cls))
@@ -145,7 +171,75 @@ def record_from_json(data: Mapping[str, Any]) -> EventRecord:
     }
     if cls is UnknownRecord:
         envelope["event_type"] = kind
+    elif check and (problem := _misfit(cls, known)) is not None:
+        where = f"the {kind!r} event with seq {data.get('seq')!r}"
+        if cls in _CHANGES_HISTORY:
+            raise EventLogError(
+                f"{source} is damaged: in {where}, {problem}. The conversation cannot be rebuilt "
+                "without it: restore the file from a backup (or fix that line by hand), or start a new "
+                "session."
+            )
+        _log.warning("%s: in %s, %s; the line is kept as it is and not read", source, where, problem)
+        envelope.update(event_type=kind, problem=problem, extra={k: v for k, v in data.items() if k not in ENVELOPE})
+        return MalformedRecord(**envelope)
     return cls(**known, **envelope)
+
+
+_HINTS: dict[type[EventRecord], dict[str, Any]] = {}
+
+
+def _misfit(cls: type[EventRecord], known: Mapping[str, Any]) -> str | None:
+    """What is wrong with the first field of `known` whose JSON type the record does not take."""
+    if cls not in _HINTS:
+        _HINTS[cls] = get_type_hints(cls)
+    hints = _HINTS[cls]
+    for name, value in known.items():
+        if not _fits(value, hints[name]):
+            shown = json.dumps(value, ensure_ascii=False, default=str)
+            shown = shown if len(shown) <= 40 else shown[:39] + "…"
+            return f"{name!r} is {shown}, not {_describe(hints[name])}"
+    return None
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """True when a JSON value has the shape of a field's type (containers one level deep)."""
+    origin, args = get_origin(hint), get_args(hint)
+    if hint is Any:
+        return True
+    if hint is type(None):
+        return value is None
+    if origin is Union or origin is types.UnionType:
+        return any(_fits(value, arg) for arg in args)
+    if origin is Literal:  # the type only: a newer writer may add a value, read as a plain string
+        return any(isinstance(value, type(arg)) for arg in args)
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    if origin in (dict, Mapping):
+        return isinstance(value, dict)
+    if origin in (list, tuple, Sequence):
+        item = args[0] if args else Any
+        return isinstance(value, list) and all(_fits(each, item) for each in value)
+    return True  # a type this check does not know: not refused
+
+
+def _describe(hint: Any) -> str:
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Union or origin is types.UnionType:
+        return " or ".join(_describe(arg) for arg in args)
+    if origin is Literal:
+        return "a string"
+    if origin in (dict, Mapping):
+        return "an object"
+    if origin in (list, tuple, Sequence):
+        return "a list"
+    names = {bool: "true or false", int: "a whole number", float: "a number", str: "a string", type(None): "null"}
+    return names.get(hint, str(hint))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,6 +251,13 @@ class UnknownRecord(EventRecord):
     @property
     def type(self) -> str:
         return self.event_type
+
+
+@dataclass(frozen=True, kw_only=True)
+class MalformedRecord(UnknownRecord):
+    """A line of a known type with a field of the wrong JSON type: kept whole, not read."""
+
+    problem: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -220,7 +321,7 @@ class CompactionRecord(EventRecord):
     method: CompactionMethod = "summarised"
     pruned: Sequence[int] = ()
     stubs: Sequence[str] = ()
-    pruned_tools: Sequence[str] | None = None
+    pruned_tools: Sequence[str | None] | None = None  # the tool of each pruned output
     focus: str | None = None
     tokens_after: int = 0
     tokens_before: int = 0
@@ -235,6 +336,9 @@ class RepairRecord(EventRecord):
     actions: Sequence[str] = ()
     remove: Sequence[int] = ()
     insert: Sequence[Sequence[Any]] = ()
+
+
+_CHANGES_HISTORY = (MessageRecord, CompactionRecord, RepairRecord)  # what rebuild_history applies
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -268,9 +372,26 @@ class SideReplyRecord(EventRecord):
     """The reply to a request outside the conversation (a compaction summary, /summary)."""
 
     TYPE: ClassVar[str] = "side_reply"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset(
+        {"prompt", "prompt_tokens", "completion_tokens", "cached_tokens", "cost"}
+    )
 
     purpose: str = ""
+    prompt: str | None = None  # "name@version" of the prompt sent (the verify pass names it)
     text: str = ""
+    # the usage of a prompted side request: written with its prompt, null when none was reported
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    cost: float | None = None
+
+    def _left_out(self, name: str, value: object) -> bool:
+        if name in _SIDE_USAGE:
+            return self.prompt is None
+        return super()._left_out(name, value)
+
+
+_SIDE_USAGE = frozenset({"prompt_tokens", "completion_tokens", "cached_tokens", "cost"})
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,7 +10,6 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any
 
 from formspec_consult.store.agent_events import (
     AgentEvent,
@@ -79,7 +78,7 @@ class Transcript:
         except OSError as exc:  # disk full: the event log reports it; the transcript must not end the turn
             _log.warning("could not write %s: %s", self.path, exc.strerror or exc)
 
-    def write_heading(self, title: str, **details: Any) -> None:
+    def write_heading(self, title: str, **details: str | None) -> None:
         """A section heading (session start or resume) with `details` as a short list."""
         lines = [f"\n# {title}\n"]
         lines += [f"- **{key.replace('_', ' ')}:** {value}" for key, value in details.items() if value is not None]

@@ -14,11 +14,12 @@ import anyio
 import pytest
 
 from formspec_consult.agent.compaction.compress import Compressor
+from formspec_consult.agent.engine.replay import events_from_log
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.loop import AgentLoop
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.providers import ScriptedProvider
-from formspec_consult.store.agent_events import AgentEvent
+from formspec_consult.store.agent_events import AgentEvent, CompactionDone
 from formspec_consult.store.events import EventLog, rebuild_history
 
 pytestmark = pytest.mark.anyio
@@ -63,9 +64,10 @@ async def test_every_request_is_rebuilt_exactly_from_the_log_across_compactions_
                             usable_window=5000, threshold=0.75)
     loop = AgentLoop(provider=provider, history=history, tools=tools, compressor=compressor, log=log,
                      record=lambda event: None)
+    shown: list[AgentEvent] = []
     for turn in range(14):
         text = f"[chosen: B) Appointments, turn {turn}]" if turn % 3 == 2 else f"Turn {turn}: tell me about bookings."
-        await run(loop, text)
+        shown += await run(loop, text)
 
     async def cancelled_turn() -> None:
         await run(loop, "Check the schemas again.")
@@ -88,4 +90,12 @@ async def test_every_request_is_rebuilt_exactly_from_the_log_across_compactions_
         assert rebuild_history(events, upto_seq=request["seq"]) == sent
     assert rebuild_history(events) == history.messages
     assert History.restore(events).messages == history.messages
+    # a resumed pane shows each compaction exactly as it was shown live
+    live = [e for e in shown if isinstance(e, CompactionDone)]
+    assert live and [e for e in events_from_log(EventLog.records(log.path)) if isinstance(e, CompactionDone)][:len(live)] == live
+    # the records are written with the keys (and key order) logs have always had
+    compaction = ["start", "end", "summary_message", "method", "pruned", "stubs", "pruned_tools", "focus",
+                  "tokens_after", "tokens_before"]
+    assert {tuple(e)[4:] for e in events if e["type"] == "compaction"} == {tuple(compaction)}
+    assert {tuple(e)[4:] for e in events if e["type"] == "repair"} == {("actions", "remove", "insert")}
     log.close()

@@ -75,6 +75,10 @@ async def test_verify_llm_sends_verify_draft_on_the_same_provider_and_returns_it
     assert len(tool_messages) == 1 and REVIEW in tool_messages[0]["content"]
     events = list(EventLog.read(engine.session_dir / "events.jsonl"))
     assert [e["purpose"] for e in events if e["type"] == "side_reply"] == ["verify"]
+    (side_reply,) = [e for e in events if e["type"] == "side_reply"]  # usage keys even when none was reported
+    assert list(side_reply)[4:] == ["purpose", "prompt", "text", "prompt_tokens", "completion_tokens",
+                                    "cached_tokens", "cost"]
+    assert side_reply["text"] == REVIEW and side_reply["prompt"].startswith("verify-draft@")
     assert [e["verify"] for e in events if e["type"] == "session_started"] == ["llm"]
 
 

@@ -7,6 +7,16 @@ from typing import Any
 
 from formspec_consult.eval.corpus import Expected, Named
 from formspec_consult.eval.scoring import ApplyOutcome, EntityFacts, cost, norm, score_case
+from formspec_consult.store.records import (
+    EventRecord,
+    ResponseRecord,
+    SideReplyRecord,
+    ToolCallRecord,
+    ToolResultRecord,
+    TurnStartedRecord,
+    UsageRecord,
+    record_from_json,
+)
 
 EXPECTED = Expected(
     entities=(Named("laundry-order", ("cucian", "order")), Named("customer", ("pelanggan",)), Named("courier")),
@@ -29,19 +39,19 @@ class Log:
     """Builds an event log the way the engine writes one."""
 
     def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
+        self.events: list[EventRecord] = []
         self.n = 0
 
     def say(self, text: str) -> Log:
-        self.events.append({"type": "response", "text": text, "tool_calls": []})
+        self.events.append(ResponseRecord(text=text))
         return self
 
     def tool(self, name: str, arguments: dict[str, Any], result: Any, ok: bool = True) -> Log:
         self.n += 1
         call_id = f"c{self.n}"
-        self.events.append({"type": "tool_call", "call_id": call_id, "name": name, "arguments": arguments})
+        self.events.append(ToolCallRecord(call_id=call_id, name=name, arguments=arguments))
         text = result if isinstance(result, str) else json.dumps(result)
-        self.events.append({"type": "tool_result", "call_id": call_id, "name": name, "ok": ok, "result": text})
+        self.events.append(ToolResultRecord(call_id=call_id, name=name, ok=ok, result=text))
         return self
 
     def propose(self, path: str, blocking: int, findings: int = 0) -> Log:
@@ -111,13 +121,16 @@ def test_the_case_score_is_the_mean_of_the_parts() -> None:
 
 def test_cost_sums_usage_and_the_verify_pass() -> None:
     events = [
-        {"type": "turn_started"}, {"type": "usage", "prompt_tokens": 100, "completion_tokens": 10, "cached_tokens": 80,
-                                   "cost": 0.01},
-        {"type": "usage", "prompt_tokens": 120, "completion_tokens": 5, "cached_tokens": 0, "cost": None},
-        {"type": "side_reply", "purpose": "verify", "prompt_tokens": 50, "completion_tokens": 7, "cost": 0.002},
+        TurnStartedRecord(turn=1), UsageRecord(prompt_tokens=100, completion_tokens=10, cached_tokens=80, cost=0.01),
+        UsageRecord(prompt_tokens=120, completion_tokens=5, cached_tokens=0, cost=None),
+        SideReplyRecord(purpose="verify", prompt="verify-draft@1", prompt_tokens=50, completion_tokens=7, cost=0.002),
+        SideReplyRecord(purpose="compaction", text="not a verify request"),
     ]
     assert cost(events, 1.234) == {"prompt_tokens": 270, "cached_tokens": 80, "completion_tokens": 22,
                                    "cost": 0.012, "requests": 3, "turns": 1, "seconds": 1.23}
+    # an older verify reply written before its usage keys existed counts as a request without tokens
+    older = record_from_json({"v": 1, "seq": 9, "ts": "t", "type": "side_reply", "purpose": "verify", "text": "ok"})
+    assert cost([*events, older], 0)["requests"] == 4
 
 
 def test_names_compare_without_case_separators_or_plural() -> None:

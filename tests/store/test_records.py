@@ -6,6 +6,7 @@ import json
 import shutil
 from contextlib import aclosing
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -17,6 +18,8 @@ from formspec_consult.store.agent_events import Notice, TurnStarted
 from formspec_consult.store.events import EventLog, load_records, rebuild_history
 from formspec_consult.store.records import (
     ApplyRecord,
+    EventLogError,
+    MalformedRecord,
     NoticeRecord,
     RequestRecord,
     SessionStartedRecord,
@@ -24,6 +27,7 @@ from formspec_consult.store.records import (
     TurnFinishedRecord,
     UndoRecord,
     UnknownRecord,
+    UsageRecord,
     record_from_json,
 )
 from tests.e2e.project import make_project
@@ -109,3 +113,73 @@ async def test_an_old_session_folder_resumes_with_its_conversation_and_review_hi
     appended = [record_from_json(json.loads(line)) for line in after[len(before):].splitlines()]
     assert appended[0].type == "session_resumed"
     assert [r.turn for r in appended if isinstance(r, TurnFinishedRecord)] == [4]
+
+
+def _example_with(folder: Path, edit: dict[str, Any], kind: str, extra_line: str | None = None) -> bytes:
+    """The example session copied to `folder`, its first `kind` line changed by `edit` (a hand edit)."""
+    shutil.copytree(EXAMPLE, folder)
+    lines = (folder / "events.jsonl").read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == kind)
+    lines[at] = (json.dumps({**json.loads(lines[at]), **edit}, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    if extra_line is not None:
+        lines.insert(at + 1, extra_line.encode() + b"\n")
+    (folder / "events.jsonl").write_bytes(b"".join(lines))
+    return b"".join(lines)
+
+
+def _resume_options(project: Path, session_id: str, replies: list[Any]) -> EngineOptions:
+    return EngineOptions(project=project, resume=session_id, provider=ScriptedProvider(replies),
+                         in_memory_server=True, servers=server_specs)
+
+
+@pytest.mark.anyio
+async def test_a_hand_edited_line_with_a_wrong_typed_field_and_an_unknown_type_are_kept_and_the_session_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    project = make_project(tmp_path / "shop")
+    session_id = "20261201-111714-e5b1"
+    folder = project / ".formspec" / "consult" / session_id
+    future = '{"v":2,"seq":999,"ts":"t","type":"hologram","depth":3}'
+    before = _example_with(folder, {"context_tokens": "lots"}, "usage", extra_line=future)
+    engine = await Engine.open(_resume_options(project, session_id, ["Welcome back."]))
+    try:
+        assert engine.status().turn == 3  # the turns, the history and the review notes are all there
+        with anyio.fail_after(30):
+            async with aclosing(engine.run_turn("hello again")) as events:
+                [event async for event in events]
+    finally:
+        await engine.aclose()
+    after = (folder / "events.jsonl").read_bytes()
+    assert after.startswith(before)  # both lines stay exactly as they were written
+    records = load_records(folder / "events.jsonl")
+    (odd,) = [r for r in records if isinstance(r, MalformedRecord)]
+    assert odd.type == "usage" and odd.problem == "'context_tokens' is \"lots\", not a whole number"
+    assert odd.to_line() in before and not isinstance(odd, UsageRecord)
+    assert [r.type for r in records if isinstance(r, UnknownRecord) and not isinstance(r, MalformedRecord)] == ["hologram"]
+    assert f"{folder / 'events.jsonl'}: in the 'usage' event with seq" in caplog.text
+    assert "'context_tokens' is \"lots\", not a whole number; the line is kept as it is" in caplog.text
+
+
+@pytest.mark.anyio
+async def test_a_damaged_message_line_refuses_the_resume_naming_the_line_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    project = make_project(tmp_path / "shop")
+    session_id = "20261201-111714-e5b1"
+    folder = project / ".formspec" / "consult" / session_id
+    before = _example_with(folder, {"message": "I run a barbershop"}, "message")
+    files = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    with pytest.raises(EventLogError) as refused:
+        await Engine.open(_resume_options(project, session_id, ["never sent"]))
+    message = str(refused.value)
+    assert "'message' event with seq 2" in message and "'message' is \"I run a barbershop\", not an object" in message
+    assert "restore the file from a backup" in message and "start a new session" in message
+    assert (folder / "events.jsonl").read_bytes() == before
+    now = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    assert now.pop(Path(".writer.lock"), b"") == b"" and now == files  # the claim let go, nothing else written
+    with pytest.raises(EventLogError):
+        rebuild_history(json.loads(line) for line in before.splitlines())

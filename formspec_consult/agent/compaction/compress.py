@@ -11,6 +11,7 @@ compaction is one ``compaction`` event listing what it replaced.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -20,9 +21,10 @@ from formspec_consult.agent.compaction.plan import Plan, plan_compaction, tool_n
 from formspec_consult.agent.compaction.rolling import Summariser, rolling_summary
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.history.pairing import find_pairing_issues
-from formspec_consult.agent.history.summary import summary_message, summary_text
+from formspec_consult.agent.history.summary import compaction_done, summary_message
 from formspec_consult.store.agent_events import CompactionDone
 from formspec_consult.store.rebuild import apply_event
+from formspec_consult.store.records import CompactionMethod, CompactionRecord
 
 Message = dict[str, Any]
 _log = logging.getLogger(__name__)
@@ -87,9 +89,9 @@ class Compressor:
             return None  # nothing old enough to compact: the latest turn alone is what remains
         return self._commit(history, event, tokens_before)
 
-    async def _best_event(self, history: History, *, force: bool, focus: str | None) -> dict[str, Any] | None:
+    async def _best_event(self, history: History, *, force: bool, focus: str | None) -> CompactionRecord | None:
         """The first compaction that gets under the threshold, keeping as many turns as possible."""
-        event: dict[str, Any] | None = None
+        event: CompactionRecord | None = None
         for keep in dict.fromkeys((self.keep_last_turns, 1)):  # fewer kept turns only if needed
             plan = plan_compaction(
                 history,
@@ -99,17 +101,19 @@ class Compressor:
                 prune_over=self.prune_tool_output_over,
                 force=force,
             )
-            if event is not None and plan.end <= event["end"]:
+            if event is not None and plan.end <= event.end:
                 break  # keeping one turn would replace nothing more: stay with the first attempt
             candidate = await self._event(history, plan, focus)
             if candidate is not None:
                 event = candidate
-            if event is not None and event["tokens_after"] <= self.threshold_tokens:
+            if event is not None and event.tokens_after <= self.threshold_tokens:
                 break
         return event
 
-    async def _event(self, history: History, plan: Plan, focus: str | None) -> dict[str, Any] | None:
-        """The ``compaction`` event `plan` leads to (with its tokens_after), or None if it is a no-op."""
+    async def _event(self, history: History, plan: Plan, focus: str | None) -> CompactionRecord | None:
+        """The ``compaction`` record `plan` leads to (with its tokens_after), or None if it is a no-op."""
+        text: str
+        method: CompactionMethod
         text, method = "", "pruned"
         if plan.end > plan.start:
             text, method = await self._summary(history, plan, focus)
@@ -120,27 +124,25 @@ class Compressor:
             return None
         summary = summary_message(text, replaced=plan.end - plan.start) if text else None
         names = tool_names(history.messages)
-        event: dict[str, Any] = {
-            "type": "compaction",
-            "start": plan.start,
-            "end": plan.end if summary else plan.start,
-            "summary_message": summary,
-            "method": method,
-            "pruned": plan.pruned,
-            "stubs": plan.stubs,
-            "pruned_tools": [names.get(str(history.messages[i].get("tool_call_id"))) for i in plan.pruned],
-            "focus": focus,
-        }
+        event = CompactionRecord(
+            start=plan.start,
+            end=plan.end if summary else plan.start,
+            summary_message=summary,
+            method=method,
+            pruned=plan.pruned,
+            stubs=plan.stubs,
+            pruned_tools=[names.get(str(history.messages[i].get("tool_call_id"))) for i in plan.pruned],
+            focus=focus,
+        )
         after = copy.deepcopy(history.messages)
         apply_event(after, event)
         issues = find_pairing_issues(after)
         if issues:  # cannot happen by construction; never commit it if it ever does
             _log.error("compaction plan skipped, it would break tool pairing: %s", issues[0].describe())
             return None
-        event["tokens_after"] = self.count_tokens(after)
-        return event
+        return dataclasses.replace(event, tokens_after=self.count_tokens(after))
 
-    async def _summary(self, history: History, plan: Plan, focus: str | None) -> tuple[str, str]:
+    async def _summary(self, history: History, plan: Plan, focus: str | None) -> tuple[str, CompactionMethod]:
         """The LLM summary when it is usable, else the extractive one."""
         replaced = plan.pruned_messages(history.messages)[plan.start : plan.end]
         chosen = chosen_options(replaced)
@@ -154,22 +156,11 @@ class Compressor:
                 return _with_decisions(text, chosen), "summarised"
         return extractive_summary(replaced, focus=focus, budget_chars=budget_chars), "extractive"
 
-    def _commit(self, history: History, event: dict[str, Any], tokens_before: int) -> CompactionDone:
-        data = {k: v for k, v in event.items() if k != "type"}
-        history.apply_logged("compaction", **data, tokens_before=tokens_before)
+    def _commit(self, history: History, event: CompactionRecord, tokens_before: int) -> CompactionDone:
+        written = history.apply_logged(dataclasses.replace(event, tokens_before=tokens_before))
         history.check_pairing()  # by construction; a failure here is a bug worth surfacing loudly
         self.compactions += 1
-        summary = event["summary_message"]
-        text = summary_text(summary["content"]) if summary else (
-            f"Pruned {len(event['pruned'])} old tool output(s); the full outputs stay in the transcript."
-        )
-        return CompactionDone(
-            summary=text,
-            replaced_messages=(event["end"] - event["start"]) if summary else len(event["pruned"]),
-            tokens_before=tokens_before,
-            tokens_after=event["tokens_after"],
-            method=event["method"],
-        )
+        return compaction_done(written)
 
 
 def _with_decisions(text: str, chosen: list[str]) -> str:

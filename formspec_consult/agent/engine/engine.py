@@ -20,7 +20,13 @@ from formspec_consult.agent.loop.options import pick_option
 from formspec_consult.agent.loop.permissions import Approver
 from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.providers.base import ProviderError
-from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
+from formspec_consult.store.agent_events import (
+    AgentEvent,
+    AssistantMessage,
+    Notice,
+    TurnFinished,
+    TurnStarted,
+)
 from formspec_consult.store.layout import MCP_SERVER_LOG, consult_dir
 from formspec_consult.store.records import DecisionRecord, NoticeRecord
 
@@ -50,9 +56,9 @@ class Engine:
         if session.resumed_events and not session.loop.last_options:
             # A resumed session answers the options its last reply offered, as the TUI does:
             # `-p a --continue` sends `[chosen: A) …]`, not the bare letter.
-            replies = [e for e in self.past_events() if e.kind in {"assistant_message", "turn_started"}]
-            if replies and replies[-1].kind == "assistant_message":
-                session.loop.last_options = tuple(getattr(replies[-1], "options", ()) or ())
+            replies = [e for e in self.past_events() if isinstance(e, (AssistantMessage, TurnStarted))]
+            if replies and isinstance(replies[-1], AssistantMessage):
+                session.loop.last_options = tuple(replies[-1].options)
 
     @classmethod
     async def open(cls, options: EngineOptions) -> Engine:

@@ -23,7 +23,7 @@ permissions decide that). Tools of other servers pass through as their servers l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +69,7 @@ class ConsultantOffer:
         real_name: Callable[[str], str],
         local: str,
         drafted: Callable[[], bool],
-        refresh: Callable[[], Any] | None = None,
+        refresh: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         self.inner, self.local = inner, local
         self._server_of, self._real_name, self._drafted, self._refresh = server_of, real_name, drafted, refresh

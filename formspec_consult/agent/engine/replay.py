@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from formspec_consult.agent.history.summary import summary_text
+from formspec_consult.agent.history.summary import compaction_done
 from formspec_consult.agent.loop.options import find_options
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantMessage,
-    CompactionDone,
     Notice,
     ToolCallFinished,
     ToolCallStarted,
@@ -45,14 +44,7 @@ def _one(event: EventRecord) -> AgentEvent | None:
             event.call_id, event.server, event.name, event.ok, event.result, float(event.duration_ms or 0.0)
         )
     if isinstance(event, CompactionRecord):
-        summary = event.summary_message
-        if isinstance(summary, dict):
-            text = summary_text(summary.get("content", ""))
-            replaced = event.end - event.start
-        else:
-            text = f"Pruned {len(event.pruned)} old tool output(s); the full outputs stay in the transcript."
-            replaced = len(event.pruned)
-        return CompactionDone(text, replaced, event.tokens_before, event.tokens_after, event.method)
+        return compaction_done(event)
     if isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)):  # recorded by the local server
         return Notice("info", review_note(event))
     if isinstance(event, NoticeRecord):

@@ -8,7 +8,7 @@ import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, cast
 
 from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.engine.context import collect_context, make_summariser, render_system_prompt
@@ -35,6 +35,7 @@ from formspec_consult.store.locks import SessionWriter
 from formspec_consult.store.records import (
     CompactionRecord,
     EventRecord,
+    NoticeRecord,
     SessionResumedRecord,
     SessionStartedRecord,
     TurnFinishedRecord,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 # Seconds a session waits, once everything it needs is ready, for the servers it does not need
 # (the user's mcpServers) before it goes on without them; they join once up.
 START_GRACE = 10.0
+T = TypeVar("T")
 
 
 @dataclass
@@ -79,9 +81,6 @@ class Session:
                     close()
         finally:
             self.log.close()
-            close = getattr(self.transcript, "close", None)
-            if close is not None:
-                close()
             if self.writer is not None:
                 self.writer.release()
 
@@ -107,13 +106,28 @@ def _existing_session(options: EngineOptions, project_root: Path) -> tuple[str, 
     return None
 
 
-def _recorded(events: list[EventRecord], key: str) -> Any:
-    """The latest value of `key` in session_started/session_resumed events."""
-    value = None
+@dataclass(frozen=True)
+class _Recorded:
+    """What a resumed session ran with (its latest session_started/session_resumed values)."""
+
+    model: str | None = None
+    base_url: str | None = None
+    window: int | None = None
+    allow_unvalidated: bool | None = None
+
+
+def _recorded(events: list[EventRecord]) -> _Recorded:
+    """The latest set value of each field (a later record that leaves one empty keeps the earlier)."""
+    found = _Recorded()
     for event in events:
-        if isinstance(event, (SessionStartedRecord, SessionResumedRecord)) and getattr(event, key, None):
-            value = getattr(event, key)
-    return value
+        if isinstance(event, (SessionStartedRecord, SessionResumedRecord)):
+            found = _Recorded(
+                event.model or found.model,
+                event.base_url or found.base_url,
+                event.window or found.window,
+                event.allow_unvalidated or found.allow_unvalidated,
+            )
+    return found
 
 
 async def open_session(options: EngineOptions) -> Session:
@@ -144,10 +158,11 @@ async def _open(
     events = list(EventLog.records(existing[1] / "events.jsonl")) if existing else []
     flags = dict(options.flags)
     if resumed and not flags.get("model") and options.provider is None:
-        flags["model"] = _recorded(events, "model")  # resume keeps the session's model (and endpoint)
-        flags["base_url"] = flags.get("base_url") or _recorded(events, "base_url")
-        flags["context_window"] = flags.get("context_window") or _recorded(events, "window")
-        flags["allow_unvalidated"] = flags.get("allow_unvalidated") or _recorded(events, "allow_unvalidated")
+        recorded = _recorded(events)  # resume keeps the session's model (and endpoint)
+        flags["model"] = recorded.model
+        flags["base_url"] = flags.get("base_url") or recorded.base_url
+        flags["context_window"] = flags.get("context_window") or recorded.window
+        flags["allow_unvalidated"] = flags.get("allow_unvalidated") or recorded.allow_unvalidated
     settings = load_settings(project_root, flags)
     provider = options.provider
     if provider is None:
@@ -196,7 +211,7 @@ async def _open(
         raise
 
 
-def _warm_and_check(provider: Provider, settings: Any, *, checked: bool) -> None:
+def _warm_and_check(provider: Provider, settings: Settings, *, checked: bool) -> None:
     """Import litellm and look the model up (the provider's `warm`), then check the capability bar
     (an injected provider is not checked). Runs in a worker thread."""
     provider.warm()
@@ -206,13 +221,13 @@ def _warm_and_check(provider: Provider, settings: Any, *, checked: bool) -> None
         check_capability(provider, allow_unvalidated=settings.allow_unvalidated)
 
 
-async def _settle(task: asyncio.Future[Any]) -> None:
+async def _settle(task: asyncio.Future[T]) -> None:
     """Wait for a worker-thread task that cannot be cancelled, ignoring its outcome."""
     with contextlib.suppress(BaseException):
         await asyncio.shield(task)
 
 
-async def _drop(task: asyncio.Future[Any]) -> None:
+async def _drop(task: asyncio.Future[T]) -> None:
     """Cancel a task whose outcome no longer matters, and collect it."""
     task.cancel()
     with contextlib.suppress(BaseException):
@@ -220,11 +235,11 @@ async def _drop(task: asyncio.Future[Any]) -> None:
 
 
 async def _begin(
-    options: Any,
+    options: EngineOptions,
     project_root: Path,
     session_id: str,
     session_dir: Path,
-    settings: Any,
+    settings: Settings,
     provider: Provider,
     manager: MCPManager,
     warming: asyncio.Future[None],
@@ -308,7 +323,7 @@ def _assemble(
     from formspec_consult.agent.verify_pass import VerifyingTools
 
     verifying = VerifyingTools(
-        manager, settings.verify, provider, session_dir / "discovery-summary.md", log=log.append
+        manager, settings.verify, provider, session_dir / "discovery-summary.md", log=log.write
     )
     tools = ConsultantOffer(
         verifying,
@@ -372,23 +387,38 @@ def _check_prefix_fits(session: Session) -> None:
     error = prefix_fit_error(provider, session.window, reserve_for, session.history.messages,
                              session.loop.tools.tool_declarations())
     if error is not None:
-        session.log.append("notice", level="error", message=str(error))
+        session.log.write(NoticeRecord(level="error", message=str(error)))
         raise error
 
 
-def _session_meta(session: Session) -> dict[str, Any]:
-    return {
-        "session_id": session.session_id,
-        "model": session.provider.model,
-        "provider": session.provider.name,
-        "base_url": session.settings.base_url,
-        "project": str(session.project_root),
-        "allow_unvalidated": bool(session.settings.allow_unvalidated),
-        "verify": session.settings.verify,
-        "window": session.window,
-        "usable_window": session.compressor.usable_window,
-        "threshold_tokens": session.compressor.threshold_tokens,
-    }
+class SessionMeta(TypedDict):
+    """The fields session_started and session_resumed share: what the session runs with."""
+
+    session_id: str
+    model: str
+    provider: str
+    base_url: str | None
+    project: str
+    allow_unvalidated: bool
+    verify: str | None
+    window: int | None
+    usable_window: int | None
+    threshold_tokens: int | None
+
+
+def _session_meta(session: Session) -> SessionMeta:
+    return SessionMeta(
+        session_id=session.session_id,
+        model=session.provider.model,
+        provider=session.provider.name,
+        base_url=session.settings.base_url,
+        project=str(session.project_root),
+        allow_unvalidated=bool(session.settings.allow_unvalidated),
+        verify=session.settings.verify,
+        window=session.window,
+        usable_window=session.compressor.usable_window,
+        threshold_tokens=session.compressor.threshold_tokens,
+    )
 
 
 async def _context(manager: MCPManager) -> tuple[dict[str, str], list[str]]:
@@ -420,7 +450,7 @@ def _follow_late_servers(session: Session, names: list[str]) -> None:
         if name in late and problem is not None:
             session.start_problems.append(problem)
             with contextlib.suppress(EventLogError, OSError):  # the session may be closing meanwhile
-                session.log.append("notice", level="warning", message=problem)
+                session.log.write(NoticeRecord(level="warning", message=problem))
 
     session.manager.on_started = started
 
@@ -429,11 +459,12 @@ def _start(session: Session, context: dict[str, str], problems: list[str]) -> No
     """A new session: the system prompt from the collected context, session_started."""
     session.start_problems.extend(problems)
     created = datetime.now(UTC).isoformat(timespec="seconds")
-    session.log.append(
-        "session_started",
-        created=created,
-        context_tools=[name for name, value in context.items() if value],
-        **_session_meta(session),
+    session.log.write(
+        SessionStartedRecord(
+            created=created,
+            context_tools=[name for name, value in context.items() if value],
+            **_session_meta(session),
+        )
     )
     session.transcript.write_heading(
         f"Consultation {session.session_id}",
@@ -443,7 +474,7 @@ def _start(session: Session, context: dict[str, str], problems: list[str]) -> No
         started=created,
     )
     for problem in session.start_problems:
-        session.log.append("notice", level="warning", message=problem)
+        session.log.write(NoticeRecord(level="warning", message=problem))
     session.history.append({"role": "system", "content": render_system_prompt(session.session_id, context)})
 
 
@@ -455,7 +486,7 @@ def _resume(session: Session, events: list[EventRecord]) -> None:
     loop.turn = max(turns, default=0)
     session.compressor.compactions = sum(1 for e in events if isinstance(e, CompactionRecord))
     loop.usage.restore(events)
-    session.log.append("session_resumed", **_session_meta(session))
+    session.log.write(SessionResumedRecord(**_session_meta(session)))
     session.transcript.write_heading(
         f"Resumed {session.session_id}",
         model=session.provider.model,
@@ -463,11 +494,11 @@ def _resume(session: Session, events: list[EventRecord]) -> None:
         at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     for problem in session.start_problems:
-        session.log.append("notice", level="warning", message=problem)
+        session.log.write(NoticeRecord(level="warning", message=problem))
     if turns and loop.turn not in finished:
         repaired = session.history.repair_pairing()
-        session.log.append(
-            "turn_finished", turn=loop.turn, reason="cancelled", error="interrupted", repaired=repaired
+        session.log.write(
+            TurnFinishedRecord(turn=loop.turn, reason="cancelled", error="interrupted", repaired=repaired)
         )
         session.transcript.write_note(
             f"Turn {loop.turn} was interrupted (the program stopped); it was closed on resume."
@@ -475,9 +506,9 @@ def _resume(session: Session, events: list[EventRecord]) -> None:
     elif session.history.pairing_issues():  # e.g. a reply with one tool-call id twice: fix it now,
         repaired = session.history.repair_pairing()  # not after the first request fails
         message = "The resumed history had tool-call pairing defects; repaired: " + "; ".join(repaired)
-        session.log.append("notice", level="warning", message=message)
+        session.log.write(NoticeRecord(level="warning", message=message))
 
 
 def session_secrets(provider: Provider, settings: Settings) -> tuple[str, ...]:
     """Values no file of the session may contain: the provider's key, the registry token."""
-    return tuple(s for s in (*provider.secret_values(), getattr(settings, "registry_token", None)) if s)
+    return tuple(s for s in (*provider.secret_values(), settings.registry_token) if s)

@@ -14,7 +14,7 @@ import copy
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from formspec_consult.agent.history.pairing import (
     PairingIssue,
@@ -25,9 +25,10 @@ from formspec_consult.agent.history.pairing import (
 from formspec_consult.agent.history.summary import SUMMARY_PREFIX, is_summary
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import apply_event, rebuild_history
-from formspec_consult.store.records import EventRecord
+from formspec_consult.store.records import CompactionRecord, EventRecord, MessageRecord, RepairRecord
 
 Message = dict[str, Any]
+Change = TypeVar("Change", MessageRecord, CompactionRecord, RepairRecord)
 BlockKind = Literal["head", "summary", "user", "assistant", "system"]
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -80,8 +81,7 @@ class History:
     # -- changes -------------------------------------------------------------------------------
     def append(self, message: Message) -> None:
         """Append one message (validated, copied) and log it as a ``message`` event."""
-        message = _validated(message)
-        self._apply({"type": "message", "message": message})
+        self._apply(MessageRecord(message=_validated(message)))
 
     def add_user(self, text: str) -> None:
         """Append a user message."""
@@ -101,16 +101,15 @@ class History:
         `content` is text, or OpenAI content parts (text and images)."""
         self.append({"role": "tool", "tool_call_id": call_id, "content": content})
 
-    def apply_logged(self, type: str, **data: Any) -> dict[str, Any]:  # noqa: A002
-        """Log a message-changing event (``compaction``, ``repair``) and apply it; returns the event."""
-        return self._apply({"type": type, **data})
+    def apply_logged(self, record: Change) -> Change:
+        """Log a message-changing record (a compaction, a repair) and apply it; returns it as written."""
+        return self._apply(record)
 
-    def _apply(self, event: dict[str, Any]) -> dict[str, Any]:
-        if self.log is not None:
-            data = {k: v for k, v in event.items() if k != "type"}
-            event = self.log.append(event["type"], **data)
-        apply_event(self.messages, event)
-        return event
+    def _apply(self, record: Change) -> Change:
+        if self.log is not None:  # what is applied is what was written (secrets masked alike)
+            record = self.log.write(record)
+        apply_event(self.messages, record)
+        return record
 
     # -- structure -----------------------------------------------------------------------------
     def blocks(self) -> list[Block]:
@@ -168,7 +167,7 @@ class History:
         for planner in (plan_duplicate_ids, plan_repair):  # ids first: the pairing needs them unique
             plan = planner(self.messages)
             if plan.actions:
-                self.apply_logged("repair", actions=plan.actions, remove=plan.remove, insert=plan.insert)
+                self.apply_logged(RepairRecord(actions=plan.actions, remove=plan.remove, insert=plan.insert))
                 actions += plan.actions
         return actions
 

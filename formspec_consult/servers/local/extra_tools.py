@@ -42,30 +42,30 @@ def register(server: MCPServer, state: LocalState) -> None:
         from formspec_consult.store.events import EventLog
 
         log_path = state.session_folder / "events.jsonl"
-        events = list(EventLog.read(log_path))
+        events = list(EventLog.records(log_path))
         if seq is not None:
             for event in events:
-                if event.get("seq") == seq:
-                    return {"session": state.session_id, "event": event}
-            last = events[-1].get("seq") if events else None
+                if event.seq == seq:
+                    return {"session": state.session_id, "event": event.to_json()}
+            last = events[-1].seq if events else None
             raise ToolError(
                 f"No event with seq {seq} in this session (last seq: {last}). Search with query instead."
             )
         needle = (query or "").casefold()
         matches = []
         for event in reversed(events):
-            if type and event.get("type") != type:
+            if type and event.type != type:
                 continue
-            text = json.dumps(event, ensure_ascii=False)
+            text = json.dumps(event.to_json(), ensure_ascii=False)
             where = text.casefold().find(needle) if needle else 0
             if where < 0:
                 continue
             start = max(0, where - SNIPPET // 2)
             matches.append(
                 {
-                    "seq": event.get("seq"),
-                    "type": event.get("type"),
-                    "ts": event.get("ts"),
+                    "seq": event.seq,
+                    "type": event.type,
+                    "ts": event.ts,
                     "snippet": text[start : start + SNIPPET],
                 }
             )
