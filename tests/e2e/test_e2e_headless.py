@@ -140,7 +140,7 @@ def test_ctrl_c_mid_reply_exits_130_and_logs_a_cancelled_turn_with_what_was_show
     assert kept and kept[-1]["content"].startswith("A part")
 
 
-def test_ctrl_c_during_start_up_exits_130_at_once_sends_nothing_and_leaves_no_session(
+def test_ctrl_c_during_start_up_exits_130_sends_nothing_and_leaves_no_session(
     tmp_path: Path, fake_openai: FakeOpenAIServer
 ) -> None:
     project = make_project(tmp_path / "shop")
