@@ -31,7 +31,7 @@ def help_text() -> str:
         "### Keys\n\n"
         "| key | what it does |\n|---|---|\n"
         "| `Enter` | send (a lone letter answers an offered option) |\n"
-        "| `alt+a` … `alt+f` | pick option A … F (with none on offer, alt+b / alt+f move by words) |\n"
+        "| `alt+a` … `alt+f` | pick option A … F |\n"
         "| `Esc` | cancel the running turn |\n"
         "| `F2` / `F3` / `F4` | show or hide conversation / tool calls / diffs |\n"
         "| `F5` | shift the split between tool calls and diffs |\n"
