@@ -66,6 +66,23 @@ def test_a_draft_the_gate_refused_reads_as_refused_in_text_json_and_transcript(p
     assert transcripts and all("refused by the validation gate" in t.read_text(encoding="utf-8") for t in transcripts)
 
 
+def test_an_apply_reads_as_ok_while_another_file_of_the_project_has_a_problem(project: Path, tmp_path: Path) -> None:
+    # apply_draft's answer carries the whole project's validation; a problem in a file the draft
+    # did not touch does not make the apply that happened read as refused.
+    broken = project / "spec" / "modules" / "shop" / "master" / "supplier" / "entity.yaml"
+    broken.parent.mkdir(parents=True)
+    broken.write_text(BAD_CUSTOMER.replace("customer", "supplier"), encoding="utf-8")
+    result = run_cli(["-m", f"scripted:{_propose_then_apply(tmp_path)}", "-p", "draft it", "--json",
+                      "--allow-tool", "apply_draft"], project, cli_env(tmp_path))
+    assert result.returncode == 0, result.stderr
+    finished = {e["name"]: e for e in map(json.loads, result.stdout.splitlines()) if e["type"] == "tool_call_finished"}
+    assert json.loads(finished["apply_draft"]["result"])["validation"]["ok"] is False  # the project has a problem
+    assert finished["propose_spec_file"]["status"] == "ok" and finished["apply_draft"]["status"] == "ok"
+    assert (project / "spec" / DRAFT_PATH).read_text(encoding="utf-8") == CUSTOMER
+    (transcript,) = (project / ".formspec" / "consult").glob("*/transcript.md")
+    assert "refused by the validation gate" not in transcript.read_text(encoding="utf-8")
+
+
 def test_a_bare_letter_after_continue_sends_the_chosen_option(project: Path, tmp_path: Path) -> None:
     script = write_script(tmp_path / "s.yaml", ["Which do you prefer?\nA) Cards\nB) Cash", "Cards it is."])
     first = run_cli(["-m", f"scripted:{script}", "-p", "hello"], project, cli_env(tmp_path))

@@ -57,9 +57,9 @@ def _check_model_configured(options: Mapping[str, Any]) -> None:
     from formspec_consult.providers.resolve import no_model_error
 
     try:
-        from formspec_consult.spec import open_project
+        from formspec_consult.spec.discovery import find_root
 
-        root: Path | None = Path(open_project(options.get("project") or Path.cwd()).root)
+        root: Path | None = find_root(options.get("project") or Path.cwd())
     except Exception:  # noqa: BLE001 - the project error is reported when the engine opens
         root = None
     if not load_settings(root, cli_flags(options)).model:

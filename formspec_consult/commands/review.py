@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+if TYPE_CHECKING:
+    from formspec_consult.store.review_results import Applied, ToolResult
+
+Call = Callable[[str, dict[str, Any]], Awaitable["ToolResult"]]
 session_option = click.option(
     "--session", "session_id", default=None, metavar="ID", help="Session id (default: the latest session)."
 )
@@ -59,17 +62,17 @@ def with_local_server(
         from formspec_consult.agent.engine.setup import LOCAL
         from formspec_consult.commands.wiring import local_server_spec
         from formspec_consult.mcp_client import MCPManager, ServerDied, ToolError
+        from formspec_consult.store.review_results import ToolResult, ToolResultError
 
         manager = MCPManager([local_server_spec(root, sid, in_memory=False, timeout=120.0)])
         try:
             await manager.start(required=[LOCAL])
 
-            async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-                result = await manager.call_on(LOCAL, name, arguments)
-                return result if isinstance(result, dict) else {"result": result}
+            async def call(name: str, arguments: dict[str, Any]) -> ToolResult:
+                return ToolResult.of(name, await manager.call_on(LOCAL, name, arguments))
 
             return await work(call, sid)
-        except (ToolError, ServerDied) as exc:
+        except (ToolError, ServerDied, ToolResultError) as exc:
             raise _fail(str(exc)) from exc
         finally:
             await manager.aclose()
@@ -113,7 +116,7 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, se
     if bool(path) == apply_all:
         raise click.UsageError("give one draft PATH or --all (see `formspec-consult diff`)")
 
-    def say(result: dict[str, Any]) -> None:
+    def say(result: Applied) -> None:
         click.echo(format_apply(result).replace("/undo", "formspec-consult undo"))
 
     async def work(call: Call, sid: str) -> int:
@@ -147,7 +150,7 @@ def reject(ctx: click.Context, path: str, session_id: str | None) -> None:
 
     async def work(call: Call, sid: str) -> int:
         result = await ReviewFlow(call).reject(path)
-        click.echo(f"Rejected {result.get('rejected')}; {len(result.get('remaining', []))} draft(s) left.")
+        click.echo(f"Rejected {result.path}; {len(result.remaining)} draft(s) left.")
         return 0
 
     with_local_server(ctx, session_id, work)

@@ -62,7 +62,7 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
     from formspec_consult.commands.wiring import local_server_spec
     from formspec_consult.mcp_client import MCPManager, ToolError
     from formspec_consult.store.folder import list_sessions
-    from formspec_consult.store.review_flow import DraftsOverview
+    from formspec_consult.store.review_results import DraftList, ToolResult, ToolResultError
 
     try:
         root = resolve_project((ctx.obj or {}).get("project"))
@@ -85,11 +85,11 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
             await manager.start(required=[LOCAL])
             for row in rows:
                 try:
-                    listing = await manager.call_on(LOCAL, "list_drafts", {"session": row["id"]})
-                    overview = DraftsOverview(tuple(listing.get("drafts") or ()), tuple(listing.get("settled") or ()))
-                    row["drafts"] = len(overview.live) + len(overview.settled)  # every draft of the session
-                    row["drafts_by_state"] = overview.by_state()
-                except ToolError:
+                    answer = await manager.call_on(LOCAL, "list_drafts", {"session": row["id"]})
+                    listing = DraftList.from_result(ToolResult.of("list_drafts", answer))
+                    row["drafts"] = len(listing.drafts) + len(listing.settled)  # every draft of the session
+                    row["drafts_by_state"] = listing.by_state()
+                except (ToolError, ToolResultError):
                     row["drafts"], row["drafts_by_state"] = None, {}
         finally:
             await manager.aclose()

@@ -84,11 +84,13 @@ def registry_server_spec(
         return ServerSpec(
             name=REGISTRY, url=settings.registry_url, headers=headers, timeout=timeout, auth_hint=hint
         )
-    try:
-        from formspec_consult.servers.registry import bundled_registry_command, create_registry_server
+    try:  # only the command line: the server's own modules load in its process, not this one
+        from formspec_consult.servers.registry_command import bundled_registry_command
     except ImportError:
         return None  # this build has no bundled registry: the session runs without it
     if in_memory:
+        from formspec_consult.servers.registry import create_registry_server
+
         return ServerSpec(name=REGISTRY, in_process=create_registry_server(), timeout=timeout)
     command = bundled_registry_command()
     if not command:

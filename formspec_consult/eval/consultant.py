@@ -20,6 +20,7 @@ from formspec_consult.providers.base import Provider
 from formspec_consult.store.agent_events import AssistantMessage, ToolCallFinished, TurnFinished
 from formspec_consult.store.layout import EVENTS
 from formspec_consult.store.records import EventRecord, MessageRecord
+from formspec_consult.store.review_flow import ReviewFlow
 
 
 class CaseFailed(RuntimeError):
@@ -67,22 +68,21 @@ class Consultation:
     async def apply_all(self) -> ApplyOutcome:
         """Apply every draft that passes the gate (list_drafts, apply_draft); note the refusals."""
         outcome = ApplyOutcome()
-        drafts = (await self.engine.call_tool("list_drafts")).get("drafts") or []
-        outcome.drafts = {str(d.get("path")): bool(d.get("valid")) for d in drafts}
+        flow = ReviewFlow(self.engine.call_tool)
+        drafts = await flow.drafts()
+        outcome.drafts = {d.path: d.valid for d in drafts}
         for draft in drafts:
-            path = str(draft.get("path"))
-            if not draft.get("valid"):
-                outcome.refused.append({"path": path, "error": f"{draft.get('problems')} blocking problem(s)"})
+            if not draft.valid:
+                outcome.refused.append({"path": draft.path, "error": f"{draft.problems} blocking problem(s)"})
                 continue
             try:
-                result = await self.engine.call_tool("apply_draft", {"file": path})
+                applied = await flow.apply(draft.path)
             except ToolError as exc:
-                outcome.refused.append({"path": path, "error": str(exc)})
+                outcome.refused.append({"path": draft.path, "error": str(exc)})
                 continue
-            outcome.applied.append(path)
-            validation = result.get("validation") or {}
-            outcome.project_valid = bool(validation.get("ok"))
-            outcome.project_problems = len(validation.get("problems") or [])
+            outcome.applied.append(draft.path)
+            outcome.project_valid = applied.validation.ok
+            outcome.project_problems = len(applied.validation.problems)
         return outcome
 
     async def aclose(self) -> None:

@@ -1,11 +1,13 @@
 """A tool's input schema as the model reads it: the same arguments, without the generator's noise.
 
 Servers built on pydantic (ours and most Python ones) declare every argument with a `title` that
-repeats its name, a schema title like `read_skillArguments`, and each optional argument as
-`anyOf: [{type: X}, {type: null}], default: null`. Every request carries every declaration, so
-this noise is paid on each one. :func:`compact_schema` drops the `title` annotations and writes
-an optional-with-null-default argument as its plain type (leaving it out is the same call). The
-names, types, descriptions, bounds, enums, defaults and `required` lists are kept as they are.
+repeats its name, a schema title like `read_skillArguments`, each optional argument as
+`anyOf: [{type: X}, {type: null}], default: null`, and the value an omitted argument takes as
+`default`. Every request carries every declaration, so this noise is paid on each one.
+:func:`compact_schema` drops the `title` and `default` annotations (leaving an argument out is the
+call with its default: the model needs to know that it is optional, which `required` says, not the
+server's value) and writes an optional-with-null-default argument as its plain type. The names,
+types, descriptions, bounds, enums and `required` lists are kept as they are.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ _NULL = {"type": "null"}
 
 
 def compact_schema(schema: Any) -> Any:
-    """A copy of a JSON Schema without `title` annotations, nullable optionals as their type."""
+    """A copy of a JSON Schema without `title` and `default` annotations, nullable optionals as
+    their type."""
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
@@ -35,7 +38,9 @@ def compact_schema(schema: Any) -> Any:
             out[key] = [compact_schema(sub) for sub in value]
         else:
             out[key] = value
-    return _without_null_option(out)
+    compact = _without_null_option(out)
+    compact.pop("default", None)
+    return compact
 
 
 def _without_null_option(node: dict[str, Any]) -> dict[str, Any]:

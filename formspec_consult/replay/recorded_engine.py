@@ -10,13 +10,14 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import anyio
 
 from formspec_consult.agent.engine.status import EngineStatus
-from formspec_consult.replay.recording import Recording
+from formspec_consult.replay.recording import Recording, Step
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantDelta,
@@ -25,6 +26,17 @@ from formspec_consult.store.agent_events import (
     ToolCallFinished,
     ToolCallStarted,
     UsageUpdated,
+)
+from formspec_consult.store.review_results import (
+    DiffList,
+    DraftDiff,
+    DraftList,
+    DraftRow,
+    Proposed,
+    SettledRow,
+    SettledState,
+    ToolResult,
+    ToolResultError,
 )
 
 READ_ONLY = "This is a read-only replay: nothing is applied. Run `formspec-consult demo` to try it for real."
@@ -51,7 +63,11 @@ class RecordedEngine:
         self.model = recording.header.model or "recorded"
         self.last_options: tuple[str, ...] = ()
         self._usage: UsageUpdated | None = None
-        self._drafts: dict[str, dict[str, Any]] = {}
+        # What the local server would list: drafts under review, those applied or rejected, and
+        # the applies an undo takes back (newest last) — answered with the server's records.
+        self._drafts: dict[str, DraftDiff] = {}
+        self._settled: dict[str, SettledRow] = {}
+        self._applied: list[DraftDiff] = []
         self._proposed: dict[str, dict[str, Any]] = {}
 
     @property
@@ -79,8 +95,7 @@ class RecordedEngine:
             return
         step = self.recording.steps[self.position]
         self.position += 1
-        if step.kind in {"apply", "reject"} and step.path:
-            self._drafts.pop(step.path, None)
+        self._review(step)
         for event in step.events:
             if isinstance(event, AssistantMessage) and event.text:
                 for piece in _chunks(event.text):
@@ -101,32 +116,49 @@ class RecordedEngine:
             yield event
         await self._pause(0.4)
 
+    def _review(self, step: Step) -> None:
+        """A recorded apply, reject or undo changes the drafts as the local server does: an apply
+        or reject takes the draft out of review (listed as settled), an undo puts the draft the
+        last apply took back for review (state undone) unless a newer draft of it is listed."""
+        if step.kind in {"apply", "reject"} and step.path:
+            draft = self._drafts.pop(step.path, None)
+            state: SettledState = "applied" if step.kind == "apply" else "rejected"
+            self._settled[step.path] = SettledRow(step.path, step.file or step.path, state, None)
+            if step.kind == "apply" and draft is not None:
+                self._applied.append(draft)
+        elif step.kind == "undo" and self._applied:
+            draft = self._applied.pop()
+            self._settled.pop(draft.path, None)
+            self._drafts.setdefault(draft.path, replace(draft, state="undone"))
+
     def _track(self, event: ToolCallFinished) -> str | None:
         """Remember drafts from recorded `propose_spec_file` results; return the draft's path."""
         call = self._proposed.pop(event.call_id, {})
         if event.name != "propose_spec_file" or not event.ok:
             return None
         try:
-            result = json.loads(event.result)
-        except ValueError:
+            proposed = Proposed.from_result(ToolResult.of(event.name, json.loads(event.result)))
+        except (ValueError, ToolResultError):  # not the tool's result: the pane shows no draft for it
             return None
-        path = str(result.get("path") or call.get("path") or "")
-        validation = result.get("validation") or {}
         content = str(call.get("content") or "")
-        diff = "".join(difflib.unified_diff([], content.splitlines(keepends=True), "/dev/null", f"b/{path}"))
-        self._drafts[path] = {
-            "path": path, "status": result.get("status", "new"), "valid": bool(validation.get("ok", True)),
-            "problems": validation.get("problems") or [], "target_changed": False, "diff": diff,
-        }
-        return path
+        diff = "".join(difflib.unified_diff([], content.splitlines(keepends=True), "/dev/null", f"b/{proposed.path}"))
+        blocking = () if proposed.passes else tuple(proposed.validation.problems)
+        self._drafts[proposed.path] = DraftDiff(proposed.path, proposed.status, "pending", proposed.passes,
+                                                blocking, False, diff)
+        self._settled.pop(proposed.path, None)
+        return proposed.path
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        if name == "list_drafts":  # the local server's shapes (store.review_results reads them)
-            rows = [{**{k: v for k, v in d.items() if k != "diff"}, "problems": len(d["problems"])}
-                    for d in self._drafts.values()]
-            return {"session": self.session_id, "drafts": rows}
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
+        """The review tools a replay answers, in the local server's shapes (built with the records
+        the review workflow reads them into); anything that would write is refused."""
+        if name == "list_drafts":
+            rows = tuple(DraftRow(d.path, d.status, d.state, d.valid, len(d.problems), d.target_changed)
+                         for d in self._drafts.values())
+            return ToolResult.of(name, DraftList(self.session_id, rows, tuple(self._settled.values())).to_json())
         if name == "diff_drafts":
-            return {"session": self.session_id, "drafts": list(self._drafts.values())}
+            path = (arguments or {}).get("path")
+            diffs = tuple(d for d in self._drafts.values() if not path or d.path == path)
+            return ToolResult.of(name, DiffList(self.session_id, diffs).to_json())
         raise PermissionError(READ_ONLY)
 
     async def restart_mcp(self, server: str | None = None) -> None:

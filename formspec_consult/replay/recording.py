@@ -50,6 +50,7 @@ class Step:
     kind: str  # "say" | "apply" | "undo" | "reject" | "command" (another slash command: /diff, /summary…)
     events: list[AgentEvent] = field(default_factory=list)
     path: str | None = None
+    file: str | None = None  # the project file an apply or reject concerned, as recorded
 
 
 @dataclass
@@ -122,7 +123,9 @@ def load(path: Path) -> Recording:
             kind, target = event.type, event.path
             text = {"apply": f"/apply {target}", "undo": "/undo", "reject": f"/reject {target}"}[kind]
             verb = {"apply": "Applied", "undo": "Undid the apply of", "reject": "Rejected"}[kind]
-            step = Step(text, kind, [Notice("info", f"{verb} {target} (recorded)."), DraftsChanged((target,))], target)
+            file = event.file if isinstance(event, ApplyRecord) else None
+            events: list[AgentEvent] = [Notice("info", f"{verb} {target} (recorded)."), DraftsChanged((target,))]
+            step = Step(text, kind, events, target, file)
             steps.append(step)
         elif isinstance(event, CommandRecord):
             words = [event.name, *(str(a) for a in event.args)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import sys
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -22,6 +21,7 @@ from formspec_consult import __version__
 from formspec_consult.registry.db import open_store
 from formspec_consult.registry.store import RegistryStore
 from formspec_consult.servers.base import READ_ONLY, CitizenServer
+from formspec_consult.servers.registry_command import bundled_registry_command as bundled_registry_command
 from formspec_consult.servers.registry_models import (
     ModuleDetail,
     SearchResult,
@@ -109,9 +109,7 @@ class RegistryServer(CitizenServer):
                     max_length=500,
                 ),
             ],
-            limit: Annotated[
-                int, Field(description="How many, best first.", ge=1, le=50)
-            ] = 10,
+            limit: Annotated[int, Field(ge=1, le=50)] = 10,
             category: Annotated[
                 str | None, Field(description="Only this category, e.g. 'payment'.")
             ] = None,
@@ -135,8 +133,8 @@ class RegistryServer(CitizenServer):
                 str, Field(description="A name from search_modules_registry.", max_length=100)
             ],
         ) -> ModuleDetail:
-            """One registry module: full ai_index (features, integration pattern, publisher skills),
-            versions, trust tier, dependencies."""
+            """One registry module: ai_index (features, integration, publisher skills), versions, trust
+            tier, dependencies."""
             module = await db(store.get_module, name)
             if module is None:
                 close = difflib.get_close_matches(
@@ -159,11 +157,3 @@ def create_registry_server(
     return RegistryServer(store if store is not None else open_store(db_url), token=token)
 
 
-def bundled_registry_command(db_url: str | None = None) -> list[str]:
-    """The stdio command that runs the bundled registry (what the engine starts with no URL configured).
-
-    Without `db_url` it uses the per-user SQLite database, created from the bundled catalogue on
-    first start (safe if two processes start at once).
-    """
-    command = [sys.executable, "-m", "formspec_consult", "registry-serve", "--stdio"]
-    return [*command, "--db", db_url] if db_url else command

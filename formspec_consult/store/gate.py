@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from formspec_consult.spec.model import ValidationResult
+    from formspec_consult.spec.model import Document, ValidationResult
 
 
 class Validating(Protocol):
@@ -22,6 +22,8 @@ class Validating(Protocol):
     root: Path
 
     def validate(self, overlay: dict[str, str | None] | None = None) -> ValidationResult: ...
+
+    def documents(self, overlay: dict[str, str | None] | None = None) -> list[Document]: ...
 
 
 @dataclass
@@ -61,13 +63,9 @@ def _key(problem: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def findings(project: Validating, overlay: dict[str, str | None], project_rel: str) -> list[dict[str, Any]]:
-    """The verifiers' advice about the draft at ``project_rel`` (run after validation; never blocks).
-
-    A project that cannot list its documents (a validation-only stand-in) has no findings."""
+    """The verifiers' advice about the draft at ``project_rel`` (run after validation; never blocks)."""
     from formspec_consult.spec.verify import verify_overlay
 
-    if not callable(getattr(project, "documents", None)):
-        return []
     return verify_overlay(project, overlay, [project_rel])
 
 

@@ -15,7 +15,19 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+from formspec_consult.store.review_results import (
+    Applied,
+    DiffList,
+    DraftDiff,
+    DraftList,
+    DraftRow,
+    Proposed,
+    Rejected,
+    ToolResult,
+    Undone,
+)
+
+Call = Callable[[str, dict[str, Any]], Awaitable[ToolResult]]
 
 
 class ReviewError(ValueError):
@@ -26,86 +38,70 @@ class ReviewError(ValueError):
 class ApplyAll:
     """What "apply every valid draft" did."""
 
-    applied: tuple[dict[str, Any], ...]  # the apply_draft results, in order
+    applied: tuple[Applied, ...]  # the applies, in order
     skipped: tuple[str, ...]  # drafts left for review: they fail validation
     failed: tuple[tuple[str, str], ...] = ()  # (path, why) for applies the server refused
 
     @property
     def paths(self) -> tuple[str, ...]:
-        return tuple(str(result.get("applied")) for result in self.applied)
-
-
-@dataclass(frozen=True)
-class DraftsOverview:
-    """Every draft of the session: those under review and those that left it."""
-
-    live: tuple[dict[str, Any], ...]  # list_drafts rows: path, status, state (pending|undone), valid, …
-    settled: tuple[dict[str, Any], ...]  # path, file, state (applied|rejected), at
-
-    def by_state(self) -> dict[str, int]:
-        """How many drafts are in each state (pending, undone, applied, rejected)."""
-        counts: dict[str, int] = {}
-        for row in (*self.live, *self.settled):
-            state = str(row.get("state") or "pending")
-            counts[state] = counts.get(state, 0) + 1
-        return counts
+        return tuple(result.path for result in self.applied)
 
 
 class ReviewFlow:
-    """Review actions on the session a local server is bound to."""
+    """Review actions on the session a local server is bound to; every answer is read once into
+    its record (store.review_results), and an answer that is not the tool's result is refused
+    with a ToolResultError naming the field."""
 
     def __init__(self, call: Call) -> None:
         self._call = call
 
-    async def drafts(self) -> builtins.list[dict[str, Any]]:
-        """Every draft under review: path, status, state, valid, problems, target_changed."""
-        return list((await self.overview()).live)
+    async def drafts(self) -> builtins.list[DraftRow]:
+        """Every draft under review: path, status, state, valid, problem count, target_changed."""
+        return list((await self.overview()).drafts)
 
-    async def overview(self) -> DraftsOverview:
+    async def overview(self) -> DraftList:
         """Every draft of the session, with those already applied or rejected."""
-        result = await self._call("list_drafts", {})
-        return DraftsOverview(tuple(result.get("drafts") or ()), tuple(result.get("settled") or ()))
+        return DraftList.from_result(await self._call("list_drafts", {}))
 
-    async def diffs(self, path: str | None = None) -> builtins.list[dict[str, Any]]:
+    async def diffs(self, path: str | None = None) -> builtins.list[DraftDiff]:
         """Unified diffs of every draft (or of the one at ``path``) with their problems."""
-        return list((await self._call("diff_drafts", {"path": path} if path else {})).get("drafts", []))
+        return list(DiffList.from_result(await self._call("diff_drafts", {"path": path} if path else {})).drafts)
 
-    async def propose(self, path: str, content: str) -> dict[str, Any]:
-        return await self._call("propose_spec_file", {"path": path, "content": content})
+    async def propose(self, path: str, content: str) -> Proposed:
+        return Proposed.from_result(await self._call("propose_spec_file", {"path": path, "content": content}))
 
-    async def reject(self, path: str) -> dict[str, Any]:
-        return await self._call("reject_draft", {"path": path})
+    async def reject(self, path: str) -> Rejected:
+        return Rejected.from_result(await self._call("reject_draft", {"path": path}))
 
-    async def apply(self, path: str, *, force: bool = False) -> dict[str, Any]:
+    async def apply(self, path: str, *, force: bool = False) -> Applied:
         arguments: dict[str, Any] = {"file": path}
         if force:
             arguments["force"] = True
-        return await self._call("apply_draft", arguments)
+        return Applied.from_result(await self._call("apply_draft", arguments))
 
     async def sole_draft(self) -> str:
         """The path of the session's only draft; ReviewError when there are none or several."""
         drafts = await self.drafts()
         if len(drafts) != 1:
-            listing = ", ".join(str(d.get("path")) for d in drafts) or "none"
+            listing = ", ".join(d.path for d in drafts) or "none"
             raise ReviewError(f"Say which draft to apply, or apply them all (drafts: {listing}).")
-        return str(drafts[0].get("path"))
+        return drafts[0].path
 
     async def apply_all(self, *, force: bool = False) -> ApplyAll:
         """Apply every draft that passes validation; the others stay for review. An apply the
         server refuses (its target changed meanwhile, …) is reported and the rest still run."""
         drafts = await self.drafts()
-        applied: list[dict[str, Any]] = []
+        applied: list[Applied] = []
         failed: list[tuple[str, str]] = []
         for draft in drafts:
-            if not draft.get("valid"):
+            if not draft.valid:
                 continue
-            path = str(draft.get("path"))
             try:
-                applied.append(await self.apply(path, force=force))
+                applied.append(await self.apply(draft.path, force=force))
             except Exception as exc:  # each apply is atomic: one refusal must not stop the others
-                failed.append((path, str(exc)))
-        skipped = tuple(str(d.get("path")) for d in drafts if not d.get("valid"))
+                failed.append((draft.path, str(exc)))
+        skipped = tuple(d.path for d in drafts if not d.valid)
         return ApplyAll(tuple(applied), skipped, tuple(failed))
 
-    async def undo(self, *, force: bool = False) -> dict[str, Any]:
-        return await self._call("undo_apply", {"force": True} if force else {})
+    async def undo(self, *, force: bool = False) -> Undone:
+        return Undone.from_result(await self._call("undo_apply", {"force": True} if force else {}))

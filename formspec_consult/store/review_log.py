@@ -13,6 +13,7 @@ from typing import Any, Literal
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.records import ApplyRecord, RejectRecord, UndoRecord
+from formspec_consult.store.review_results import Applied, Rejected, Undone
 from formspec_consult.store.review_text import format_apply, format_reject, format_undo
 from formspec_consult.store.transcript import Transcript
 
@@ -20,25 +21,19 @@ ReviewKind = Literal["apply", "undo", "reject"]
 
 
 def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[ApplyRecord | UndoRecord | RejectRecord, str]:
-    """(event record, transcript note) of a successful review action's result."""
+    """(event record, transcript note) of a successful review action's result, read as the
+    client reads it (store.review_results), so the log and the client see one shape."""
     if kind == "apply":
-        applied = ApplyRecord(
-            path=str(result.get("applied") or ""),
-            file=result.get("file"),
-            backup=result.get("backup"),
-            undo_step=result.get("undo_step"),
-            forced=result.get("forced"),
-        )
-        return applied, format_apply(result)
+        applied = Applied.from_json(result)
+        record = ApplyRecord(path=applied.path, file=applied.file, backup=applied.backup,
+                             undo_step=applied.undo_step, forced=applied.forced)
+        return record, format_apply(applied)
     if kind == "undo":
-        undone = UndoRecord(
-            path=str(result.get("undone") or ""),
-            file=result.get("file"),
-            outcome=result.get("outcome"),
-            undo_step=result.get("undo_step"),
-        )
-        return undone, format_undo(result)
-    return RejectRecord(path=str(result.get("rejected") or "")), format_reject(result)
+        undone = Undone.from_json(result)
+        return (UndoRecord(path=undone.path, file=undone.file, outcome=undone.outcome, undo_step=undone.undo_step),
+                format_undo(undone))
+    rejected = Rejected.from_json(result)
+    return RejectRecord(path=rejected.path), format_reject(rejected)
 
 
 class ReviewJournal:

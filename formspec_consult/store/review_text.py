@@ -6,51 +6,54 @@ shows, so what the person read and what the record says are one text.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+
+from formspec_consult.store.review_results import Applied, DraftDiff, DraftRow, Rejected, Undone
 
 
-def format_drafts(drafts: list[dict[str, Any]]) -> str:
+def format_drafts(drafts: Sequence[DraftRow]) -> str:
     """`list_drafts` rows as lines: path, status, validity."""
     if not drafts:
         return "No drafts in this session."
     lines = []
     for row in drafts:
-        state = "valid" if row.get("valid") else f"{row.get('problems', '?')} problem(s)"
-        changed = "  (target changed since the draft)" if row.get("target_changed") else ""
-        undone = ", undone" if row.get("state") == "undone" else ""
-        lines.append(f"{row.get('path')}  [{row.get('status')}{undone}, {state}]{changed}")
+        state = "valid" if row.valid else f"{row.problems} problem(s)"
+        changed = "  (target changed since the draft)" if row.target_changed else ""
+        undone = ", undone" if row.state == "undone" else ""
+        lines.append(f"{row.path}  [{row.status}{undone}, {state}]{changed}")
     return "\n".join(lines)
 
 
-def format_diffs(drafts: list[dict[str, Any]]) -> str:
+def format_diffs(drafts: Sequence[DraftDiff]) -> str:
     """`diff_drafts` entries as unified diffs with a header and any blocking problems."""
     if not drafts:
         return "No drafts in this session."
     parts = []
     for row in drafts:
-        state = "valid" if row.get("valid") else "INVALID"
-        undone = ", undone" if row.get("state") == "undone" else ""
-        header = f"=== {row.get('path')} ({row.get('status')}{undone}, {state}) ==="
-        problems = "\n".join(
-            f"  ! {p.get('message', p) if isinstance(p, dict) else p}" for p in row.get("problems") or []
-        )
-        body = row.get("diff") or "(no changes)"
+        state = "valid" if row.valid else "INVALID"
+        undone = ", undone" if row.state == "undone" else ""
+        header = f"=== {row.path} ({row.status}{undone}, {state}) ==="
+        problems = "\n".join(f"  ! {p.message}" for p in row.problems)
+        body = row.diff or "(no changes)"
         parts.append("\n".join(part for part in (header, problems, body.rstrip("\n")) if part))
     return "\n\n".join(parts)
 
 
-def format_apply(result: dict[str, Any]) -> str:
-    previous = result.get("previous", "")
-    return f"Applied {result.get('applied')} → {result.get('file')} ({previous}; undo with /undo)."
+def format_apply(result: Applied) -> str:
+    return f"Applied {result.path} → {result.file} ({result.previous}; undo with /undo)."
 
 
-def format_undo(result: dict[str, Any]) -> str:
-    back = f" the draft is back for review (accept it again with /apply {result.get('undone')});" if result.get("draft") == "back for review" else ""
+def format_undo(result: Undone) -> str:
+    back = (
+        f" the draft is back for review (accept it again with /apply {result.path});"
+        if result.back_for_review
+        else ""
+    )
     return (
-        f"Undid the apply of {result.get('undone')} ({result.get('outcome')});{back} "
-        f"{result.get('remaining_steps', 0)} more step(s) can be undone."
+        f"Undid the apply of {result.path} ({result.outcome});{back} "
+        f"{result.remaining_steps} more step(s) can be undone."
     )
 
 
-def format_reject(result: dict[str, Any]) -> str:
-    return f"Rejected the draft {result.get('rejected')}."
+def format_reject(result: Rejected) -> str:
+    return f"Rejected the draft {result.path}."

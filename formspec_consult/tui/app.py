@@ -133,6 +133,7 @@ class ConsultApp(LayoutActions, App[None]):
         if self._initial_theme:
             self.theme = self._initial_theme
         self.query_one(PromptInput).focus()
+        self.apply_size(self.size.width, self.size.height)  # the first frame is laid out for this screen
         self.call_after_refresh(self._after_first_frame)
 
     async def _after_first_frame(self) -> None:

@@ -1,14 +1,19 @@
 """Plain views of the local server's draft tools (`list_drafts`, `diff_drafts`) for the diff pane.
 
-The server's result shapes are read leniently (a list, or a dict holding one under `drafts`/
-`diffs`/`items`) so that a field added on the server side never breaks the review pane.
+The answers arrive as the typed records of `store.review_results`, read once by the review
+workflow (an answer that is not the tool's result was refused there); this module only turns
+them into what the pane shows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from formspec_consult.spec.model import Problem
+    from formspec_consult.store.review_results import DraftDiff, DraftRow
 
 
 @dataclass(frozen=True)
@@ -20,7 +25,6 @@ class DraftView:
     valid: bool = True
     problems: tuple[str, ...] = ()
     diff: str = ""
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
     text: str | None = field(default=None, compare=False)  # the whole draft, for the preview
     state: str = "pending"  # the server's review state of a live draft: "pending" | "undone"
 
@@ -54,69 +58,29 @@ class DraftView:
 SETTLED = frozenset({"applied", "rejected", "undone", "closed"})
 
 
-def _items(result: Any, keys: Sequence[str]) -> list[Mapping[str, Any]]:
-    if isinstance(result, Mapping):
-        for key in keys:
-            value = result.get(key)
-            if isinstance(value, list):
-                return [item for item in value if isinstance(item, Mapping)]
-            if isinstance(value, Mapping):  # {path: {...}}
-                return [{"path": path, **item} for path, item in value.items() if isinstance(item, Mapping)]
-        return []
-    if isinstance(result, list):
-        return [item for item in result if isinstance(item, Mapping)]
-    return []
-
-
-def _problems(item: Mapping[str, Any]) -> tuple[str, ...]:
-    raw = item.get("problems")
-    validation = item.get("validation")
-    if raw is None and isinstance(validation, Mapping):
-        raw = validation.get("problems") or validation.get("errors")
-    if not raw or isinstance(raw, (int, float)):  # list_drafts gives a count; diff_drafts the list
-        return ()
+def problem_lines(problems: Sequence[Problem]) -> tuple[str, ...]:
+    """The gate's problems as the pane lists them: `line 3: message` and the hint below it."""
     out: list[str] = []
-    for problem in raw if isinstance(raw, list) else [raw]:
-        if isinstance(problem, Mapping):
-            line = problem.get("line")
-            where = f"line {line}" if isinstance(line, int) else problem.get("path") or problem.get("location") or ""
-            message = problem.get("message") or problem.get("error") or str(dict(problem))
-            text = f"{where}: {message}" if where else str(message)
-            hint = problem.get("hint")
-            out.append(f"{text}\n    → {hint}" if hint else text)
-        else:
-            out.append(str(problem))
+    for problem in problems:
+        text = f"line {problem.line}: {problem.message}" if problem.line is not None else problem.message
+        out.append(f"{text}\n    → {problem.hint}" if problem.hint else text)
     return tuple(out)
 
 
-def _valid(item: Mapping[str, Any], problems: tuple[str, ...]) -> bool:
-    if "valid" in item:
-        return bool(item["valid"])
-    validation = item.get("validation")
-    if isinstance(validation, Mapping) and "valid" in validation:
-        return bool(validation["valid"])
-    return not problems
-
-
-def parse_drafts(listing: Any, diffs: Any = None) -> list[DraftView]:
-    """Merge a `list_drafts` result with an optional `diff_drafts` result, sorted by path."""
-    by_path: dict[str, dict[str, Any]] = {}
-    for item in _items(listing, ("drafts", "items")) + _items(diffs, ("diffs", "drafts", "items")):
-        path = str(item.get("path") or item.get("file") or "")
-        if path:
-            by_path.setdefault(path, {}).update({k: v for k, v in item.items() if v is not None})
+def parse_drafts(rows: Sequence[DraftRow], diffs: Sequence[DraftDiff] = ()) -> list[DraftView]:
+    """The `list_drafts` rows merged with their `diff_drafts` entries (problems, diff), by path."""
+    by_path = {entry.path: entry for entry in diffs}
     views: list[DraftView] = []
-    for path, item in sorted(by_path.items()):
-        problems = _problems(item)
+    for row in sorted(rows, key=lambda r: r.path):
+        entry = by_path.get(row.path)
         views.append(
             DraftView(
-                path=path,
-                status=str(item.get("status") or ("modified" if item.get("exists") else "new")),
-                valid=_valid(item, problems),
-                problems=problems,
-                diff=str(item.get("diff") or item.get("unified_diff") or ""),
-                extra=dict(item),
-                state=str(item.get("state") or "pending"),
+                path=row.path,
+                status=row.status,
+                valid=row.valid if entry is None else entry.valid,
+                problems=problem_lines(entry.problems) if entry is not None else (),
+                diff=entry.diff if entry is not None else "",
+                state=row.state,
             )
         )
     return views

@@ -62,6 +62,14 @@ class LayoutActions(_Base):
 
     def _apply_layout(self) -> None:
         if not self._side_panes_ready():
+            # The first frame, before the side panes exist: a small screen already shows one
+            # pane at a time with its tabs, as every frame after it (not the wide layout's empty
+            # side column beside a cut-off prompt). The rest is applied once they are mounted.
+            self.screen.set_class(self.compact, "-compact")
+            for widget_id, shown in (("#pane-tabs", self.compact), ("#side", not self.compact)):
+                found = self.query(widget_id)
+                if found:
+                    found.first().display = shown
             return
         self._layout_applied = True
         self.screen.set_class(self.compact, "-compact")

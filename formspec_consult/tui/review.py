@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from formspec_consult.agent.engine.port import EngineLike
+from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.review_flow import ReviewFlow
+from formspec_consult.store.review_results import Applied
 from formspec_consult.tui.drafts import DraftView, parse_drafts
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
@@ -27,15 +29,6 @@ _DOING = {"apply_draft": "Applying", "reject_draft": "Rejecting", "undo_apply": 
 
 # What a review command does to the drafts it names (the status the pane then shows).
 _OUTCOME = {"apply": "applied", "reject": "rejected", "undo": "undone"}
-
-
-def tool_error(result: Any) -> str | None:
-    """The error a tool result carries, if any (`is_error`/`error`/`ok: false`)."""
-    if not isinstance(result, dict):
-        return None
-    if result.get("is_error") or result.get("isError") or result.get("ok") is False or result.get("error"):
-        return str(result.get("error") or result.get("message") or result.get("text") or result)
-    return None
 
 
 class Review:
@@ -74,12 +67,8 @@ class Review:
     async def _guard(self, name: str, action: Awaitable[T]) -> T | None:
         try:
             result = await action
-        except Exception as exc:  # a dead server or a timeout must not end the app
+        except Exception as exc:  # a refusal, a dead server, a timeout, a wrong answer: never end the app
             self.notify(f"{_DOING.get(name, name)} failed: {exc}", "error")
-            return None
-        error = tool_error(result)
-        if error:
-            self.notify(f"{_DOING.get(name, name)}: {error}", "error")
             return None
         return result
 
@@ -95,13 +84,12 @@ class Review:
             return [d for d in self.pane.drafts if not d.settled]
         diffs = await self._guard("diff_drafts", self.flow.diffs())
         drafts = [replace(d, text=self._draft_text(d.path))
-                  for d in parse_drafts({"drafts": list(overview.live)}, {"drafts": diffs or []})]
+                  for d in parse_drafts(overview.drafts, diffs or ())]
         live = {d.path for d in drafts}
         expected, self._expected = self._expected, None
         for row in overview.settled:
-            path, state = str(row.get("path") or ""), str(row.get("state") or "")
-            if path and state and (path not in self.settled or self.settled[path].status != state):
-                self._settle(path, state)
+            if row.path not in self.settled or self.settled[row.path].status != row.state:
+                self._settle(row.path, row.state)
         for old in self.pane.drafts:
             if not old.settled and old.path not in live and old.path not in self.settled:
                 self._settle(old.path, expected if expected in {"applied", "rejected"} else "closed")
@@ -119,28 +107,23 @@ class Review:
         read from its event log, so the pane shows every draft of the session with its state."""
         if getattr(self.engine, "read_only", False):
             return  # a replay shows the drafts as the recording reaches them
-        folder = getattr(self.engine, "session_dir", None)
-        if not folder:
-            return
-        from formspec_consult.store.events import load_events
+        from formspec_consult.store.events import load_records
+        from formspec_consult.store.records import ApplyRecord, RejectRecord, UndoRecord
 
         try:
-            events = load_events(Path(folder) / "events.jsonl")
+            events = load_records(SessionLayout(Path(self.engine.session_dir)).events)
         except Exception:  # no log yet, or a damaged one: the live drafts are still listed
             return
         for event in events:
-            status = _OUTCOME.get(str(event.get("type")))
-            path = event.get("path")
-            if status is not None and isinstance(path, str) and path:
-                self.settled.pop(path, None)
-                self.settled[path] = DraftView(path, status=status)
+            if isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)) and event.path:
+                self.settled.pop(event.path, None)
+                self.settled[event.path] = DraftView(event.path, status=_OUTCOME[event.TYPE])
 
     def _draft_text(self, path: str) -> str | None:
         """The draft's text from the session folder (read-only), for the owner's preview."""
-        folder = getattr(self.engine, "session_dir", None)
         try:
-            file = Path(folder) / "draft" / path if folder else None
-            return file.read_text(encoding="utf-8") if file is not None and file.is_file() else None
+            file = SessionLayout(Path(self.engine.session_dir)).draft / path
+            return file.read_text(encoding="utf-8") if file.is_file() else None
         except (OSError, UnicodeDecodeError, ValueError):
             return None
 
@@ -153,17 +136,13 @@ class Review:
 
             self.notify(f"Not applied: {path} — {for_person(str(exc), 'tui', path)}", "warning")
             return False
-        if not result.get("applied", True):  # a server that answers a refusal instead of raising
-            reason = result.get("reason") or result.get("message") or "the server refused it"
-            self.notify(f"Not applied: {path} — {reason}. Ask the consultant to fix the draft, then accept it again.",
-                        "warning")
-            return False
-        return self._applied(path, result)
+        return self._applied(result)
 
-    def _applied(self, path: str, result: dict[str, Any]) -> bool:
-        if result.get("previous") == "did not exist":
+    def _applied(self, result: Applied) -> bool:
+        path = result.path
+        if result.created:
             how = " (a new file; /undo removes it)"
-        elif result.get("backup"):
+        elif result.backup:
             how = " (the previous version is backed up; /undo restores it)"
         else:
             how = ""
@@ -184,13 +163,13 @@ class Review:
         result = await self._guard("undo_apply", self.flow.undo())
         if result is None:
             return False
-        restored = result.get("undone") or result.get("restored") or result.get("path") or result.get("file") or "the last apply"
-        if result.get("draft") == "back for review":
-            self.settled.pop(str(restored), None)  # live again: the refresh lists it as undone
+        restored = result.path
+        if result.back_for_review:
+            self.settled.pop(restored, None)  # live again: the refresh lists it as undone
             tail = f" — the draft is back for review; accept it again with /apply {restored} (or a in the diffs pane)"
         else:
             if restored in self.settled:
-                self._settle(str(restored), "undone")
+                self._settle(restored, "undone")
             tail = ""
         self.notify(f"Undone: {restored}{tail}.", "information")
         return True
@@ -201,7 +180,7 @@ class Review:
         outcome = await self._guard("apply_draft", self.flow.apply_all())
         if outcome is None:
             return 0
-        applied = sum(self._applied(str(r.get("applied")), r) for r in outcome.applied)
+        applied = sum(self._applied(r) for r in outcome.applied)
         for path, why in outcome.failed:
             self.notify(f"Not applied: {path} — {why}", "warning")
         skipped = len(outcome.skipped)

@@ -24,6 +24,7 @@ from formspec_consult.store.agent_events import (
     TurnFinished,
 )
 from formspec_consult.store.events import EventLog
+from formspec_consult.store.review_results import DraftList
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
 
 pytestmark = pytest.mark.anyio
@@ -166,12 +167,13 @@ async def test_an_unknown_slash_command_is_an_error_listing_the_commands(project
         await engine.aclose()
 
 
-async def test_call_tool_raises_a_tool_error_with_the_servers_message(project: Path) -> None:
+async def test_call_tool_raises_a_tool_error_with_the_servers_message_and_answers_a_typed_result(project: Path) -> None:
     engine, _ = await open_engine(project, [])
     try:
         with pytest.raises(ToolError, match="reject_draft"):
             await engine.call_tool("reject_draft", {"path": "modules/shop/none.yaml"})
-        assert (await engine.call_tool("list_drafts"))["drafts"] == []
+        listing = DraftList.from_result(await engine.call_tool("list_drafts"))
+        assert (listing.session, listing.drafts, listing.settled) == (engine.session_id, (), ())
     finally:
         await engine.aclose()
 

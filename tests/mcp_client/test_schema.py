@@ -13,7 +13,7 @@ from tests.mcp_client.fake_server import build
 pytestmark = pytest.mark.anyio
 
 
-async def test_declarations_drop_titles_and_write_optional_arguments_as_their_type() -> None:
+async def test_declarations_drop_titles_and_defaults_and_write_optional_arguments_as_their_type() -> None:
     manager = MCPManager([ServerSpec(name="fake", in_process=build())])
     await manager.start()
     try:
@@ -22,22 +22,23 @@ async def test_declarations_drop_titles_and_write_optional_arguments_as_their_ty
     finally:
         await manager.aclose()
     assert listed["properties"]["title"]["anyOf"]  # what the server says (MCP clients still get it)
+    assert listed["properties"]["limit"]["default"] == 3
     assert declared["function"]["parameters"] == {
         "properties": {
             "query": {"description": "What to find.", "maxLength": 50, "type": "string"},
             "title": {"type": "string", "description": "Only items with this title."},  # a property named title stays
-            "limit": {"default": 3, "maximum": 9, "minimum": 1, "type": "integer"},
+            "limit": {"maximum": 9, "minimum": 1, "type": "integer"},  # optional: its default is the server's
         },
         "required": ["query"],
         "type": "object",
     }
 
 
-def test_a_nullable_argument_without_a_null_default_keeps_its_null_option() -> None:
+def test_a_nullable_argument_without_a_null_default_keeps_its_null_option_but_not_its_default() -> None:
     required_nullable: dict[str, Any] = {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "Note"}
     assert compact_schema(required_nullable) == {"anyOf": [{"type": "string"}, {"type": "null"}]}
     other_default = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": "x"}
-    assert compact_schema(other_default) == other_default
+    assert compact_schema(other_default) == {"anyOf": [{"type": "string"}, {"type": "null"}]}
 
 
 def test_nested_schemas_and_definitions_are_compacted_and_everything_else_is_kept() -> None:
@@ -56,7 +57,7 @@ def test_nested_schemas_and_definitions_are_compacted_and_everything_else_is_kep
         "$defs": {"Item": {"type": "object", "properties": {"n": {"type": "integer"}}}},
         "properties": {
             "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
-            "mode": {"enum": ["a", "b"], "default": "a"},
+            "mode": {"enum": ["a", "b"]},
             "tag": {"type": "string", "maxLength": 5},
         },
     }

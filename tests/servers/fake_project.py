@@ -42,6 +42,10 @@ class FakeProject:
     def skills_for_kind(self, kind: str) -> list[Any]:
         return [s for s in self.skills if kind in getattr(s, "applies_to_kind", [])]
 
+    def documents(self, overlay: dict[str, str | None] | None = None) -> list[Any]:
+        """No parsed documents: the verifiers have nothing to say about a stand-in's files."""
+        return []
+
     def validate(self, overlay: dict[str, str | None] | None = None) -> FakeResult:
         self.validations += 1
         files = {

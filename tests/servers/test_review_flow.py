@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 
 from formspec_consult.store.review_flow import ReviewError, ReviewFlow
+from formspec_consult.store.review_results import ToolResult
 from tests.servers.conftest import SESSION
 
 pytestmark = pytest.mark.anyio
@@ -24,12 +25,12 @@ class Refused(RuntimeError):
 
 
 def flow_over(client: Client) -> ReviewFlow:
-    async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def call(name: str, arguments: dict[str, Any]) -> ToolResult:
         result = await client.call_tool(name, arguments)
         text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
         if result.is_error:
             raise Refused(text)
-        return dict(result.structured_content or {})
+        return ToolResult.of(name, dict(result.structured_content or {}))
 
     return ReviewFlow(call)
 

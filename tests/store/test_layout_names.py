@@ -33,13 +33,11 @@ EXEMPT = {
 NOT_YET = {
     "agent/commands/run.py",  # discovery-summary.md (typed-results)
     "agent/engine/session.py",  # events.jsonl, transcript.md, discovery-summary.md (typed-session)
-    "commands/sessions.py",  # events.jsonl, discovery-summary.md (typed-results)
-    "eval/consultant.py",  # events.jsonl (typed-results, typed-session)
+    "commands/sessions.py",  # discovery-summary.md (typed-results)
     "providers/replay.py",  # events.jsonl (typed-results)
     "replay/check.py",  # .formspec (typed-session)
     "replay/recording.py",  # events.jsonl (typed-results)
     "servers/local/extra_tools.py",  # events.jsonl (lean-draft)
-    "tui/review.py",  # events.jsonl, draft/ (typed-results)
 }
 
 

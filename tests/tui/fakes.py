@@ -9,14 +9,27 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from formspec_consult.agent.engine.status import EngineStatus
 from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.mcp_client.status import ServerStatus
+from formspec_consult.spec.model import Problem, ValidationResult
 from formspec_consult.store.agent_events import AgentEvent, TurnFinished, TurnStarted, UsageUpdated
+from formspec_consult.store.review_results import (
+    Applied,
+    DiffList,
+    DraftDiff,
+    DraftList,
+    DraftRow,
+    LiveState,
+    Rejected,
+    SettledRow,
+    ToolResult,
+    Undone,
+)
 
 
 class Hold:
@@ -30,6 +43,11 @@ class FakeDraft:
     valid: bool = True
     problems: list[str] = field(default_factory=list)
     diff: str = ""
+    state: LiveState = "pending"
+
+    def gate_problems(self) -> tuple[Problem, ...]:
+        """The problems as the gate reports them (here: messages without a line)."""
+        return tuple(Problem("FS-TEST", f"spec/{self.path}", None, "schema", text) for text in self.problems)
 
 
 class FakeEngine:
@@ -61,6 +79,7 @@ class FakeEngine:
         self.tool_calls: list[tuple[str, dict[str, Any]]] = []
         self.applied: list[str] = []
         self.undo_stack: list[FakeDraft] = []
+        self.settled: dict[str, SettledRow] = {}
         self.cancelled = False
         self.closed_between_events = False
         self.closed = False
@@ -111,20 +130,24 @@ class FakeEngine:
                 return option
         return text
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         arguments = arguments or {}
         self.tool_calls.append((name, arguments))
         if self.fail_tools:
             raise RuntimeError("local server is not responding")
-        # The local server's shapes: structured results, and a ToolError (its message) on refusal.
+        # The local server's shapes, built with the records the review workflow reads them into
+        # (so this stand-in cannot drift from the server), and a ToolError (its message) on refusal.
+        return ToolResult.of(name, self._answer(name, arguments))
+
+    def _answer(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         if name == "list_drafts":
-            return {"session": self.session_id, "drafts": [
-                {"path": d.path, "status": d.status, "valid": d.valid, "problems": len(d.problems),
-                 "target_changed": False} for d in self.drafts.values()]}
+            rows = tuple(DraftRow(d.path, d.status, d.state, d.valid, len(d.problems), False)
+                         for d in self.drafts.values())
+            return DraftList(self.session_id, rows, tuple(self.settled.values())).to_json()
         if name == "diff_drafts":
-            return {"session": self.session_id, "drafts": [
-                {"path": d.path, "status": d.status, "valid": d.valid, "problems": list(d.problems),
-                 "target_changed": False, "diff": d.diff} for d in self.drafts.values()]}
+            diffs = tuple(DraftDiff(d.path, d.status, d.state, d.valid, d.gate_problems(), False, d.diff)
+                          for d in self.drafts.values())
+            return DiffList(self.session_id, diffs).to_json()
         if name == "apply_draft":
             draft = self.drafts.get(arguments["file"])
             if draft is None:
@@ -136,21 +159,25 @@ class FakeEngine:
                 )
             self.undo_stack.append(self.drafts.pop(draft.path))
             self.applied.append(draft.path)
-            return {"applied": draft.path, "file": f"spec/{draft.path}", "backup": f"undo/{draft.path}",
-                    "previous": "backed up", "undo_step": len(self.undo_stack), "forced": False,
-                    "validation": {"ok": True, "problems": []}}
+            self.settled[draft.path] = SettledRow(draft.path, f"spec/{draft.path}", "applied", None)
+            return Applied(draft.path, f"spec/{draft.path}", f"undo/{draft.path}", "backed up",
+                           len(self.undo_stack), bool(arguments.get("force")), ValidationResult(ok=True)).to_json()
         if name == "reject_draft":
             self.drafts.pop(arguments["path"], None)
-            return {"rejected": arguments["path"], "remaining": sorted(self.drafts)}
+            self.settled[arguments["path"]] = SettledRow(arguments["path"], f"spec/{arguments['path']}", "rejected", None)
+            return Rejected(arguments["path"], tuple(sorted(self.drafts))).to_json()
         if name == "undo_apply":
             if not self.undo_stack:
                 raise ToolError("Nothing to undo in this session.")
             draft = self.undo_stack.pop()
             self.applied.remove(draft.path)
-            self.drafts[draft.path] = draft
-            return {"undone": draft.path, "file": f"spec/{draft.path}", "outcome": "restored",
-                    "undo_step": len(self.undo_stack) + 1, "remaining_steps": len(self.undo_stack),
-                    "validation": {"ok": True, "problems": []}}
+            self.settled.pop(draft.path, None)
+            back = draft.path not in self.drafts
+            if back:
+                self.drafts[draft.path] = replace(draft, state="undone")
+            return Undone(draft.path, f"spec/{draft.path}", "restored",
+                          "back for review" if back else "newer draft kept", len(self.undo_stack) + 1,
+                          len(self.undo_stack), ValidationResult(ok=True)).to_json()
         raise ToolError(f"Unknown tool {name}.")
 
     async def restart_mcp(self, server: str | None = None) -> None:

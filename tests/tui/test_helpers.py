@@ -11,6 +11,8 @@ import pytest
 from formspec_consult.agent.engine.status import EngineStatus
 from formspec_consult.mcp_client.status import ServerStatus
 from formspec_consult.replay.check import signature
+from formspec_consult.spec.model import Problem
+from formspec_consult.store.review_results import DraftDiff, DraftRow
 from formspec_consult.tui.drafts import parse_drafts
 from formspec_consult.tui.session_list import list_sessions
 from formspec_consult.tui.slash import SLASH_COMMANDS, SlashError, help_text, parse_slash
@@ -22,18 +24,16 @@ from formspec_consult.tui.widgets.tool_call_entry import format_arguments, gate_
 from formspec_consult.tui.widgets.tool_calls import describe_mcp
 
 
-def test_drafts_merge_listing_and_diffs_and_read_problems_in_every_shape() -> None:
-    listing = {"drafts": [{"path": "b.yaml", "status": "modified", "valid": False, "problems": 2},
-                          {"path": "a.yaml", "status": "new", "valid": True, "problems": 0}]}
-    diffs = {"drafts": [{"path": "b.yaml", "diff": "-x\n+y\n",
-                         "problems": [{"path": "spec.fields[0]", "message": "unknown type"}, "plain text"]}]}
+def test_drafts_merge_the_listing_with_the_diffs_and_show_the_gates_problems_with_line_and_hint() -> None:
+    listing = [DraftRow("b.yaml", "modified", "undone", False, 2, False), DraftRow("a.yaml", "new", "pending", True, 0, None)]
+    problems = (Problem("FS-TYPE", "spec/b.yaml", 3, "schema", "unknown type", "use string"),
+                Problem("FS-REF", "spec/b.yaml", None, "structural", "no such entity"))
+    diffs = [DraftDiff("b.yaml", "modified", "undone", False, problems, False, "-x\n+y\n")]
     a, b = parse_drafts(listing, diffs)
-    assert (a.path, a.badges, a.diff) == ("a.yaml", ("new",), "")
-    assert b.badges == ("modified", "invalid") and b.diff == "-x\n+y\n"
-    assert b.problems == ("spec.fields[0]: unknown type", "plain text")
-    nested = parse_drafts([{"file": "c.yaml", "validation": {"ok": False, "valid": False, "errors": ["bad"]}}])
-    assert nested[0].path == "c.yaml" and not nested[0].valid and nested[0].problems == ("bad",)
-    assert parse_drafts({"unexpected": True}) == [] and parse_drafts(None) == []
+    assert (a.path, a.badges, a.diff, a.problems) == ("a.yaml", ("new",), "", ())
+    assert b.badges == ("modified", "undone", "invalid") and b.diff == "-x\n+y\n"
+    assert b.problems == ("line 3: unknown type\n    → use string", "no such entity")
+    assert parse_drafts([]) == []
 
 
 def test_the_status_line_marks_estimated_figures_and_a_missing_cost() -> None:
@@ -104,7 +104,9 @@ def test_server_state_and_tool_arguments_read_as_one_line() -> None:
 
 
 def test_a_refused_draft_is_told_apart_from_a_failed_call() -> None:
-    assert gate_refused('{"written": true, "validation": {"ok": false, "problems": [1]}}')
+    assert gate_refused('{"written": true, "validation": {"ok": false}, "blocking_problems": 2}')
+    assert not gate_refused('{"written": true, "validation": {"ok": false}, "blocking_problems": 0}')
+    assert not gate_refused('{"applied": "a.yaml", "validation": {"ok": false}}')  # a problem elsewhere
     assert not gate_refused('{"validation": {"ok": true}}') and not gate_refused("not json")
 
 

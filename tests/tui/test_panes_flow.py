@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from textual.widgets import Collapsible, OptionList
 
@@ -269,3 +271,38 @@ async def test_brackets_from_servers_and_models_are_shown_as_text_in_every_pane(
         assert f"server said {odd}" in "\n".join(widget_text(b) for b in blocks)
         compaction = next(b for b in blocks if getattr(b, "role", "") == "compaction")
         assert f"History compacted (summarised{odd})" in widget_text(compaction.query_one("CollapsibleTitle"))
+
+
+class DriftedEngine(FakeEngine):
+    """A stand-in whose list_drafts rows lack the review state, and whose apply answer lacks its file."""
+
+    def _answer(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        answer = super()._answer(name, arguments)
+        if name == "list_drafts" and self.fail_listing:
+            for row in answer["drafts"]:
+                del row["state"]
+        if name == "apply_draft":
+            del answer["file"]
+        return answer
+
+    fail_listing = True
+
+
+async def test_a_review_answer_lacking_a_field_is_shown_as_an_error_naming_it_and_the_app_keeps_running() -> None:
+    engine = DriftedEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: any("lacks 'state'" in n for n in notices(app)))
+        message = next(n for n in notices(app) if "lacks 'state'" in n)
+        assert message.startswith("Listing the drafts failed: The list_drafts result at drafts[0] lacks 'state'")
+        assert "same formspec-consult version" in message  # what to do
+        pane = app.query_one(DiffPane)
+        assert pane.drafts == ()  # nothing guessed from a wrong answer
+        engine.fail_listing = False
+        app.refresh_drafts()
+        await wait_until(pilot, lambda: len(pane.drafts) == 3)
+        pane.query_one(OptionList).focus()
+        pane.select("modules/shop/entities/booking.yaml")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: any("lacks 'file'" in n for n in notices(app)))
+        assert app.is_running

@@ -10,6 +10,7 @@ import pytest
 
 from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.providers import ScriptedProvider
+from formspec_consult.store.events import EventLog
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.screens.permission import PermissionScreen
 from formspec_consult.tui.widgets.conversation import ConversationView
@@ -61,6 +62,10 @@ async def test_the_model_asking_to_apply_shows_the_diff_and_waits_for_the_person
         assert entry.status == ("ok" if applied else "error")
         said = "You allowed the consultant to apply the draft" if applied else "You declined"
         assert any(t.startswith(said) for t in texts(app))
+        assert app.engine is not None
+        offered = [[t["function"]["name"] for t in e["tools"]] for e in EventLog.read(app.engine.session_dir / "events.jsonl")
+                   if e["type"] == "request" and "tools" in e]
+        assert "apply_draft" not in offered[0] and "apply_draft" in offered[-1]  # someone to ask: offered once drafted
 
 
 async def test_allow_for_the_session_stops_asking_for_that_tool(project: Path) -> None:

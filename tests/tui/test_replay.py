@@ -16,6 +16,7 @@ from formspec_consult.replay.recorded_engine import RecordedEngine
 from formspec_consult.replay.recording import RecordingError, load
 from formspec_consult.replay.sources import EXAMPLE_SESSION, bundled_sessions
 from formspec_consult.resources import package_path
+from formspec_consult.store.review_flow import ReviewFlow
 from formspec_consult.tui.replay.player import PlayerApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.conversation import ConversationView
@@ -71,8 +72,9 @@ async def test_replay_plays_the_recording_read_only_with_its_tool_calls_and_draf
         assert pane.drafts[0].valid and "+    - {name: status, type: enum" in pane.drafts[0].diff
         await pilot.press("space")
         await wait_until(pilot, lambda: app.done, timeout=30)
-        # Applied, then undone: the draft stays listed with what became of it, and its diff.
-        await wait_until(pilot, lambda: [(d.path, d.status) for d in pane.drafts] == [(DRAFT, "undone")])
+        # Applied, then undone: the draft is back for review as the local server puts it, with its diff.
+        await wait_until(pilot, lambda: [(d.path, d.badges) for d in pane.drafts] == [(DRAFT, ("new", "undone"))])
+        assert "+    - {name: status, type: enum" in pane.drafts[0].diff
         replies = [b.text for b in app.query_one(ConversationView).blocks if isinstance(b, AssistantBlock)]
         assert len(replies) == 3 and "Numbered tickets it is." in replies[1]
         calls = app.query_one(ToolCallsPane).query("ToolCallEntry")
@@ -237,3 +239,27 @@ def test_playback_waits_longer_after_longer_replies_and_the_demo_lasts_about_two
     assert reading_seconds(short) == MIN_READ_S and reading_seconds(long) > 3 * MIN_READ_S
     assert scaled(20.0, 4.0) == 5.0 and scaled(20.0, 0) == 0.0
     assert 90 <= total_seconds(load(example).steps) <= 150
+
+
+@pytest.mark.anyio
+async def test_the_replay_engines_review_answers_read_with_the_servers_records_at_every_step(example: Path) -> None:
+    recording = load(example)
+    engine = RecordedEngine(recording, speed=0)
+    flow = ReviewFlow(engine.call_tool)
+    seen: list[tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]] = []
+    while not engine.finished:
+        kind = recording.steps[engine.position].kind
+        async for _ in engine.run_turn(""):
+            pass
+        listing, diffs = await flow.overview(), await flow.diffs()  # refused if a field drifted
+        assert [d.path for d in diffs] == [d.path for d in listing.drafts]
+        assert all(row.problems == len(d.problems) for row, d in zip(listing.drafts, diffs, strict=True))
+        seen.append((kind, tuple((d.path, d.state) for d in listing.drafts),
+                     tuple((s.path, s.state) for s in listing.settled)))
+    assert seen[-3:] == [
+        ("command", ((DRAFT, "pending"),), ()),
+        ("apply", (), ((DRAFT, "applied"),)),
+        ("undo", ((DRAFT, "undone"),), ()),  # back for review, as the local server puts it
+    ]
+    with pytest.raises(PermissionError, match="read-only replay"):
+        await flow.apply(DRAFT)

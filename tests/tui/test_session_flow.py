@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.command import CommandList, CommandPalette
@@ -20,6 +21,7 @@ from formspec_consult.store.agent_events import (
     TurnStarted,
     UsageUpdated,
 )
+from formspec_consult.store.review_results import ToolResult
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.screens.sessions import SessionsScreen
 from formspec_consult.tui.screens.text_screen import TextScreen
@@ -229,10 +231,10 @@ class DraftsHeld(FakeEngine):
 
         self.listing = asyncio.Event()
 
-    async def call_tool(self, name: str, arguments: dict[str, object] | None = None) -> dict[str, object]:
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         if name == "list_drafts":
             await self.listing.wait()
-        return await super().call_tool(name, arguments)  # type: ignore[arg-type]
+        return await super().call_tool(name, arguments)
 
 
 async def test_a_message_typed_while_the_resumed_session_is_shown_waits_for_it_and_comes_after_it() -> None:

@@ -68,3 +68,29 @@ async def test_the_app_stays_usable_while_the_model_warms_up_and_says_ready_only
         )
     assert states[:3] == ["connecting…", "loading the session…", "ready"]
     assert provider.requests and provider.requests[0][-1] == {"role": "user", "content": "hi"}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (130, 40)])
+async def test_the_first_frame_is_laid_out_for_the_screen_before_the_side_panes_are_mounted(
+    size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import Tabs
+
+    async def never_opens(resume: str | None, **_: object) -> None:
+        raise AssertionError("the engine is not opened before the side panes are mounted")
+
+    async def held_back(self: ConsultApp) -> None:  # the state of the first frame, kept still
+        return None
+
+    monkeypatch.setattr(ConsultApp, "_after_first_frame", held_back)
+    app = ConsultApp(never_opens)  # type: ignore[arg-type]
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert not app.query("#diff-pane")  # still the first frame's widgets
+        small = size == (80, 24)
+        # A small screen shows one pane at a time from the first frame on: the tabs on top and
+        # the conversation, not the wide layout's empty side column beside a cut-off prompt.
+        assert app.screen.has_class("-compact") is small
+        assert app.query_one("#pane-tabs", Tabs).display is small
+        assert app.query_one("#side").display is (not small)
+        assert app.query_one("#conversation-pane").display

@@ -24,6 +24,7 @@ from formspec_consult.store.records import (
     SummaryWrittenRecord,
 )
 from formspec_consult.store.review_flow import ReviewError, ReviewFlow
+from formspec_consult.store.review_results import ToolResultError
 from formspec_consult.store.review_text import format_apply, format_diffs, format_reject, format_undo
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ async def run_slash(engine: EngineLike, session: Session, command: SlashCommand)
         steps = _summary(engine, session) if command.name == "summary" else _simple(engine, session, command)
         async for event in steps:
             yield event
-    except ToolError as exc:
+    except (ToolError, ToolResultError) as exc:
         session.log.write(NoticeRecord(level="error", message=str(exc)))
         yield Notice("error", str(exc))
         yield TurnFinished("error", error=str(exc))
@@ -66,13 +67,13 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
         async for event in _apply(review, args):
             yield event
     elif name == "reject":
-        result = await review.reject(args[0])
-        yield Notice("info", format_reject(result))
-        yield DraftsChanged((str(result.get("rejected")),))
+        rejected = await review.reject(args[0])
+        yield Notice("info", format_reject(rejected))
+        yield DraftsChanged((rejected.path,))
     elif name == "undo":
-        result = await review.undo()
-        yield Notice("info", format_undo(result))
-        yield DraftsChanged((str(result.get("undone")),))
+        undone = await review.undo()
+        yield Notice("info", format_undo(undone))
+        yield DraftsChanged((undone.path,))
     elif name == "compact":
         done = await session.compressor.compact(session.history, force=True, focus=command.arg_text or None)
         if done is None:
@@ -129,7 +130,7 @@ async def _apply(review: ReviewFlow, args: tuple[str, ...]) -> AsyncGenerator[Ag
         raise ToolError(f"{exc} Use /apply <path> or /apply --all.") from exc
     result = await review.apply(path)
     yield Notice("info", format_apply(result))
-    yield DraftsChanged((str(result.get("applied")),))
+    yield DraftsChanged((result.path,))
 
 
 async def _summary(engine: EngineLike, session: Session) -> AsyncGenerator[AgentEvent, None]:

@@ -4,8 +4,9 @@ The system prompt is part of every request, so each start-up result is written a
 instead of its JSON: the facts stay (names, versions, paths, what a module or skill is for, which
 text is untrusted), the punctuation and the fields the model does not act on go (checksums,
 `stale: false`, the minimum core version behind `stale`). Each renderer falls back to the JSON
-text for a shape it does not know, so nothing a server returns is ever dropped; the full results
-are one tool call away (the tools stay offered).
+text for a shape it does not know, so nothing a server returns is ever dropped. The consultant is
+not offered these tools again while the prompt carries their answer (agent/engine/offer.py); the
+template index stands for the catalogue, and `get_business_template` reads one template in full.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from formspec_consult.store.agent_events import (
 )
 from formspec_consult.store.layout import MCP_SERVER_LOG, consult_dir
 from formspec_consult.store.records import DecisionRecord, NoticeRecord
+from formspec_consult.store.review_results import ToolResult
 
 if TYPE_CHECKING:
     from formspec_consult.agent.engine.session import Session
@@ -133,14 +134,15 @@ class Engine:
         if command is not None:
             log_command(self._s, command)
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         """Call a local MCP tool (diff, apply, …) as the client; raises ToolError on failure.
 
-        The server records applies, undos and rejects in the session itself (whoever calls)."""
+        The answer is the tool's structured result as a ToolResult; the review workflow reads it
+        into its record (store.review_results). The server records applies, undos and rejects in
+        the session itself (whoever calls)."""
         from formspec_consult.agent.engine.setup import LOCAL
 
-        result = await self._s.manager.call_on(LOCAL, name, arguments or {})
-        return result if isinstance(result, dict) else {"result": result}
+        return ToolResult.of(name, await self._s.manager.call_on(LOCAL, name, arguments or {}))
 
     async def restart_mcp(self, server: str | None = None) -> None:
         """Restart the MCP servers (or one); problems are logged and shown by status()."""

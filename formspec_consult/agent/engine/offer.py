@@ -1,24 +1,38 @@
-"""The tools the consultant is offered: every MCP tool, less what it cannot use yet or need not say.
+"""The tools the consultant is offered: what it needs in its phase, less what it cannot use or need not say.
 
 Every request carries every declaration, so the offer is part of the fixed prefix. It differs from
-what the servers list (external MCP clients still get every tool, every argument) in two ways:
+what the servers list (external MCP clients still get every tool, every argument) in five ways:
 
-- **Draft-phase tools wait for a draft.** `list_drafts`, `diff_drafts`, `reject_draft`,
-  `apply_draft` and `undo_apply` act on the session's drafts and applies: before the first draft
-  of the session they have nothing to act on. The dev-server tools (`restart_server`,
-  `get_server_status`, `stop_server`) run what the drafts changed; Discovery and Proposal do not
-  need them. `read_workspace_manifest`, `list_installed_modules` and `list_skills` gave the
-  start-up context the system prompt carries; until an apply can change the project their answer
-  is that context again. `validate_spec` checks text without drafting it: before the first draft
-  `propose_spec_file` is the way in (it runs the same gate), after it the consultation-workflow
-  skill's quick checks use it. All of them are offered from the request after the first draft
-  on (the Draft phase) and then for the rest of the session, so the offer changes at most once
-  (one new cache prefix; the request log records the new declarations). The system prompt says so.
+- **What the system prompt carries is not offered again.** `read_workspace_manifest`,
+  `list_installed_modules`, `list_skills` and the registry's `list_business_templates` gave the
+  start-up context the system prompt holds (the template index: `get_business_template` reads
+  one). A draft reaches the project only when the person applies it, and the consultant wrote
+  it, so their answer is that context and its own drafts; skills are Markdown no draft changes.
+  One whose answer the prompt lacks (its call failed at start) is offered in every phase.
+- **Draft-phase tools wait for a draft; the template tools retire at it.** `list_drafts`,
+  `reject_draft`, `apply_draft`, `undo_apply` act on the session's drafts and applies,
+  `restart_server` runs what they changed: before the first draft they have nothing to act on.
+  They are offered from the request after the first draft on (the Draft phase) and then for the
+  rest of the session; from then on `get_business_template` is not (a template guides Discovery,
+  which the first draft ends; the index stays in the prompt). So the offer changes at most once
+  (one new cache prefix, measured by `bench/run.py prefix`; the request log records the new
+  declarations). The system prompt says so.
+- **Tools the person's review covers are not offered.** `diff_drafts` is the person's view
+  (`/diff`; `list_drafts` gives the model each draft's state and problems), `validate_spec`
+  checks text `propose_spec_file` checks as a draft with the same gate, and `restart_server`
+  answers with the dev server's status (`get_server_status`), which stops with the session
+  (`stop_server`).
+- **A tool the person's permission can never allow is not offered.** The guarded tools (apply,
+  undo, reject, restart, stop) are left out while their rule is `deny`, or `ask` with nobody to
+  ask (headless): every call would be refused.
 - **Arguments the engine binds are not declared.** Our local server is bound to this session, so
   its `session` argument ("omit it to use the bound session") is left out of the declarations.
 
 A call is never refused here: the offer decides what is declared, not what may run (the loop's
-permissions decide that). Tools of other servers pass through as their servers list them.
+permissions decide that). Tools of servers other than ours (the local one, the bundled registry)
+pass through as their servers list them.
+:meth:`ConsultantOffer.largest_declarations` is the biggest offer this session can make (the
+Draft phase, with every tool its permissions could allow): the window-fit check at start counts it.
 """
 
 from __future__ import annotations
@@ -28,14 +42,15 @@ from pathlib import Path
 from typing import Any
 
 from formspec_consult.agent.loop.loop import ToolRunner
+from formspec_consult.agent.loop.permissions import Permissions
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.store.layout import SessionLayout
 
-DRAFT_PHASE_TOOLS = frozenset({
-    "list_drafts", "diff_drafts", "reject_draft", "apply_draft", "undo_apply",
-    "restart_server", "get_server_status", "stop_server",
-    "read_workspace_manifest", "list_installed_modules", "list_skills", "validate_spec",
-})
+DRAFT_PHASE_TOOLS = frozenset({"list_drafts", "reject_draft", "apply_draft", "undo_apply", "restart_server"})
+DISCOVERY_TOOLS = frozenset({"get_business_template", "list_business_templates"})  # until the first draft
+# The start-up context calls (agent/engine/context.py START_CALLS): offered only when not carried.
+CONTEXT_TOOLS = frozenset({"read_workspace_manifest", "list_installed_modules", "list_skills", "list_business_templates"})
+REVIEW_COVERED = frozenset({"diff_drafts", "validate_spec", "get_server_status", "stop_server"})
 BOUND_ARGUMENTS = frozenset({"session"})
 
 
@@ -59,7 +74,12 @@ def _entries(folder: Path) -> Iterator[Path]:
 
 class ConsultantOffer:
     """The loop's tools: `inner`'s calls (VerifyingTools over the MCPManager), with the consultant's
-    declarations (module docstring)."""
+    declarations (module docstring).
+
+    `ours` are the servers whose tools the offer knows (the local server first, then the bundled
+    registry); `carried` the context tools whose answer the system prompt holds (set once the
+    prompt is written); `permissions` the loop's (set once the loop is built; None: every tool).
+    """
 
     def __init__(
         self,
@@ -67,28 +87,48 @@ class ConsultantOffer:
         *,
         server_of: Callable[[str], str],
         real_name: Callable[[str], str],
-        local: str,
+        ours: tuple[str, ...],
         drafted: Callable[[], bool],
         refresh: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
-        self.inner, self.local = inner, local
+        self.inner, self.ours = inner, ours
         self._server_of, self._real_name, self._drafted, self._refresh = server_of, real_name, drafted, refresh
+        self.permissions: Permissions | None = None
+        self.carried: frozenset[str] = frozenset()
         self.draft_phase = False
 
     def tool_declarations(self) -> list[dict[str, Any]]:
+        """What this request declares."""
         if not self.draft_phase and self._drafted():
             self.draft_phase = True  # once there, for the rest of the session: the offer changes once
+        permissions = self.permissions
+        return self._offer(draft_phase=self.draft_phase, permitted=permissions.may_run if permissions else _every)
+
+    def largest_declarations(self) -> list[dict[str, Any]]:
+        """The biggest offer of this session: the Draft phase, every guarded tool a rule does not
+        deny (as though someone were there to ask). No request declares more."""
+        permissions = self.permissions
+        return self._offer(draft_phase=True, permitted=permissions.not_denied if permissions else _every)
+
+    def _offer(self, *, draft_phase: bool, permitted: Callable[[str], bool]) -> list[dict[str, Any]]:
         offered = []
         for declaration in self.inner.tool_declarations():
             exposed = str(declaration["function"]["name"])
-            if self._server_of(exposed) != self.local:
+            if self._server_of(exposed) not in self.ours:
                 offered.append(declaration)
                 continue
-            name = self._real_name(exposed)
-            if name in DRAFT_PHASE_TOOLS and not self.draft_phase:
-                continue
-            offered.append(_without_bound_arguments(declaration))
+            if self._offered(self._real_name(exposed), exposed, draft_phase, permitted):
+                offered.append(_without_bound_arguments(declaration))
         return offered
+
+    def _offered(self, name: str, exposed: str, draft_phase: bool, permitted: Callable[[str], bool]) -> bool:
+        if name in REVIEW_COVERED or (name in CONTEXT_TOOLS and name in self.carried):
+            return False
+        if name in DISCOVERY_TOOLS:
+            return not draft_phase
+        if name in DRAFT_PHASE_TOOLS and not draft_phase:
+            return False
+        return permitted(exposed)
 
     def server_of(self, exposed: str) -> str:
         return self._server_of(exposed)
@@ -101,6 +141,10 @@ class ConsultantOffer:
 
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome:
         return await self.inner.call(exposed, arguments)
+
+
+def _every(_name: str) -> bool:
+    return True
 
 
 def _without_bound_arguments(declaration: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:  # the events module is not needed to paint the first frame
     from formspec_consult.agent.engine.status import EngineStatus
     from formspec_consult.store.agent_events import AgentEvent
+    from formspec_consult.store.review_results import ToolResult
 
 
 class EngineLike(Protocol):
@@ -45,8 +46,9 @@ class EngineLike(Protocol):
         """Turn a picked option ("B", "b)", the option text) into the text to send."""
         ...
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Call a tool of the local MCP server directly (review actions, status)."""
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
+        """Call a tool of the local MCP server directly (review actions, status): its answer, to be
+        read into the tool's record (store.review_results); raises on a refusal."""
         ...
 
     async def restart_mcp(self, server: str | None = None) -> None:

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, cast
 
 from formspec_consult.agent.compaction.compress import Compressor
-from formspec_consult.agent.engine.context import collect_context, make_summariser, render_system_prompt
+from formspec_consult.agent.engine.context import (
+    START_CALLS,
+    collect_context,
+    make_summariser,
+    render_system_prompt,
+)
+from formspec_consult.agent.engine.offer import ConsultantOffer, session_has_drafted
 from formspec_consult.agent.engine.options import EngineOptions
 from formspec_consult.agent.engine.setup import (
     LOCAL,
@@ -325,6 +331,7 @@ async def _begin(
             usable,
             events,
             problems,
+            carried=_carried(context[0] if context is not None else None, events),
         )
         _follow_late_servers(session, still_starting)
         if events:
@@ -353,9 +360,10 @@ def _assemble(
     usable: int,
     events: list[EventRecord],
     problems: list[str],
+    *,
+    carried: frozenset[str] = frozenset(),
 ) -> Session:
     history = History.restore(events, log) if events else History(log)
-    from formspec_consult.agent.engine.offer import ConsultantOffer, session_has_drafted
     from formspec_consult.agent.verify_pass import VerifyingTools
 
     verifying = VerifyingTools(
@@ -365,10 +373,11 @@ def _assemble(
         verifying,
         server_of=manager.server_of,
         real_name=manager.real_name,
-        local=LOCAL,
+        ours=(LOCAL, REGISTRY),
         drafted=session_has_drafted(session_dir),
         refresh=manager.refresh,
     )
+    tools.carried = carried
     compressor = Compressor(
         count_tokens=lambda messages: provider.count_tokens(messages, tools.tool_declarations()),
         usable_window=usable,
@@ -393,6 +402,7 @@ def _assemble(
         tool_result_cap=settings.tool_result_cap,
     )
     loop.permissions.rules = cast("dict[str, Rule]", dict(settings.permissions))  # checked by config
+    tools.permissions = loop.permissions  # a guarded tool nobody could allow is not offered
     return Session(
         session_id,
         session_dir,
@@ -411,6 +421,17 @@ def _assemble(
     )
 
 
+def _carried(context: dict[str, str] | None, events: list[EventRecord]) -> frozenset[str]:
+    """The start-up context tools whose answer the system prompt holds: the new session's filled
+    variables, or what the resumed one recorded (variable or tool names)."""
+    if context is not None:
+        held = {variable for variable, text in context.items() if text}
+    else:
+        started = next((e for e in events if isinstance(e, SessionStartedRecord)), None)
+        held = set(started.context_tools) if started is not None else set()
+    return frozenset(tool for tool, variable, _ in START_CALLS if variable in held or tool in held)
+
+
 def _check_prefix_fits(session: Session) -> None:
     """Refuse to start when the fixed prompt and the answer's reserve leave no room to talk."""
     settings, provider = session.settings, session.provider
@@ -420,8 +441,9 @@ def _check_prefix_fits(session: Session) -> None:
             return reserved_output(settings, provider, window)
         return output_reserve(window, explicit_reserve(settings))
 
-    error = prefix_fit_error(provider, session.window, reserve_for, session.history.messages,
-                             session.loop.tools.tool_declarations())
+    offer = session.loop.tools
+    largest = offer.largest_declarations() if isinstance(offer, ConsultantOffer) else offer.tool_declarations()
+    error = prefix_fit_error(provider, session.window, reserve_for, session.history.messages, largest)
     if error is not None:
         session.log.write(NoticeRecord(level="error", message=str(error)))
         raise error

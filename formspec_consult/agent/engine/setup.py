@@ -23,11 +23,11 @@ REGISTRY = "registry"
 
 
 def resolve_project(project: Path | None) -> Path:
-    """The project root (spec.open_project walks up from `project` or the cwd); ProjectError propagates."""
-    from formspec_consult.spec import open_project
+    """The project root (walking up from `project` or the cwd, as spec.open_project does); ProjectError
+    propagates. Only the root is found here: the validator is the MCP servers' to load, not this process's."""
+    from formspec_consult.spec.discovery import find_root
 
-    opened = open_project(Path(project) if project is not None else Path.cwd())
-    return Path(opened.root).resolve()
+    return find_root(Path(project) if project is not None else Path.cwd()).resolve()
 
 
 def consult_dir(project_root: Path) -> Path:
@@ -56,7 +56,8 @@ def prefix_fit_error(
     messages: list[dict[str, Any]],
     tools: list[dict[str, Any]],
 ) -> ProviderError | None:
-    """None when the fixed prefix (the leading system messages and the tool declarations) plus
+    """None when the fixed prefix (the leading system messages and `tools`, the largest offer the
+    session may make: agent/engine/offer.py ConsultantOffer.largest_declarations) plus
     the output reserve (`reserve_for(window)`) leave room for a conversation in `window`; else the
     error to show at start, with the numbers and what to change, instead of sending requests the
     server must reject."""
@@ -78,7 +79,7 @@ def prefix_fit_error(
     left = f"leaving only {room:,}" if room > 0 else "leaving nothing"
     said = (
         f"the fixed prompt does not fit the {window:,}-token context window: the system prompt "
-        f"({system:,} tokens) and the tool declarations ({declarations:,}) take {prefix:,}, and {reserved:,} "
+        f"({system:,} tokens) and the tool declarations ({declarations:,}) the session may offer take {prefix:,}, and {reserved:,} "
         f"are reserved for the answer, {left} for the conversation (it needs at least {MIN_CONVERSATION_TOKENS:,})"
     )
     hint = (

@@ -89,6 +89,15 @@ class Permissions:
             return "allow"
         return self.rules.get(name) or self.rules.get(bare) or self.rules.get("default") or "ask"
 
+    def may_run(self, name: str) -> bool:
+        """Whether a model call of `name` can run at all: allowed, or asked with someone to answer."""
+        rule = self.rule(name)
+        return rule == "allow" or name in self.allowed_for_session or (rule == "ask" and self.approver is not None)
+
+    def not_denied(self, name: str) -> bool:
+        """Whether some answer could let a model call of `name` run (its rule is not `deny`)."""
+        return self.rule(name) != "deny"
+
     async def check(self, call_id: str, name: str, arguments: dict[str, Any]) -> str | None:
         """None when the call may run; else the tool result to give the model instead."""
         rule = self.rule(name)

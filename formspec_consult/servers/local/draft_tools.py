@@ -31,7 +31,7 @@ ForceArg = Annotated[
     bool,
     Field(
         strict=True,  # a boolean: "yes" or "true" as text is refused, never read as true
-        description="Override the safety refusal; only when the person explicitly asks.",
+        description="Override the refusal; only when the person explicitly asks.",
     ),
 ]
 
@@ -50,19 +50,17 @@ def register(server: MCPServer, state: LocalState) -> None:
                 )
             ),
         ],
-        content: Annotated[str, Field(description="The complete YAML text of the file.")],
+        content: Annotated[str, Field(description="The whole YAML file.")],
         session: SessionArg = None,
     ) -> Proposed:
-        """Write a spec file as a DRAFT (never the project itself) and validate the project with it:
-        returns validation, findings, the skills for its kind and next steps. The only way to write spec
-        YAML: never paste it into the chat."""
+        """Write a spec file as a DRAFT (never the project) and validate the project with it: returns
+        validation, findings, the skills for its kind, next steps. The only way to write spec YAML."""
         return state.review(session).propose(path, content)  # type: ignore[return-value]
 
     @server.tool(title="List drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def list_drafts(session: SessionArg = None) -> DraftList:
-        """The session's drafts: path, status (new|modified|unchanged), valid, problems, target_changed
-        (the real file changed since)."""
+        """The session's drafts (path, status, valid, problems, target_changed) and settled ones."""
         sid, _ = state.session(session)
         review = state.review(session)
         return {"session": sid, "drafts": review.list(), "settled": review.settled()}  # type: ignore[typeddict-item]
@@ -83,25 +81,21 @@ def register(server: MCPServer, state: LocalState) -> None:
         path: Annotated[str, Field(description="The draft's spec path.")],
         session: SessionArg = None,
     ) -> Rejected:
-        """Discard one draft; the real file is not touched."""
+        """Discard one draft (the real file is not touched)."""
         return state.review(session).reject(path)  # type: ignore[return-value]
 
     @server.tool(title="Apply a draft to the project", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def apply_draft(
-        file: Annotated[
-            str, Field(description="The draft's spec path, as given to propose_spec_file.")
-        ],
+        file: Annotated[str, Field(description="The draft's spec path.")],
         force: ForceArg = False,
         session: SessionArg = None,
     ) -> Applied:
-        """Apply a reviewed draft to the project (atomic write, backup for undo_apply, revalidation).
-        Refuses a draft that fails validation or whose target changed since."""
+        """Apply a draft the person accepted (atomic, undoable); refuses an invalid draft or a changed target."""
         return state.review(session).apply(file, force=force)  # type: ignore[return-value]
 
     @server.tool(title="Undo the last apply", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def undo_apply(force: ForceArg = False, session: SessionArg = None) -> Undone:
-        """Undo the session's last apply_draft: the file's exact previous bytes (or no file) come back.
-        Call again to undo further."""
+        """Undo the session's last apply (exact previous bytes come back); call again to undo further."""
         return state.review(session).undo(force=force)  # type: ignore[return-value]

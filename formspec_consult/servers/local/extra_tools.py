@@ -26,19 +26,17 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Read the session transcript", annotations=READ_ONLY, structured_output=True)
     @tool_errors
     def read_transcript(
-        seq: Annotated[
-            int | None, Field(description="One event's seq: returned in full.")
-        ] = None,
+        seq: int | None = None,
         query: Annotated[
             str | None, Field(description="Text to find (case-insensitive).")
         ] = None,
         type: Annotated[
             str | None, Field(description="Only this event type, e.g. 'tool_result'.")
         ] = None,  # noqa: A002
-        limit: Annotated[int, Field(description="Most matches, newest first.", ge=1, le=100)] = 20,
+        limit: Annotated[int, Field(ge=1, le=100)] = 20,
     ) -> Transcript:
-        """Read back earlier events of this session: search (query, type) for snippets with their seq,
-        or one event in full (seq)."""
+        """Earlier events of this session: the newest snippets (with their seq) matching query and type,
+        or the event seq in full."""
         from formspec_consult.store.events import EventLog
 
         log_path = state.session_folder / "events.jsonl"

@@ -38,11 +38,11 @@ def register(server: MCPServer, state: LocalState) -> None:
     def list_kind_schemas(
         kind: Annotated[
             str | None,
-            Field(description="A kind, e.g. 'Entity'; omit to list the kinds."),
+            Field(description="e.g. 'Entity'; omit to list the kinds."),
         ] = None,
     ) -> KindSchemas:
-        """List the FormSpec kinds, or return one kind's JSON Schema (and its source): read it before
-        writing the first file of a kind."""
+        """The FormSpec kinds, or one kind's JSON Schema and its source: read it before writing the
+        first file of a kind."""
         from formspec_consult.spec import kind_schema, known_kinds
 
         if not kind:
@@ -73,11 +73,11 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Read one spec document", annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def read_module_spec(
-        module: Annotated[str, Field(description="e.g. 'booking'")],
-        kind: Annotated[str, Field(description="e.g. 'Entity'")],
-        name: Annotated[str, Field(description="metadata.name, e.g. 'appointment'")],
+        module: str,
+        kind: str,
+        name: Annotated[str, Field(description="metadata.name")],
     ) -> ModuleSpec:
-        """The YAML of one spec document, found by module, kind and metadata.name."""
+        """The YAML of one spec document, e.g. module 'booking', kind 'Entity', name 'appointment'."""
         doc = state.project.find(module, kind, name)
         if doc is None:
             raise ToolError(
@@ -101,11 +101,12 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Check a name for conflicts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def check_naming_conflict(
-        name: Annotated[str, Field(description="The proposed metadata.name.")],
-        module: Annotated[str | None, Field(description="Its module, if known.")] = None,
-        kind: Annotated[str | None, Field(description="Its kind, if known.")] = None,
+        name: str,
+        module: str | None = None,
+        kind: str | None = None,
     ) -> Naming:
-        """Whether a metadata.name is already used in the project (check before naming something new)."""
+        """Whether a proposed metadata.name (of that module and kind, if given) is already used: check
+        before naming."""
         if not name.strip():
             raise ToolError("The name is empty; give the metadata.name you plan to use.")
         return cast(Naming, dict(state.project.naming_conflicts(name, module, kind)))

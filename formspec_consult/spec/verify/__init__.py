@@ -13,7 +13,7 @@ for the consultant to address. Pure: this package imports nothing of ours outsid
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document
@@ -55,6 +55,14 @@ def verify_tree(documents: Iterable[Document], sources: Collection[str] | None =
     return sorted(out, key=lambda f: (f.source, f.line or 0, f.code))
 
 
-def verify_overlay(project: Any, overlay: dict[str, str | None], sources: Collection[str]) -> list[dict[str, Any]]:
+class Documented(Protocol):
+    """What the verifiers need of a project (``spec.Project`` is one): its parsed documents."""
+
+    def documents(self, overlay: dict[str, str | None] | None = None) -> list[Document]: ...
+
+
+def verify_overlay(
+    project: Documented, overlay: dict[str, str | None], sources: Collection[str]
+) -> list[dict[str, Any]]:
     """Findings (as dicts) for the files `sources` of `project` (a ``spec.Project``) with `overlay`."""
     return [f.to_dict() for f in verify_tree(project.documents(overlay), sources)]

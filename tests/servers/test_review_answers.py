@@ -1,0 +1,116 @@
+"""The review workflow over a real `mcp-serve` process: every answer the server sends reads into
+its record, and the records' wire shape is the server's output schema, key for key."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, get_type_hints
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from formspec_consult.servers.local import results
+from formspec_consult.spec.model import ValidationResult
+from formspec_consult.store.review_flow import ReviewFlow
+from formspec_consult.store.review_results import (
+    Applied,
+    DiffList,
+    DraftDiff,
+    DraftList,
+    DraftRow,
+    Rejected,
+    SettledRow,
+    ToolResult,
+    Undone,
+)
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+CLI = Path(sys.executable).parent / "formspec-consult"
+SESSION = "20261201-090000-wire"
+SERVICE = "modules/shop/master/service/entity.yaml"
+STAFF = "modules/shop/master/staff/entity.yaml"
+BROKEN = "modules/shop/master/gadget/entity.yaml"  # a new file that fails the gate on its own
+
+
+class Refused(RuntimeError):
+    """A tool error, as a client's call function raises it."""
+
+
+def flow_over(client: Client) -> ReviewFlow:
+    async def call(name: str, arguments: dict[str, Any]) -> ToolResult:
+        result = await client.call_tool(name, arguments)
+        if result.is_error:
+            raise Refused(result.content[0].text if result.content else name)  # type: ignore[union-attr]
+        return ToolResult.of(name, result.structured_content)
+
+    return ReviewFlow(call)
+
+
+async def test_every_review_answer_of_mcp_serve_reads_into_its_record_across_apply_undo_and_reapply(
+    project: Path, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG", "SYSTEMROOT"}}
+    params = StdioServerParameters(command=str(CLI), args=["mcp-serve", "--project", str(project), "--session", SESSION],
+                                   env=env)
+    spec = project / "spec"
+    before = (spec / SERVICE).read_bytes()
+    with open(tmp_path / "stderr.txt", "w", encoding="utf-8") as errlog, anyio.fail_after(90):
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            flow = flow_over(client)
+            proposed = await flow.propose(SERVICE, before.decode("utf-8") + "# reviewed\n")
+            assert proposed.passes and proposed.status == "modified" and proposed.validation.ok
+            await flow.propose(STAFF, (spec / STAFF).read_text(encoding="utf-8") + "# discarded\n")
+            broken = await flow.propose(BROKEN, "apiVersion: formspec.dev/v1\nkind: Entity\nmetadata: {name: gadget, module: shop}\nspec: 3\n")
+            assert not broken.passes
+
+            listing = await flow.overview()
+            assert {d.path: (d.state, d.valid) for d in listing.drafts} == {
+                SERVICE: ("pending", True), STAFF: ("pending", True), BROKEN: ("pending", False)}
+            assert next(d for d in listing.drafts if d.path == BROKEN).problems >= 1  # a count here…
+            (diff,) = await flow.diffs(BROKEN)
+            assert diff.problems and all(p.message for p in diff.problems)  # …and the problems there
+            assert diff.status == "new" and diff.diff.startswith("--- /dev/null")
+
+            rejected = await flow.reject(STAFF)
+            assert rejected.path == STAFF and STAFF not in rejected.remaining
+            applied = await flow.apply(SERVICE)
+            assert (applied.path, applied.file, applied.previous) == (SERVICE, f"spec/{SERVICE}", "backed up")
+            assert applied.undo_step >= 1 and not applied.forced and applied.backup
+            undone = await flow.undo()
+            assert (undone.path, undone.outcome, undone.back_for_review) == (SERVICE, "restored", True)
+            assert (spec / SERVICE).read_bytes() == before
+
+            listing = await flow.overview()
+            assert {d.path: d.state for d in listing.drafts} == {SERVICE: "undone", BROKEN: "pending"}
+            assert [(s.path, s.state) for s in listing.settled] == [(STAFF, "rejected")]
+            again = await flow.apply(SERVICE)  # the undone draft is accepted again, its exact bytes
+            assert again.path == SERVICE and (spec / SERVICE).read_bytes() == before + b"# reviewed\n"
+            assert (await flow.overview()).by_state() == {"pending": 1, "applied": 1, "rejected": 1}
+
+
+def _keys(typed: Any) -> set[str]:
+    return set(get_type_hints(typed))
+
+
+def test_the_records_answer_with_exactly_the_keys_of_the_servers_output_schemas() -> None:
+    validation = ValidationResult(ok=True)
+    row = DraftRow("a.yaml", "new", "pending", True, 0, None)
+    settled = SettledRow("c.yaml", "spec/c.yaml", "applied", None)
+    diff = DraftDiff("a.yaml", "new", "pending", True, (), None, "")
+    pairs = [
+        (DraftList("s", (row,), (settled,)).to_json(), results.DraftList),
+        (row.to_json(), results.DraftRow),
+        (settled.to_json(), results.SettledRow),
+        (DiffList("s", (diff,)).to_json(), results.DiffList),
+        (diff.to_json(), results.DraftDiff),
+        (Applied("a.yaml", "spec/a.yaml", "undo/1", "did not exist", 1, False, validation).to_json(), results.Applied),
+        (Undone("a.yaml", "spec/a.yaml", "removed", "not kept", 1, 0, validation).to_json(), results.Undone),
+        (Rejected("a.yaml", ()).to_json(), results.Rejected),
+        (validation.to_dict(), results.Validation),
+    ]
+    for wire, schema in pairs:
+        assert set(wire) == _keys(schema), schema.__name__
