@@ -64,6 +64,15 @@ class LazyGroup(click.Group):
             return getattr(module, attr)
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a Ctrl-C it does not handle itself (during its imports or its start)
+        exits 130 like any interrupted program, not click's "Aborted!" and 1."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo(file=sys.stderr)  # end the line after the terminal's ^C
+            raise click.exceptions.Exit(INTERRUPTED) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, LAZY_COMMANDS[name][1]) for name in sorted(LAZY_COMMANDS)]
         if rows:
@@ -104,13 +113,32 @@ def cli(ctx: click.Context, **options: Any) -> None:
     run_consult(ctx, **options)
 
 
+INTERRUPTED = 130  # the shell's code for a process ended by SIGINT (Ctrl-C)
+
+
 def main() -> None:
     """The `formspec-consult` script: run the command, then leave at once (see :func:`exit_now`)."""
+    stop_on_sigint()
     try:
         cli(prog_name="formspec-consult")
     except SystemExit as exc:
         exit_now(exc.code)
     exit_now(0)
+
+
+def stop_on_sigint() -> None:
+    """SIGINT stops every command, however the process was started.
+
+    A shell without job control (a script's `cmd &`, a CI runner, `make` in the background)
+    starts its children with SIGINT ignored. Python keeps it ignored, and so does asyncio's
+    runner, so `kill -INT` did nothing to a headless turn there (it ran on, or hung on a stalled
+    stream), while uvicorn took the signal anyway and `mcp-serve --http` stopped with exit 0.
+    One behaviour everywhere: Ctrl-C / SIGINT cancels, and the exit code is 130.
+    """
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def exit_now(code: object) -> NoReturn:
@@ -122,7 +150,11 @@ def exit_now(code: object) -> NoReturn:
     takes seconds of doing nothing useful between the reply and the shell prompt.
     """
     import atexit
+    import signal
 
+    # A second Ctrl-C while leaving must not turn into a traceback and the slow interpreter
+    # teardown this function exists to skip: the process is ending with `code` anyway.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if code is None:
         status = 0
     elif isinstance(code, int):

@@ -58,3 +58,21 @@ def test_every_listed_subcommand_exists_and_has_help(name: str) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "Usage:" in out.stdout
+
+
+def test_a_ctrl_c_the_command_does_not_handle_exits_130_not_aborted_1(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Ctrl-C before the command's own handling (during its imports or start) reaches click,
+    # which says "Aborted!" and exits 1; the process was interrupted, so it exits 130.
+    code = (
+        "import sys\n"
+        "import formspec_consult.commands.consult as consult\n"
+        "from formspec_consult import cli\n"
+        "def interrupted(ctx, **options):\n"
+        "    raise KeyboardInterrupt\n"
+        "consult.run_consult = interrupted\n"
+        "sys.argv = ['formspec-consult', '--model', 'x', '-p', 'hi']\n"
+        "cli.main()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert out.returncode == 130, out.stderr
+    assert "Aborted!" not in out.stderr

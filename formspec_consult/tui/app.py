@@ -23,6 +23,7 @@ from textual.worker import Worker
 
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 from formspec_consult.resources import data_dir
+from formspec_consult.tui.keys import WORD_MOVE_OF_LETTER, read_meta_letters_as_alt
 from formspec_consult.tui.layout import PANES, TAB_LABELS, LayoutActions
 from formspec_consult.tui.slash import SlashSpec, is_command
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
@@ -73,6 +74,7 @@ class ConsultApp(LayoutActions, App[None]):
         theme: str | None = None,
     ) -> None:
         super().__init__()
+        read_meta_letters_as_alt()  # alt+b / alt+f from a real terminal, see tui/keys.py
         self._initial_theme = theme  # applied on mount: the theme watcher needs a screen
         self.engine_factory = engine_factory
         self.engine: EngineLike | None = None
@@ -394,7 +396,11 @@ class ConsultApp(LayoutActions, App[None]):
             event.input.clear()
 
     def action_pick(self, letter: str) -> None:
-        if not self.query_one(ChoiceBar).pick(letter):
+        if self.query_one(ChoiceBar).pick(letter):
+            return
+        if letter in WORD_MOVE_OF_LETTER and not self.query_one(ChoiceBar).options:
+            self.simulate_key(WORD_MOVE_OF_LETTER[letter])  # ESC b / ESC f: the word move it was
+        else:
             self.notify(f"No option {letter.upper()} is on offer.", severity="warning")
 
     def on_choice_bar_picked(self, event: ChoiceBar.Picked) -> None:

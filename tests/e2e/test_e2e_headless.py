@@ -16,6 +16,7 @@ from formspec_consult.store.events import EventLog
 from tests.e2e.cli import cli_env, run_cli
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
+from tests.tui.tmux import wait_for
 
 pytestmark = pytest.mark.slow
 KEY = "sk-e2e-secret-value"
@@ -100,15 +101,27 @@ def test_kill_9_mid_turn_then_continue_resumes_with_no_event_lost(
     assert [e["turn"] for e in after if e["type"] == "turn_started"] == [1, 2]
 
 
+def ignore_sigint() -> None:
+    """What a shell without job control (a script's `cmd &`, a CI runner) does to a background job."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+SIGINT_AS = pytest.mark.parametrize(
+    "inherited", [signal.SIG_DFL, signal.SIG_IGN], ids=["started-from-a-terminal", "started-with-sigint-ignored"]
+)
+
+
+@SIGINT_AS
 def test_ctrl_c_mid_reply_exits_130_and_logs_a_cancelled_turn_with_what_was_shown(
-    tmp_path: Path, fake_openai: FakeOpenAIServer
+    tmp_path: Path, fake_openai: FakeOpenAIServer, inherited: signal.Handlers
 ) -> None:
     project = make_project(tmp_path / "shop")
     env = cli_env(tmp_path, FORMSPEC_LLM_API_KEY=KEY)
     fake_openai.queue(FakeReply(text="A partial answer that never ends", stall_after_chunks=2))
     command = [sys.executable, "-m", "formspec_consult", *fake_openai.cli_args(), "-p", "hello"]
     with subprocess.Popen(
-        command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        preexec_fn=ignore_sigint if inherited == signal.SIG_IGN else None,
     ) as process:
         try:
             fake_openai.wait_for_requests(1, timeout=90)
@@ -125,3 +138,29 @@ def test_ctrl_c_mid_reply_exits_130_and_logs_a_cancelled_turn_with_what_was_show
     assert events[-1]["type"] == "turn_finished" and events[-1]["reason"] == "cancelled"
     kept = [e["message"] for e in events if e["type"] == "message" and e["message"]["role"] == "assistant"]
     assert kept and kept[-1]["content"].startswith("A part")
+
+
+def test_ctrl_c_during_start_up_exits_130_sends_nothing_and_leaves_no_session(
+    tmp_path: Path, fake_openai: FakeOpenAIServer
+) -> None:
+    project = make_project(tmp_path / "shop")
+    env = cli_env(tmp_path, FORMSPEC_LLM_API_KEY=KEY)
+    # Were the Ctrl-C lost, the turn would start and wait on this stalled reply for ever.
+    fake_openai.queue(FakeReply(text="should never be asked for", stall_after_chunks=0))
+    consult = project / ".formspec" / "consult"
+    command = [sys.executable, "-m", "formspec_consult", *fake_openai.cli_args(), "-p", "hello"]
+    with subprocess.Popen(
+        command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        try:
+            # The session folder is made first; the servers and the provider's warm-up take seconds after it.
+            wait_for(lambda: consult.is_dir() and any(p.is_dir() for p in consult.iterdir()), 90,
+                     "the start-up to create the session folder")
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 130
+    assert fake_openai.requests == [], "nothing is sent to the model after Ctrl-C"
+    assert not consult.exists() or not [p for p in consult.iterdir() if p.is_dir()], "a start that stopped leaves no session"

@@ -59,13 +59,14 @@ def test_sigint_ends_the_stdio_server_promptly_while_its_client_keeps_stdin_open
 class HttpServer:
     """`mcp-serve --http 127.0.0.1:0` in the background; its URL read from the line it prints."""
 
-    def __init__(self, project: Path, address: str = "127.0.0.1:0") -> None:
+    def __init__(self, project: Path, address: str = "127.0.0.1:0", *, sigint_ignored: bool = False) -> None:
         self.proc = subprocess.Popen(
             [str(CLI), "mcp-serve", "--project", str(project), "--session", SESSION, "--http", address],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=_ignore_sigint if sigint_ignored else None,
         )
         assert self.proc.stderr
         line = self.proc.stderr.readline()  # blocks until the server printed its URL (or died)
@@ -115,6 +116,42 @@ def test_the_http_server_refuses_a_foreign_host_header_and_stops_on_sigint(http_
     response = httpx.post(http_server.url, json=INITIALIZE, headers=headers, timeout=10)
     assert 400 <= response.status_code < 500
     assert http_server.stop() == 130
+
+
+def _ignore_sigint() -> None:
+    """What a shell without job control (a script's `cmd &`, a CI runner) does to a background job."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("stdio", [True, False], ids=["stdio", "http"])
+def test_sigint_ends_mcp_serve_with_130_also_when_it_was_started_with_sigint_ignored(
+    project: Path, stdio: bool
+) -> None:
+    if stdio:
+        proc = subprocess.Popen(
+            [str(CLI), "mcp-serve", "--project", str(project), "--session", SESSION],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_ignore_sigint,
+        )
+        assert proc.stdin and proc.stdout
+        proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        proc.send_signal(signal.SIGINT)
+        try:
+            assert proc.wait(timeout=15) == 130
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream:
+                    stream.close()
+        return
+    server = HttpServer(project, sigint_ignored=True)
+    response = httpx.post(server.url, json=INITIALIZE, headers={"accept": "application/json, text/event-stream"},
+                          timeout=10)
+    assert response.status_code == 200, "the server was serving before the signal"
+    assert server.stop() == 130, "uvicorn stops on SIGINT; the exit code must say so (it said 0)"
 
 
 @pytest.mark.parametrize(

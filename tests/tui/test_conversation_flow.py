@@ -119,6 +119,23 @@ async def test_a_key_for_an_option_not_on_offer_says_so() -> None:
         assert "No option C is on offer." in notices(app)
 
 
+async def test_alt_b_and_alt_f_move_the_prompt_by_words_while_no_option_is_on_offer() -> None:
+    # Some terminals send ESC b / ESC f for Option+Left / Option+Right: with nothing to pick they still move.
+    app = ConsultApp(factory_for(FakeEngine()))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None)
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        await pilot.press(*"book a chair")
+        await pilot.press("alt+b")
+        await wait_until(pilot, lambda: prompt.cursor_position == len("book a "))
+        await pilot.press("alt+b")
+        await wait_until(pilot, lambda: prompt.cursor_position == len("book "))
+        await pilot.press("alt+f")
+        await wait_until(pilot, lambda: prompt.cursor_position == len("book a "))
+        assert not any("on offer" in n for n in notices(app)) and prompt.value == "book a chair"
+
+
 async def test_escape_cancels_a_running_turn_and_keeps_the_partial_reply() -> None:
     engine = FakeEngine([[AssistantDelta("Let me think"), Hold(), AssistantMessage("never shown")]])
     app = ConsultApp(factory_for(engine))

@@ -7,6 +7,7 @@ the screen with `capture-pane`. tmux comes from tests/setup/30-tmux.sh.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,3 +74,42 @@ def test_each_tmux_test_runs_on_a_private_tmux_server_that_is_gone_afterwards(tm
         sessions = pane.tmux("list-sessions", "-F", "#S").stdout.split()
         assert sessions == [pane.name]
     assert pane.tmux("list-sessions").returncode != 0  # the private server was killed with its session
+
+
+SIX = ["A) Walk-ins only", "B) Bookings and walk-ins", "C) Bookings only", "D) Members only",
+       "E) By phone", "F) Through a partner site"]
+PAY = ["A) At booking", "B) After the cut"]
+
+
+def test_alt_f_and_alt_b_typed_in_a_terminal_pick_options_f_and_b(tmp_path: Path) -> None:
+    # A terminal sends Alt+B as ESC b, which Textual reads as ctrl+left unless the app says otherwise.
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps([{"text": "How do customers book?\n\n" + "\n".join(SIX)},
+                                  {"text": "When do they pay?\n\n" + "\n".join(PAY)},
+                                  {"text": "Noted both."}]), encoding="utf-8")
+    project = copy_example(tmp_path)
+    env = app_env(tmp_path, LITELLM_LOCAL_MODEL_COST_MAP="True")
+    with fake_openai_server(script) as url:
+        command = f"{consult_binary()} --model fake --base-url {url} --context-window 32000 --allow-unvalidated"
+        with tmux_app("fsc-alt", command, env=env, size=(120, 40), cwd=project) as pane:
+            wait_for(lambda: "ready" in pane.screen() and "session" in pane.screen(), 120, "the app to connect")
+            pane.send("I run a barbershop", "Enter")
+            # twice on screen: in the reply, and as the button of the options bar
+            wait_for(lambda: pane.screen().count(SIX[5]) >= 2, 60, "the six options as buttons")
+            pane.send("M-f")
+            wait_for(lambda: pane.screen().count(PAY[1]) >= 2, 60, "alt+f to pick F and the next question")
+            pane.send("M-b")
+            wait_for(lambda: "Noted both." in pane.screen(), 60, "alt+b to pick B and the reply")
+            pane.quit()
+    assert decisions(project) == [("F", SIX[5]), ("B", PAY[1])]
+
+
+def decisions(project: Path) -> list[tuple[str, str]]:
+    """The options the person picked, as the session's event log records them."""
+    found = []
+    for log in (project / ".formspec" / "consult").glob("*/events.jsonl"):
+        for line in log.read_text(encoding="utf-8").splitlines():
+            event = json.loads(line)
+            if event.get("type") == "decision":
+                found.append((event["answer"], event["option"]))
+    return found

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -185,9 +187,7 @@ async def _open(
     # in a thread from here on, side by side with the MCP servers' start: the servers are
     # processes of their own, so they use the other cores meanwhile, and the event loop (a UI)
     # stays free.
-    warming = asyncio.ensure_future(
-        asyncio.to_thread(_warm_and_check, provider, settings, checked=options.provider is not None)
-    )
+    warming = _in_daemon_thread(lambda: _warm_and_check(provider, settings, checked=options.provider is not None))
     created: list[Path] = []  # what this start wrote, removed again if the start fails
     try:
         if existing is None:
@@ -228,8 +228,44 @@ def _warm_and_check(provider: Provider, settings: Settings, *, checked: bool) ->
         check_capability(provider, allow_unvalidated=settings.allow_unvalidated)
 
 
+def _in_daemon_thread(work: Callable[[], None]) -> asyncio.Future[None]:
+    """Run `work` in a daemon thread of its own; its outcome as a future of the running loop.
+
+    Not the loop's default executor (`asyncio.to_thread`): asyncio joins that executor's threads
+    before `asyncio.run` returns, so a Ctrl-C during start-up waited for litellm's import to end
+    (20 s on a loaded machine). A daemon thread ends with the process.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[None] = loop.create_future()
+    future.add_done_callback(lambda f: None if f.cancelled() else f.exception())  # never "unretrieved"
+
+    def settle(error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)
+
+    def run() -> None:
+        error: BaseException | None = None
+        try:
+            work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, error)
+
+    threading.Thread(target=run, name="provider-warm-up", daemon=True).start()
+    return future
+
+
 async def _settle(task: asyncio.Future[T]) -> None:
-    """Wait for a worker-thread task that cannot be cancelled, ignoring its outcome."""
+    """Wait for a worker-thread task that cannot be cancelled, ignoring its outcome; not when the
+    start itself is being cancelled (Ctrl-C): the thread then finishes, or dies with the process."""
+    current = asyncio.current_task()
+    if current is not None and current.cancelling():
+        return
     with contextlib.suppress(BaseException):
         await asyncio.shield(task)
 
@@ -266,9 +302,10 @@ async def _begin(
         context_task: asyncio.Task[tuple[dict[str, str], list[str]]] | None = None
         if not events:
             context_task = asyncio.ensure_future(_context(manager))
-        with contextlib.suppress(BaseException):  # its outcome is read below, after the warm-up's
-            await manager.wait_started([LOCAL])
         try:
+            # A start failure is recorded, not raised: it is read below, after the warm-up's. A
+            # cancellation (Ctrl-C during start-up) is not swallowed here: the start stops.
+            await manager.wait_started([LOCAL])
             await asyncio.shield(warming)  # a refused model is said before a server problem
             if LOCAL in manager.start_failures:
                 raise manager.start_failures[LOCAL]
