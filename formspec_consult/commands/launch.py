@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -26,15 +25,11 @@ if TYPE_CHECKING:
 
 
 def _preload(modules: tuple[str, ...]) -> None:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     for name in modules:
         try:
             importlib.import_module(name)
         except ImportError:
             continue
-    litellm = importlib.sys.modules.get("litellm")  # type: ignore[attr-defined]
-    if litellm is not None:
-        litellm.suppress_debug_info = True
 
 
 def engine_factory_for(
