@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from formspec_consult.resources import package_path
@@ -46,3 +48,26 @@ spec:
   actions:
 {actions}
 """
+
+
+def probes(tree: ast.AST, probed: Callable[[str], bool]) -> list[tuple[int, str]]:
+    """`getattr`/`hasattr` calls in `tree` whose object's name (`x`, `self.x`) `probed` accepts:
+    (line, the call as written)."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"getattr", "hasattr"}):
+            continue
+        target = node.args[0] if node.args else None
+        name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
+        if probed(name):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def package_probes(package: Path, probed: Callable[[str], bool]) -> list[str]:
+    """`path:line: call` for every such probe in the package's modules."""
+    return [
+        f"{path.relative_to(package)}:{line}: {call}"
+        for path in sorted(package.rglob("*.py"))
+        for line, call in probes(ast.parse(path.read_text(encoding="utf-8")), probed)
+    ]

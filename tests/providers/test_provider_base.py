@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ import formspec_consult
 from formspec_consult.providers import ReplayProvider, ScriptedProvider
 from formspec_consult.providers.base import Completion, Provider, StreamItem, output_reserve
 from formspec_consult.providers.litellm_provider import LiteLLMProvider
+from tests.helpers import package_probes
 
 PACKAGE = Path(formspec_consult.__file__).parent
 
@@ -65,25 +65,13 @@ def test_every_provider_of_the_package_is_a_provider_and_says_its_capabilities()
     assert not LiteLLMProvider("openai/gpt-4o").supports_cache_control
 
 
-def _probes(tree: ast.AST) -> list[tuple[int, str]]:
-    """getattr/hasattr calls whose object is named like a provider (`provider`, `self.provider`…)."""
-    found = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"getattr", "hasattr"}):
-            continue
-        target = node.args[0] if node.args else None
-        name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
-        if "provider" in name.lower() or name in {"consultant", "owner_model"}:
-            found.append((node.lineno, ast.unparse(node)))
-    return found
+def _provider_like(name: str) -> bool:
+    """An object named like a provider (`provider`, `self.provider`…)."""
+    return "provider" in name.lower() or name in {"consultant", "owner_model"}
 
 
 def test_no_call_site_probes_a_provider_for_a_capability() -> None:
-    offenders = [
-        f"{path.relative_to(PACKAGE)}:{line}: {call}"
-        for path in sorted(PACKAGE.rglob("*.py"))
-        for line, call in _probes(ast.parse(path.read_text(encoding="utf-8")))
-    ]
+    offenders = package_probes(PACKAGE, _provider_like)
     assert offenders == [], "read capabilities as Provider attributes instead:\n" + "\n".join(offenders)
 
 
