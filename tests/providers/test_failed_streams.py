@@ -10,7 +10,6 @@ and the headers, an error frame (`data: {"error": …}`) or nothing at all.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +29,8 @@ OVERFLOW = "Requested tokens (9120) exceed context window of 8192"
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeOpenAIServer]:
-    server = FakeOpenAIServer().start()
-    try:
-        yield server
-    finally:
-        server.release_stalls()
-        server.stop()
+def fake(fake_openai: FakeOpenAIServer) -> FakeOpenAIServer:
+    return fake_openai  # the shared fixture (tests/fakes/fixtures.py): started, stopped (stalls released)
 
 
 @pytest.fixture

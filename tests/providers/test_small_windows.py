@@ -6,7 +6,6 @@ fake OpenAI-compatible server on loopback."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,12 +16,8 @@ from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeOpenAIServer]:
-    server = FakeOpenAIServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+def fake(fake_openai: FakeOpenAIServer) -> FakeOpenAIServer:
+    return fake_openai  # the shared fixture (tests/fakes/fixtures.py): started, stopped (stalls released)
 
 
 @pytest.fixture
