@@ -27,7 +27,8 @@ class DevConfig:
     command: tuple[str, ...]
     health_url: str
     source: str
-    start_timeout: float = 20.0
+    start_timeout: float = 20.0  # until the health URL first answers (a slow machine starts slowly)
+    settle_timeout: float = 5.0  # then, for a server that answers "not healthy", until it is healthy
     stop_timeout: float = 5.0
 
 

@@ -21,6 +21,9 @@ import httpx
 from formspec_consult.devserver.config import DevConfig
 
 POLL_INTERVAL = 0.05
+# One health request. A refused connection answers at once; only a server that is up but slow
+# (a loaded machine) takes longer, and it must not be reported unreachable for it.
+PROBE_TIMEOUT = 2.0
 
 
 class DevServerError(RuntimeError):
@@ -58,7 +61,7 @@ class DevServer:
         except ProcessLookupError:
             return None
 
-    def health(self, timeout: float = 1.0) -> str:
+    def health(self, timeout: float = PROBE_TIMEOUT) -> str:
         """``ok``, ``unhealthy (HTTP <code>)`` or ``unreachable``."""
         try:
             with httpx.Client(timeout=timeout, trust_env=False) as client:
@@ -114,18 +117,27 @@ class DevServer:
         return self._wait_healthy()
 
     def _wait_healthy(self) -> dict[str, Any]:
+        """Poll the health URL until it says ok, within two bounds: ``start_timeout`` for the server
+        to answer at all (a loaded machine starts it slowly), then ``settle_timeout`` from its first
+        answer for a server that answers "not healthy" to become healthy. So an unhealthy server is
+        reported as such however long the machine took to start it."""
         assert self._proc is not None
         deadline = time.monotonic() + self.config.start_timeout
+        answered = False  # once the server answers, the settle bound replaces the start bound
         health = "unreachable"
-        while time.monotonic() < deadline:
+        while True:
             code = self._proc.poll()
             if code is not None:
                 self._forget()
                 raise DevServerError(
                     f"The dev server exited with code {code} while starting. Last log lines:\n{self.tail()}"
                 )
-            health = self.health(timeout=0.5)
+            health = self.health()
             if health == "ok":
+                break
+            if health != "unreachable" and not answered:
+                answered, deadline = True, time.monotonic() + self.config.settle_timeout
+            if time.monotonic() >= deadline:
                 break
             time.sleep(POLL_INTERVAL)
         return {
@@ -140,7 +152,7 @@ class DevServer:
         pid = self.pid()
         if pid is None:
             self._forget()
-            if self.health(timeout=0.5) != "unreachable":
+            if self.health() != "unreachable":
                 return {
                     "stopped": False,
                     "reason": (

@@ -1,7 +1,8 @@
 """A tiny stand-in for ``formspec dev``: an HTTP server on loopback answering ``/health``.
 
 Run as ``python tests/fakes/devserver.py --port N``. Options shape the failure cases:
-``--exit-code C`` exits at once; ``--health-status S`` answers /health with S;
+``--exit-code C`` exits at once; ``--health-status S`` answers /health with S (``--healthy-after N``:
+S for the first N requests, then 200, as a server warming up does);
 ``--ignore-term`` ignores SIGTERM (so stop must escalate to SIGKILL); ``--child-pid-file F``
 spawns a grandchild and writes its pid to F (so stop must end the whole process group).
 """
@@ -20,6 +21,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--exit-code", type=int, default=None)
     parser.add_argument("--health-status", type=int, default=200)
+    parser.add_argument("--healthy-after", type=int, default=None)
     parser.add_argument("--ignore-term", action="store_true")
     parser.add_argument("--child-pid-file", default=None)
     args = parser.parse_args()
@@ -34,11 +36,16 @@ def main() -> None:
         with open(args.child_pid_file, "w", encoding="utf-8") as handle:
             handle.write(str(child.pid))
 
-    status = args.health_status
+    answered = [0]  # /health requests so far
+
+    def health_status() -> int:
+        answered[0] += 1
+        warm = args.healthy_after is not None and answered[0] > args.healthy_after
+        return 200 if warm else args.health_status
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - http.server API
-            code = status if self.path == "/health" else 404
+            code = health_status() if self.path == "/health" else 404
             self.send_response(code)
             self.send_header("Content-Type", "application/json")
             self.end_headers()

@@ -23,12 +23,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def fake_config(port: int, *extra: str, stop_timeout: float = 5.0) -> DevConfig:
+def fake_config(port: int, *extra: str, stop_timeout: float = 5.0, settle_timeout: float = 5.0) -> DevConfig:
     return DevConfig(
         command=(sys.executable, str(FAKE), "--port", str(port), *extra),
         health_url=f"http://127.0.0.1:{port}/health",
         source="test",
         start_timeout=15.0,
+        settle_timeout=settle_timeout,
         stop_timeout=stop_timeout,
     )
 
@@ -86,9 +87,16 @@ def test_a_server_that_exits_while_starting_reports_its_log(make_server) -> None
 
 
 def test_an_unhealthy_server_is_reported_as_such(make_server) -> None:
-    config = fake_config(free_port(), "--health-status", "503")
-    server = make_server(DevConfig(config.command, config.health_url, "test", start_timeout=0.5))
+    # However long the (loaded) machine takes to start it: the start bound is 15 s, and the first
+    # answer ends the wait when no settle time is given.
+    server = make_server(fake_config(free_port(), "--health-status", "503", settle_timeout=0.0))
     assert server.start()["health"] == "unhealthy (HTTP 503)"
+    assert server.status()["health"] == "unhealthy (HTTP 503)"
+
+
+def test_a_server_that_answers_unhealthy_while_warming_up_is_waited_for(make_server) -> None:
+    server = make_server(fake_config(free_port(), "--health-status", "503", "--healthy-after", "3"))
+    assert server.start()["health"] == "ok"
 
 
 def test_a_second_instance_sees_and_stops_the_server_through_the_pid_file(make_server) -> None:
