@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from formspec_consult.store.events import EventLog
+from formspec_consult.store.layout import MCP_REGISTRY_LOG, MCP_SERVER_LOG
 from tests.e2e.cli import cli_env, run_cli, write_script
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
 
@@ -83,6 +86,10 @@ def test_outside_a_project_it_says_so_and_writes_nothing(tmp_path: Path) -> None
     assert list(empty.iterdir()) == []
 
 
+# Ten real command lines, each two interpreters importing the MCP SDK (the command and the local
+# server it spawns): 25-30 CPU-s measured on the 2-core dev machine, so about 150 s of wall at load
+# 10. The bound is a hang guard for that work, not a speed goal.
+@pytest.mark.timeout(400)
 def test_review_commands_diff_apply_undo_and_list_sessions(project: Path, tmp_path: Path) -> None:
     env = cli_env(tmp_path)
     script = write_script(tmp_path / "s.yaml", [propose_turn(), "Drafted."])
@@ -113,6 +120,30 @@ def test_review_commands_diff_apply_undo_and_list_sessions(project: Path, tmp_pa
     kinds = [e["type"] for e in EventLog.read(only_session(project) / "events.jsonl")]
     assert kinds[:1] == ["session_started"] and "tool_result" in kinds
     assert kinds[-3:] == ["apply", "undo", "apply"]  # the shell's review actions are session history too
+
+
+def test_a_review_command_starts_only_the_local_server_and_no_model_layer(
+    project: Path, tmp_path: Path
+) -> None:
+    env = cli_env(tmp_path)
+    script = write_script(tmp_path / "s.yaml", [propose_turn(), "Drafted."])
+    assert run_cli(["-m", f"scripted:{script}", "-p", "customers"], project, env).returncode == 0
+    marker = tmp_path / "extra-server-started"
+    extra = {"command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}
+    (project / ".formspec" / "consult.yaml").write_text(
+        yaml.safe_dump({"mcpServers": {"extra": extra}}), encoding="utf-8"
+    )
+    consult = project / ".formspec" / "consult"
+    for log in (MCP_REGISTRY_LOG, MCP_SERVER_LOG):  # the consultation started both servers
+        (consult / log).unlink(missing_ok=True)
+    diff = run_cli(["diff"], project, {**env, "PYTHONPROFILEIMPORTTIME": "1"})
+    assert diff.returncode == 0 and "+    - {name: phone, type: string}" in diff.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in diff.stderr.splitlines() if "|" in line}
+    assert "formspec_consult.store.review_flow" in imported and "mcp" in imported  # the list is real
+    assert not {name for name in imported if name.split(".")[0] in ("litellm", "textual", "tiktoken")}
+    assert not {name for name in imported if name.startswith("formspec_consult.providers.litellm")}
+    assert not marker.exists() and not (consult / MCP_REGISTRY_LOG).exists()
+    assert (consult / MCP_SERVER_LOG).is_file()  # the local server, the one it needs, did start
 
 
 def test_reject_of_an_unknown_draft_is_a_clear_error(project: Path, tmp_path: Path) -> None:
