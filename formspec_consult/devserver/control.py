@@ -16,8 +16,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from formspec_consult.devserver.config import DevConfig
 
 POLL_INTERVAL = 0.05
@@ -63,6 +61,8 @@ class DevServer:
 
     def health(self, timeout: float = PROBE_TIMEOUT) -> str:
         """``ok``, ``unhealthy (HTTP <code>)`` or ``unreachable``."""
+        import httpx  # here: every local server start loads this module, few ask for the dev server
+
         try:
             with httpx.Client(timeout=timeout, trust_env=False) as client:
                 response = client.get(self.config.health_url)
