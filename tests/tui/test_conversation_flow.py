@@ -89,8 +89,8 @@ async def test_picking_an_option_sends_the_engine_resolved_choice(how: str) -> N
             await pilot.press("alt+b")
         elif how == "typed-letter":
             await pilot.press("b", "enter")
-        else:
-            await pilot.click("#choice-b")
+        else:  # a click that lands on another widget fails here, not as a timeout below
+            assert await pilot.click("#choice-b"), "the click did not land on option B"
         await wait_until(pilot, lambda: len(engine.sent) == 2)
         assert engine.sent[1] == "B) Bookings and walk-ins"
         await wait_until(pilot, lambda: not choices.options)  # a new turn clears old options
