@@ -6,7 +6,10 @@ every kind alike), timed from `Popen`:
 * bare Textual app vs our first frame (headless, 120×36; see bench_tui);
 * the import-litellm floor: a fresh interpreter that imports litellm (bundled cost map);
 * our TUI ready: the real app, the real engine and its MCP servers over stdio, the real litellm
-  provider against the fake OpenAI server on loopback, until the status bar says "ready";
+  provider against the fake OpenAI server on loopback, until the status bar says "ready" — the
+  session shown, the person can type, review drafts and run commands, while the model layer
+  (litellm's import in its thread, the capability and fit checks) may still load; and apart, until
+  that model layer has joined (a message sent earlier is queued until then, and goes out now);
 * quitting it: from ctrl+q's action to the end of the process (the `formspec-consult` path:
   terminal back, resume hint, servers closed, exit);
 * our headless `-p` turn: `formspec-consult -p hi` against the same fake (it answers at once),
@@ -91,6 +94,9 @@ def _child_tui(project: str, base_url: str) -> None:
             if info.state == "ready" and not getattr(self, "_seen_ready", False):
                 self._seen_ready = True
                 _say("ready")
+            if info.state == "ready" and not info.loading and not getattr(self, "_seen_model", False):
+                self._seen_model = True  # the model layer has joined: a message would go out now
+                _say("model")
                 self.call_after_refresh(self._quit)
 
         async def _quit(self) -> None:
@@ -148,7 +154,7 @@ def _run(args: list[str], env: dict[str, str], cwd: Path, child: bool = True) ->
     marks = {"exit": ended}
     for line in out.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 2 and parts[0] in {"imported", "frame", "ready", "quit", "cpu", "servers_cpu"}:
+        if len(parts) == 2 and parts[0] in {"imported", "frame", "ready", "model", "quit", "cpu", "servers_cpu"}:
             marks[parts[0]] = float(parts[1])
     return marks
 
@@ -190,6 +196,7 @@ def main() -> int:
     floor = _median(samples["floor"], "imported")
     bare, frame = _median(samples["bare"], "frame"), _median(samples["frame"], "frame")
     ready = _median(samples["tui"], "ready")
+    model_ready = _median(samples["tui"], "model")
     quits = [s["exit"] - s["quit"] for s in samples["tui"]]
     turn, turn_inproc = _median(samples["p"], "exit"), _median(samples["p-inproc"], "exit")
     status = 0
@@ -208,6 +215,7 @@ def main() -> int:
     line("our first frame", frame, bare, None, "bare Textual")
     print(f"{'import litellm, fresh interpreter (floor)':40} {floor:6.2f} s")
     line("our TUI ready (status bar says ready)", ready, floor, READY_GOAL, "the litellm floor")
+    line("  its model layer ready (a message goes out)", model_ready, floor, None, "the litellm floor")
     line("our headless -p turn, until exit", turn, floor, TURN_GOAL, "the litellm floor")
     line("  the same, registry in-process", turn_inproc, floor, None, "the litellm floor")
     quit_median = statistics.median(quits)

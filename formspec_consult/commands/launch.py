@@ -61,7 +61,9 @@ def engine_factory_for(
             provider=provider,
             in_memory_server=in_memory_server,
         )
-        return await Engine.open(opened)
+        # The app opens before the model layer has loaded: the person reads, reviews and types
+        # meanwhile; a message sent in between is queued until the model is there (tui/app.py).
+        return await Engine.open(opened, wait_for_model=False)
 
     return factory
 

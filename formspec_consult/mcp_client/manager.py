@@ -243,6 +243,13 @@ class MCPManager:
     def has_tool(self, exposed: str) -> bool:
         return exposed in self._routes
 
+    def read_only(self, server: str, name: str) -> bool:
+        """Whether the server declares its tool `name` read-only (MCP's readOnlyHint annotation);
+        False for a tool it does not list or does not annotate."""
+        conn = self.connections.get(server)
+        tool = next((t for t in conn.tools if t.name == name), None) if conn is not None else None
+        return bool(tool is not None and tool.annotations is not None and tool.annotations.read_only_hint)
+
     def real_name(self, exposed: str) -> str:
         """The server's own name of an exposed tool (the name itself when unknown)."""
         return self._routes.get(exposed, ("?", exposed))[1]

@@ -84,6 +84,9 @@ class RecordedEngine:
     def resolve_choice(self, text: str) -> str:
         return text
 
+    async def model_ready(self) -> None:
+        """A replay has no model to load."""
+
     def set_approver(self, approver: Approver | None) -> None:
         """A replay asks nobody: the recorded answers are played as they were given."""
 

@@ -8,6 +8,7 @@ never closes the app.
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from contextlib import aclosing
 from functools import cached_property
@@ -86,6 +87,9 @@ class ConsultApp(LayoutActions, App[None]):
         # True once the (resumed) session is on screen: the engine is open a little earlier, while
         # its earlier conversation and drafts are mounted, and a turn must not start in between.
         self.session_shown = False
+        # True once the engine's model layer has joined (see Engine.open(wait_for_model=False)):
+        # the person can read, review and type before; a message sent meanwhile waits, queued.
+        self.model_joined = False
 
     @cached_property
     def router(self) -> SlashRouter:
@@ -173,18 +177,11 @@ class ConsultApp(LayoutActions, App[None]):
         status = self.query_one(StatusBar)
         status.info = StatusInfo(state="connecting…")
         self.session_shown = False
+        self.model_joined = False
         try:
             engine = await (self.engine_factory(resume, model=model) if model else self.engine_factory(resume))
         except Exception as exc:  # ProviderError/ProjectError carry a hint in str()
-            self.start_failed = True
-            status.info = StatusInfo(state="not started")
-            advice = f"Could not start: {exc}"
-            from formspec_consult.agent.engine.engine import ProviderError
-
-            if isinstance(exc, ProviderError):
-                advice += "\n\nNo model at hand? `formspec-consult demo` runs an offline demo, no key needed."
-            await self.query_one(ConversationView).add(Entry("notice-error", advice))
-            self.notify(str(exc), title="Could not start the consultation", severity="error", timeout=15)
+            await self._could_not_start(exc)
             return
         self.engine = engine
         engine.set_approver(self.ask_permission)  # write tools the model calls wait for the person's answer
@@ -197,9 +194,43 @@ class ConsultApp(LayoutActions, App[None]):
         self.sub_title = f"{engine.model} · session {engine.session_id}"
         self.review.seed_from_log()
         await self.review.refresh()
-        status.info = status.info.with_(state="ready")  # only once the conversation and drafts are shown
+        # ready only once the conversation and drafts are shown (the model may still be loading)
+        status.info = status.info.with_(state="ready", loading=engine.status().model_loading)
         self.session_shown = True
+        self.run_worker(self._join_model(engine), group="model", exit_on_error=False)
+
+    async def _join_model(self, engine: EngineLike) -> None:
+        """Wait for the engine's model layer, then send what was typed meanwhile; if it cannot
+        load (a refused model, a window too small), say why as a failed start does."""
+        try:
+            await engine.model_ready()
+        except Exception as exc:
+            if self.engine is engine:
+                self.engine = None
+                await self._could_not_start(exc)
+                with contextlib.suppress(Exception):
+                    await engine.aclose()  # already closed by the failed start; idempotent
+            return
+        if self.engine is not engine:  # another session was opened meanwhile
+            return
+        self.model_joined = True
+        bar = self.query_one(StatusBar)
+        if bar.info.loading:  # the figures the model layer knows (window, threshold) join the bar
+            info = StatusInfo.from_engine(engine.status(), bar.info.state)
+            bar.info = info.with_(compactions=max(info.compactions, bar.info.compactions))  # the log's count stays
         self._send_queued()
+
+    async def _could_not_start(self, exc: Exception) -> None:
+        """Say, in the conversation and a toast, why the consultation could not start."""
+        self.start_failed = True
+        self.query_one(StatusBar).info = StatusInfo(state="not started")
+        advice = f"Could not start: {exc}"
+        from formspec_consult.agent.engine.engine import ProviderError
+
+        if isinstance(exc, ProviderError):
+            advice += "\n\nNo model at hand? `formspec-consult demo` runs an offline demo, no key needed."
+        await self.query_one(ConversationView).add(Entry("notice-error", advice))
+        self.notify(str(exc), title="Could not start the consultation", severity="error", timeout=15)
 
     async def ask_permission(self, request: PermissionRequest) -> Decision:
         """The approver of the engine: show the approval prompt (with the draft's diff) and wait."""
@@ -317,9 +348,10 @@ class ConsultApp(LayoutActions, App[None]):
     def send(self, text: str) -> bool:
         """Start a turn with `text`; False (with a notification) when one cannot start now.
 
-        Before the engine is ready and its session shown, the text is queued (and said so), then
-        sent once it is: after the earlier conversation, never in the middle of mounting it."""
-        if self.engine is None or not self.session_shown:
+        Before the engine is ready, its session shown and its model layer joined, the text is
+        queued (and said so), then sent once it is: after the earlier conversation, never in the
+        middle of mounting it."""
+        if self.engine is None or not self.session_shown or not self.model_joined:
             if getattr(self, "start_failed", False):
                 self.notify("The consultation could not start — see the conversation for how to fix it.",
                             severity="error")

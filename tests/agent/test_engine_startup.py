@@ -4,6 +4,7 @@ still starting, and a failed start leaves nothing behind."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import threading
 import time
@@ -21,6 +22,7 @@ from formspec_consult.providers import ScriptedProvider
 from formspec_consult.providers.base import ProviderError
 from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
 from formspec_consult.store.events import EventLog
+from formspec_consult.store.review_results import DraftList
 from tests.e2e.project import make_project
 
 pytestmark = pytest.mark.anyio
@@ -172,3 +174,112 @@ async def test_a_local_server_that_cannot_start_stops_the_session_start_and_leav
     with anyio.fail_after(60), pytest.raises(Exception, match="'formspec' could not start"):
         await Engine.open(options)
     assert not (project / ".formspec" / "consult").exists()
+
+
+class HeldWarmUp(ScriptedProvider):
+    """A provider whose warm-up (litellm's import, for the real one) waits until released."""
+
+    def __init__(self, replies: list[Any]) -> None:
+        super().__init__(replies)
+        self.release = threading.Event()
+
+    def warm(self) -> None:
+        if not self.release.wait(60):
+            raise RuntimeError("the test never released the warm-up")
+
+
+def record_types(engine: Engine) -> list[str]:
+    return [event["type"] for event in EventLog.read(engine.session_dir / "events.jsonl")]
+
+
+async def test_an_engine_opened_before_its_model_layer_reads_at_once_and_writes_only_after_it(
+    project: Path,
+) -> None:
+    from tests.e2e.project import CUSTOMER, DRAFT_PATH
+
+    propose = {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}]}
+    first = ScriptedProvider([propose, "Here is the customer draft.\n\nA) Apply it\nB) Change it"])
+    options = EngineOptions(project=project, provider=first, in_memory_server=True, servers=server_specs)
+    with anyio.fail_after(60):
+        engine = await Engine.open(options)
+    try:
+        assert (await run(engine, "customers please"))[-1] == TurnFinished("done")
+    finally:
+        await engine.aclose()
+    before = record_types(engine)
+
+    provider = HeldWarmUp(["Applied, thanks."])
+    resumed = EngineOptions(
+        project=project, provider=provider, in_memory_server=True, servers=server_specs, continue_latest=True
+    )
+    try:
+        with anyio.fail_after(60):
+            engine = await Engine.open(resumed, wait_for_model=False)
+        # Open while the model layer loads: the earlier conversation, the options, the drafts.
+        assert engine.status().model_loading and engine.status().window_tokens == 0
+        assert any(getattr(e, "name", None) == "propose_spec_file" for e in engine.past_events())
+        assert engine.last_options == ("A) Apply it", "B) Change it")
+        with anyio.fail_after(30):
+            drafts = DraftList.from_result(await engine.call_tool("list_drafts"))
+        assert [d.path for d in drafts.drafts] == [DRAFT_PATH]
+        engine.record_command("/status")
+        # Nothing is written meanwhile: a write waits until the log's session_resumed is there.
+        applying = asyncio.ensure_future(engine.call_tool("apply_draft", {"file": DRAFT_PATH}))
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        assert not applying.done() and not (project / "spec" / DRAFT_PATH).exists()
+        assert record_types(engine) == before
+
+        provider.release.set()
+        with anyio.fail_after(60):
+            await engine.model_ready()
+            await applying
+        assert (project / "spec" / DRAFT_PATH).read_text(encoding="utf-8") == CUSTOMER
+        assert not engine.status().model_loading and engine.status().window_tokens > 0
+        new = record_types(engine)[len(before):]
+        assert new[0] == "session_resumed" and new.index("command") < new.index("apply")
+        assert (await run(engine, "thanks"))[-1] == TurnFinished("done")
+    finally:
+        provider.release.set()
+        await engine.aclose()
+
+
+async def test_a_new_session_closed_while_its_model_layer_loads_leaves_nothing(project: Path) -> None:
+    provider = HeldWarmUp(["never said"])
+    options = EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs)
+    with anyio.fail_after(60):
+        engine = await Engine.open(options, wait_for_model=False)
+    try:
+        assert engine.session_dir.is_dir() and engine.status().model_loading
+    finally:
+        with anyio.fail_after(30):
+            await engine.aclose()  # the warm-up is still held: closing does not wait for it
+        provider.release.set()
+    assert not (project / ".formspec" / "consult").exists()
+    with pytest.raises(asyncio.CancelledError):
+        await engine.model_ready()
+
+
+async def test_a_model_refused_after_the_engine_opened_is_raised_by_every_turn_and_leaves_nothing(
+    project: Path,
+) -> None:
+    class Refused(HeldWarmUp):
+        def warm(self) -> None:
+            super().warm()
+            raise ProviderError("the model cannot call tools", hint="pick one that can")
+
+    provider = Refused([])
+    options = EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs)
+    with anyio.fail_after(60):
+        engine = await Engine.open(options, wait_for_model=False)
+    try:
+        provider.release.set()
+        with anyio.fail_after(30), pytest.raises(ProviderError, match="cannot call tools"):
+            await engine.model_ready()
+        events = await run(engine, "hi")
+        assert isinstance(events[0], Notice) and "cannot call tools" in events[0].message
+        assert events[-1].kind == "turn_finished" and events[-1].reason == "error"
+    finally:
+        await engine.aclose()
+    assert not (project / ".formspec" / "consult").exists()
+    assert not provider.requests

@@ -1,6 +1,6 @@
 """The app's start over the real Engine: the model's warm-up runs off the event loop while the
-servers start, the status bar says connecting → loading the session → ready in that order, and
-what the person types meanwhile is sent once the session is ready."""
+servers start, the status bar says connecting → loading the session → ready in that order — ready
+before the model layer has loaded — and what the person types meanwhile is sent once it has."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import pytest
 
 from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.providers import ScriptedProvider
+from formspec_consult.providers.base import ProviderError
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.prompt_input import PromptInput
-from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo
+from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo, render_status
 from tests.e2e.project import make_project
 from tests.tui.conftest import SIZE, wait_until
 
@@ -36,7 +37,7 @@ class SlowToWarm(ScriptedProvider):
             raise RuntimeError("the test never released the warm-up")
 
 
-async def test_the_app_stays_usable_while_the_model_warms_up_and_says_ready_only_after(
+async def test_the_app_says_ready_while_the_model_warms_up_and_sends_what_was_typed_once_it_is_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
@@ -53,21 +54,70 @@ async def test_the_app_stays_usable_while_the_model_warms_up_and_says_ready_only
 
         app.watch(bar, "info", seen, init=True)
         await wait_until(pilot, provider.warming.is_set, timeout=60)
-        # The warm-up blocks its thread, not the app: the person can type, and it is queued.
+        # The warm-up blocks its thread, not the app: the servers come up, the session is shown
+        # and the bar says ready, the model marked as still starting.
+        await wait_until(pilot, lambda: bar.info.state == "ready", timeout=60)
+        assert app.engine is not None and bar.info.loading
+        assert "(starting…)" in render_status(bar.info)
+        # What the person sends meanwhile is queued (and said so), not sent.
         app.query_one(PromptInput).focus()
         await pilot.press(*"hi", "enter")
         await wait_until(pilot, lambda: app.queued == ["hi"])
-        assert bar.info.state == "connecting…" and app.engine is None
+        blocks = app.query_one(ConversationView)
+        assert any("Queued until the consultant is connected: hi" in getattr(b, "text", "") for b in blocks.blocks)
+        assert not provider.requests
 
         provider.release.set()
-        await wait_until(pilot, lambda: bar.info.state == "ready" or bar.info.state == "thinking…", timeout=60)
-        blocks = app.query_one(ConversationView)
         await wait_until(
             pilot, lambda: any(isinstance(b, AssistantBlock) and "What do you sell" in b.text for b in blocks.blocks),
             timeout=60,
         )
+        assert not bar.info.loading and bar.info.window_tokens > 0  # the model's figures joined the bar
     assert states[:3] == ["connecting…", "loading the session…", "ready"]
     assert provider.requests and provider.requests[0][-1] == {"role": "user", "content": "hi"}
+
+
+class RefusedAtWarmUp(ScriptedProvider):
+    """A provider whose warm-up refuses the model (as the capability check does for the real one)."""
+
+    def __init__(self) -> None:
+        super().__init__(["never said"])
+        self.release = threading.Event()
+
+    def warm(self) -> None:
+        if not self.release.wait(60):
+            raise RuntimeError("the test never released the warm-up")
+        raise ProviderError("the model cannot call tools", hint="pick a model that can")
+
+
+async def test_a_model_refused_after_ready_is_said_and_the_new_session_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    project = make_project(tmp_path / "shop")
+    provider = RefusedAtWarmUp()
+    app = ConsultApp(engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=True, preload=()))
+    async with app.run_test(size=SIZE) as pilot:
+        bar = app.query_one(StatusBar)
+        await wait_until(pilot, lambda: bar.info.state == "ready", timeout=60)
+        assert app.engine is not None and app.engine.session_dir.is_dir()
+        session_dir = app.engine.session_dir
+        app.query_one(PromptInput).focus()
+        await pilot.press(*"hi", "enter")
+        await wait_until(pilot, lambda: app.queued == ["hi"])
+
+        provider.release.set()
+        await wait_until(pilot, lambda: bar.info.state == "not started", timeout=60)
+        blocks = app.query_one(ConversationView)
+        said = [getattr(b, "text", "") for b in blocks.blocks]
+        assert any("Could not start" in t and "cannot call tools" in t for t in said)
+        assert app.engine is None and app.resume_hint() is None
+        assert not session_dir.exists()  # the half-made session is gone
+        # Sending now says the start failed instead of queueing for ever.
+        await pilot.press(*"again", "enter")
+        await pilot.pause()
+        assert app.queued == ["hi"]
+    assert not provider.requests
 
 
 @pytest.mark.parametrize("size", [(80, 24), (130, 40)])

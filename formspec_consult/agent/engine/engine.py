@@ -8,6 +8,8 @@ registry and any extra servers, and creates or resumes the session. `run_turn` r
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from pathlib import Path
@@ -32,7 +34,8 @@ from formspec_consult.store.records import DecisionRecord, NoticeRecord
 from formspec_consult.store.review_results import ToolResult
 
 if TYPE_CHECKING:
-    from formspec_consult.agent.engine.session import Session
+    from formspec_consult.agent.commands.slash import SlashCommand
+    from formspec_consult.agent.engine.session import Opening, Session
 
 __all__ = ["Engine", "EngineOptions", "ProviderError", "ServerSpecs", "ToolError"]
 
@@ -48,43 +51,92 @@ class Engine:
     model: str
     provider_name: str
 
-    def __init__(self, session: Session) -> None:
-        # the parts agent.engine.session.open_session built
-        self._s = session
-        self.session_id = session.session_id
-        self.session_dir = session.session_dir
-        self.project_root = session.project_root
-        self.model = session.provider.model
-        self.provider_name = session.provider.name
-        if session.resumed_events and not session.loop.last_options:
-            # A resumed session answers the options its last reply offered, as the TUI does:
-            # `-p a --continue` sends `[chosen: A) …]`, not the bare letter.
-            replies = [e for e in self.past_events() if isinstance(e, (AssistantMessage, TurnStarted))]
-            if replies and isinstance(replies[-1], AssistantMessage):
-                session.loop.last_options = tuple(replies[-1].options)
+    def __init__(self, opening: Opening) -> None:
+        # the first step agent.engine.session.begin_session took; the model layer joins in a task
+        self._opening = opening
+        self._s: Session | None = None
+        self.session_id = opening.session_id
+        self.session_dir = opening.session_dir
+        self.project_root = opening.project_root
+        self.model = opening.provider.model
+        self.provider_name = opening.provider.name
+        self._approver: Approver | None = None
+        self._allowed: list[str] = []
+        self._commands: list[SlashCommand] = []  # slash commands the app ran before the log was open
+        # A resumed session answers the options its last reply offered, as the TUI does:
+        # `-p a --continue` sends `[chosen: A) …]`, not the bare letter.
+        replies = [e for e in self.past_events() if isinstance(e, (AssistantMessage, TurnStarted))]
+        self._early_options = (
+            tuple(replies[-1].options) if replies and isinstance(replies[-1], AssistantMessage) else ()
+        )
+        self._joined: asyncio.Task[Session] = asyncio.ensure_future(self._join())
+        self._joined.add_done_callback(lambda t: None if t.cancelled() else t.exception())  # never "unretrieved"
 
     @classmethod
-    async def open(cls, options: EngineOptions) -> Engine:
-        """Open (or resume) a session; ProviderError, ProjectError and MCP start failures propagate."""
-        from formspec_consult.agent.engine.session import open_session
+    async def open(cls, options: EngineOptions, *, wait_for_model: bool = True) -> Engine:
+        """Open (or resume) a session; ProviderError, ProjectError and MCP start failures propagate.
 
-        return cls(await open_session(options))
+        With `wait_for_model=False` it returns as soon as the servers are up and the context is
+        collected, while the model layer (litellm's import, the capability check, the window and
+        the fit check) still loads: the earlier conversation, the drafts and their diffs can be
+        shown meanwhile; a turn, a review action and a restart wait for it; :meth:`model_ready`
+        says when it is there, or raises why the session cannot run (then it is already closed).
+        """
+        from formspec_consult.agent.engine.session import begin_session
+
+        engine = cls(await begin_session(options))
+        if wait_for_model:
+            try:
+                await engine.model_ready()
+            except BaseException:
+                await engine.aclose()
+                raise
+        return engine
+
+    async def _join(self) -> Session:
+        session = await self._opening.finish()
+        session.loop.permissions.approver = self._approver
+        for name in self._allowed:
+            session.loop.permissions.rules[name] = "allow"
+        if session.resumed_events and not session.loop.last_options:
+            session.loop.last_options = self._early_options
+        self._s = session
+        if self._commands:
+            from formspec_consult.agent.commands.run import log_command
+
+            for command in self._commands:
+                log_command(session, command)
+            self._commands.clear()
+        return session
+
+    async def model_ready(self) -> None:
+        """Wait until the model layer has joined (at once when it has); raise why it cannot."""
+        await asyncio.shield(self._joined)
+
+    @property
+    def model_loading(self) -> bool:
+        """True while the model layer is still loading (see :meth:`open`)."""
+        return self._s is None and not self._joined.done()
+
+    async def _session(self) -> Session:
+        return self._s if self._s is not None else await asyncio.shield(self._joined)
 
     @property
     def last_options(self) -> tuple[str, ...]:
         """The options (`B) text`) the last assistant reply offered; () when it offered none."""
-        return tuple(self._s.loop.last_options)
+        return tuple(self._s.loop.last_options) if self._s is not None else self._early_options
 
     def past_events(self) -> list[AgentEvent]:
         """The earlier conversation of a resumed session, tool calls included, as AgentEvents."""
         from formspec_consult.agent.engine.replay import events_from_log
 
-        return events_from_log(self._s.resumed_events)
+        return events_from_log(self._opening.events)
 
     def resolve_choice(self, text: str) -> str:
-        """A bare `B` after options becomes `[chosen: B) full text]` (logged as a decision)."""
+        """A bare `B` after options becomes `[chosen: B) full text]` (logged as a decision). While
+        the model layer loads the text is kept as it is: the turn resolves it once it runs."""
         option = pick_option(text, self.last_options)
-        if option is None:
+        if option is None or self._s is None:
             return text
         self._s.log.write(DecisionRecord(turn=self._s.loop.turn + 1, answer=text.strip(), option=option))
         return f"[chosen: {option}]"
@@ -96,8 +148,14 @@ class Engine:
         ``contextlib.aclosing`` so that cleanup also runs at once when the consumer itself is
         cancelled between two events (otherwise it runs when the generator is finalised).
         """
-        while self._s.start_problems:  # servers that failed to start: said once, at the first turn
-            yield Notice("warning", self._s.start_problems.pop(0))
+        try:
+            session = await self._session()  # a message sent while the model layer loads waits for it
+        except Exception as exc:  # noqa: BLE001 - the start failed: every turn says why
+            yield Notice("error", f"The consultation could not start: {exc}")
+            yield TurnFinished("error", error=str(exc))
+            return
+        while session.start_problems:  # servers that failed to start: said once, at the first turn
+            yield Notice("warning", session.start_problems.pop(0))
         try:
             command = parse_slash(text)
         except SlashError as exc:
@@ -107,24 +165,28 @@ class Engine:
         if command is not None:
             from formspec_consult.agent.commands.run import run_slash
 
-            async with aclosing(run_slash(self, self._s, command)) as events:
+            async with aclosing(run_slash(self, session, command)) as events:
                 async for event in events:
                     yield event
             return
         # aclosing: closing this generator closes the loop's at once (its cleanup repairs the history).
-        async with aclosing(self._s.loop.run_turn(self.resolve_choice(text))) as events:
+        async with aclosing(session.loop.run_turn(self.resolve_choice(text))) as events:
             async for event in events:
                 yield event
 
     def set_approver(self, approver: Approver | None) -> None:
         """Who answers when the model calls a write tool (`permissions.Approver`); the TUI sets
         one, headless runs have none, so such calls are refused unless the settings allow them."""
-        self._s.loop.permissions.approver = approver
+        self._approver = approver
+        if self._s is not None:
+            self._s.loop.permissions.approver = approver
 
     def allow_tools(self, names: Iterable[str]) -> None:
         """Allow these write tools for the model without asking (`--allow-tool NAME`)."""
         for name in names:
-            self._s.loop.permissions.rules[str(name)] = "allow"
+            self._allowed.append(str(name))
+            if self._s is not None:
+                self._s.loop.permissions.rules[str(name)] = "allow"
 
     def record_command(self, text: str) -> None:
         """Log a slash command the UI ran itself (the app shows `/diff` in its diff pane instead of
@@ -133,7 +195,11 @@ class Engine:
         from formspec_consult.agent.commands.run import log_command
 
         command = parse_slash(text)
-        if command is not None:
+        if command is None:
+            return
+        if self._s is None:  # the log opens with the model layer: written then, before any turn
+            self._commands.append(command)
+        else:
             log_command(self._s, command)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> ToolResult:
@@ -141,18 +207,35 @@ class Engine:
 
         The answer is the tool's structured result as a ToolResult; the review workflow reads it
         into its record (store.review_results). The server records applies, undos and rejects in
-        the session itself (whoever calls)."""
+        the session itself (whoever calls), so while the model layer loads only a read-only tool
+        (list_drafts, diff_drafts, …) runs at once; any other waits until the session log is open."""
         from formspec_consult.agent.engine.setup import LOCAL
 
-        return ToolResult.of(name, await self._s.manager.call_on(LOCAL, name, arguments or {}))
+        manager = self._opening.manager
+        if self._s is None and not manager.read_only(LOCAL, name):
+            await self._session()
+        return ToolResult.of(name, await manager.call_on(LOCAL, name, arguments or {}))
 
     async def restart_mcp(self, server: str | None = None) -> None:
         """Restart the MCP servers (or one); problems are logged and shown by status()."""
-        for problem in await self._s.manager.restart(server):
-            self._s.log.write(NoticeRecord(level="warning", message=problem))
+        session = await self._session()
+        for problem in await session.manager.restart(server):
+            session.log.write(NoticeRecord(level="warning", message=problem))
 
     def status(self) -> EngineStatus:
-        """Model, provider, session, context use (reported or estimated), cost, turn, MCP servers."""
+        """Model, provider, session, context use (reported or estimated), cost, turn, MCP servers;
+        while the model layer loads, only what is known without it (`model_loading`)."""
+        if self._s is None:
+            return EngineStatus(
+                model=self.model,
+                provider=self.provider_name,
+                session=self.session_id,
+                session_dir=str(self.session_dir),
+                project=str(self.project_root),
+                mcp=self._opening.manager.status(),
+                mcp_log=str(consult_dir(self.project_root) / MCP_SERVER_LOG),
+                model_loading=True,
+            )
         loop, compressor = self._s.loop, self._s.compressor
         return EngineStatus(
             model=self.model,
@@ -176,5 +259,13 @@ class Engine:
         )
 
     async def aclose(self) -> None:
-        """Stop the MCP servers (reaping their processes) and close the session files."""
-        await self._s.aclose()
+        """Stop the MCP servers (reaping their processes) and close the session files; a start
+        still loading the model layer is given up (a new session's folder is removed)."""
+        if not self._joined.done():
+            self._joined.cancel()
+        with contextlib.suppress(BaseException):
+            await self._joined
+        if self._s is not None:
+            await self._s.aclose()
+        else:
+            await self._opening.abandon()

@@ -41,6 +41,11 @@ class EngineLike(Protocol):
         """The earlier conversation of a resumed session, tool calls included."""
         ...
 
+    async def model_ready(self) -> None:
+        """Wait until a turn can run (the engine may open before its model layer has loaded);
+        raise why it cannot (the engine is then closed)."""
+        ...
+
     def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
         """Run one user turn (or slash command); cancel the consuming task to cancel it."""
         ...

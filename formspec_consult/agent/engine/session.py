@@ -140,7 +140,12 @@ def _recorded(events: list[EventRecord]) -> _Recorded:
 
 
 async def open_session(options: EngineOptions) -> Session:
-    """Resolve everything and start or resume the session (see Engine.open)."""
+    """Resolve everything and start or resume the session (see Engine.open): both steps at once."""
+    return await (await begin_session(options)).finish()
+
+
+async def begin_session(options: EngineOptions) -> Opening:
+    """The first step of opening a session: everything but the model layer (see :class:`Opening`)."""
     project_root = resolve_project(options.project)
     existing = _existing_session(options, project_root)
     claims: list[SessionWriter] = []
@@ -148,19 +153,17 @@ async def open_session(options: EngineOptions) -> Session:
         claims.append(SessionWriter(existing[1]))
         claims[0].claim()
     try:
-        session = await _open(options, project_root, existing, claims)
+        return await _open(options, project_root, existing, claims)
     except BaseException:
         for claim in claims:
             claim.release()
         raise
-    session.writer = claims[0]
-    return session
 
 
 async def _open(
     options: EngineOptions, project_root: Path, existing: tuple[str, Path] | None, claims: list[SessionWriter]
-) -> Session:
-    """Open the session with every independent start-up step side by side (see :func:`_begin`)."""
+) -> Opening:
+    """Begin the session with every independent start-up step side by side (see :func:`_begin`)."""
     from formspec_consult.config import load_settings
 
     resumed = existing is not None
@@ -205,17 +208,100 @@ async def _open(
     except BaseException:
         await _settle(warming)
         raise
+    opening = Opening(
+        project_root, session_id, session_dir, settings, provider, manager, warming, events, claims, created
+    )
     try:
-        return await _begin(
-            options, project_root, session_id, session_dir, settings, provider, manager, warming, events
-        )
+        await _begin(opening)
     except BaseException:
-        await _settle(warming)
-        for claim in claims:
-            claim.release()
-        for path in reversed(created):  # a start that failed (a refused model, …) leaves nothing
-            shutil.rmtree(path, ignore_errors=True)
+        await opening.abandon()
         raise
+    return opening
+
+
+@dataclass
+class Opening:
+    """A session begun by :func:`begin_session`: its folder claimed, its MCP servers up (the user's
+    own given their grace), a new session's context collected — all without the model layer, whose
+    warm-up (litellm's import, the capability check) is still running in its thread.
+
+    :meth:`finish` waits for the warm-up and assembles the :class:`Session`: the window, the event
+    log (session_started or session_resumed is its first new record), the loop, the start-up fit
+    check. Until then nothing is written to the session log, so a person can already read the
+    earlier conversation and the drafts (read-only tools) while the model layer loads. A failed or
+    abandoned start leaves nothing behind: what it created is removed, the servers are closed.
+    """
+
+    project_root: Path
+    session_id: str
+    session_dir: Path
+    settings: Settings
+    provider: Provider
+    manager: MCPManager
+    warming: asyncio.Future[None]
+    events: list[EventRecord]
+    claims: list[SessionWriter]
+    created: list[Path]
+    context: tuple[dict[str, str], list[str]] | None = None
+    still_starting: list[str] = field(default_factory=list)
+    _closed: bool = False
+
+    async def finish(self) -> Session:
+        """The whole session, once the model layer is ready; a refused model (ProviderError) or a
+        prefix that does not fit the window raises, after the start is abandoned."""
+        log: EventLog | None = None
+        manager = self.manager
+        try:
+            await asyncio.shield(self.warming)
+            window, usable = usable_window(self.settings, self.provider)
+            still_starting = await manager.wait_started(self.still_starting, timeout=0)
+            problems = [str(manager.start_failures[n]) for n in manager.connections if n in manager.start_failures]
+            log = EventLog(self.session_dir / EVENTS)
+            for secret in session_secrets(self.provider, self.settings):
+                log.add_secret(secret)  # masked wherever it would be written
+            session = _assemble(
+                self.session_id,
+                self.session_dir,
+                self.project_root,
+                self.settings,
+                self.provider,
+                manager,
+                log,
+                window,
+                usable,
+                self.events,
+                problems,
+                carried=_carried(self.context[0] if self.context is not None else None, self.events),
+            )
+            _follow_late_servers(session, still_starting)
+            if self.events:
+                _resume(session, self.events)
+            else:
+                assert self.context is not None
+                _start(session, *self.context)
+            _check_prefix_fits(session)
+        except BaseException:
+            if log is not None:
+                log.close()
+            await self.abandon()
+            raise
+        session.writer = self.claims[0]
+        self._closed = True  # the session owns the servers and the claim from here on
+        return session
+
+    async def abandon(self) -> None:
+        """Give up the start: stop the servers, release the claim, remove what it created."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await _settle(self.warming)
+            await self.manager.aclose()
+        finally:
+            for claim in self.claims:
+                claim.release()
+            for path in reversed(self.created):  # a start that failed (a refused model, …) leaves nothing
+                shutil.rmtree(path, ignore_errors=True)
 
 
 def _warm_and_check(provider: Provider, settings: Settings, *, checked: bool) -> None:
@@ -277,76 +363,34 @@ async def _drop(task: asyncio.Future[T]) -> None:
         await task
 
 
-async def _begin(
-    options: EngineOptions,
-    project_root: Path,
-    session_id: str,
-    session_dir: Path,
-    settings: Settings,
-    provider: Provider,
-    manager: MCPManager,
-    warming: asyncio.Future[None],
-    events: list[EventRecord],
-) -> Session:
-    """Start the servers, collect the context, finish the warm-up, assemble the session.
+async def _begin(opening: Opening) -> None:
+    """Start the servers and collect the context, beside the warm-up.
 
     Every MCP server starts at once, each in its own task; a new session's context calls go to
-    a server as soon as that one is up (side by side). The session waits for the local server,
-    the servers the context needs, and the warm-up; other servers (the user's `mcpServers`) get
-    a grace of START_GRACE seconds beyond that, then go on starting in the background and are
-    offered from the next request once up — a slow one never holds the session back.
+    a server as soon as that one is up (side by side). The start waits for the local server and
+    the servers the context needs; other servers (the user's `mcpServers`) get a grace of
+    START_GRACE seconds beyond that, then go on starting in the background and are offered from
+    the next request once up — a slow one never holds the session back. The warm-up is waited
+    for by :meth:`Opening.finish` (and here only to say a refused model before a server problem).
     """
-    log: EventLog | None = None
+    manager = opening.manager
     manager.launch()
+    context_task: asyncio.Task[tuple[dict[str, str], list[str]]] | None = None
+    if not opening.events:
+        context_task = asyncio.ensure_future(_context(manager))
     try:
-        context_task: asyncio.Task[tuple[dict[str, str], list[str]]] | None = None
-        if not events:
-            context_task = asyncio.ensure_future(_context(manager))
-        try:
-            # A start failure is recorded, not raised: it is read below, after the warm-up's. A
-            # cancellation (Ctrl-C during start-up) is not swallowed here: the start stops.
-            await manager.wait_started([LOCAL])
-            await asyncio.shield(warming)  # a refused model is said before a server problem
-            if LOCAL in manager.start_failures:
-                raise manager.start_failures[LOCAL]
-        except BaseException:
-            if context_task is not None:
-                await _drop(context_task)
-            raise
-        window, usable = usable_window(settings, provider)
-        context = await context_task if context_task is not None else None
-        still_starting = await manager.wait_started(timeout=START_GRACE)
-        problems = [str(manager.start_failures[n]) for n in manager.connections if n in manager.start_failures]
-        log = EventLog(session_dir / EVENTS)
-        for secret in session_secrets(provider, settings):
-            log.add_secret(secret)  # masked wherever it would be written
-        session = _assemble(
-            session_id,
-            session_dir,
-            project_root,
-            settings,
-            provider,
-            manager,
-            log,
-            window,
-            usable,
-            events,
-            problems,
-            carried=_carried(context[0] if context is not None else None, events),
-        )
-        _follow_late_servers(session, still_starting)
-        if events:
-            _resume(session, events)
-        else:
-            assert context is not None
-            _start(session, *context)
-        _check_prefix_fits(session)
-        return session
+        # A start failure is recorded, not raised: it is read below. A cancellation (Ctrl-C
+        # during start-up) is not swallowed here: the start stops.
+        await manager.wait_started([LOCAL])
+        if LOCAL in manager.start_failures:
+            await asyncio.shield(opening.warming)  # a refused model is said before a server problem
+            raise manager.start_failures[LOCAL]
     except BaseException:
-        await manager.aclose()
-        if log is not None:
-            log.close()
+        if context_task is not None:
+            await _drop(context_task)
         raise
+    opening.context = await context_task if context_task is not None else None
+    opening.still_starting = await manager.wait_started(timeout=START_GRACE)
 
 
 def _assemble(

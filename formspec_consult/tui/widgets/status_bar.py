@@ -26,6 +26,7 @@ class StatusInfo:
     reported: bool = False
     cost: float | None = None
     compactions: int = 0
+    loading: bool = False  # the model layer is still loading: typing and reviewing already work
 
     @classmethod
     def from_engine(cls, status: EngineStatus, state: str = "ready") -> StatusInfo:
@@ -40,6 +41,7 @@ class StatusInfo:
             reported=status.reported,
             cost=status.cost,
             compactions=status.compactions,
+            loading=status.model_loading,
         )
 
     def with_(self, **changes: Any) -> StatusInfo:
@@ -56,7 +58,7 @@ def render_status(info: StatusInfo) -> str:
     compaction · window 120.0k │ $0.0123 │ 1 compaction`."""
     parts = [f"[b]{escape(info.state)}[/b]"]
     if info.model:
-        parts.append(escape(info.model))
+        parts.append(escape(info.model) + (" (starting…)" if info.loading else ""))
     if info.session:
         parts.append(f"session {escape(info.session)}")
     if info.window_tokens:
