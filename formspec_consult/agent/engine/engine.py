@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from pathlib import Path
@@ -225,24 +226,21 @@ class Engine:
     def status(self) -> EngineStatus:
         """Model, provider, session, context use (reported or estimated), cost, turn, MCP servers;
         while the model layer loads, only what is known without it (`model_loading`)."""
-        if self._s is None:
-            return EngineStatus(
-                model=self.model,
-                provider=self.provider_name,
-                session=self.session_id,
-                session_dir=str(self.session_dir),
-                project=str(self.project_root),
-                mcp=self._opening.manager.status(),
-                mcp_log=str(consult_dir(self.project_root) / MCP_SERVER_LOG),
-                model_loading=True,
-            )
-        loop, compressor = self._s.loop, self._s.compressor
-        return EngineStatus(
+        known = EngineStatus(
             model=self.model,
             provider=self.provider_name,
             session=self.session_id,
             session_dir=str(self.session_dir),
             project=str(self.project_root),
+            mcp=self._opening.manager.status(),
+            mcp_log=str(consult_dir(self.project_root) / MCP_SERVER_LOG),
+            model_loading=self._s is None,
+        )
+        if self._s is None:
+            return known
+        loop, compressor = self._s.loop, self._s.compressor
+        return dataclasses.replace(
+            known,
             context_tokens=loop.usage.context_tokens or loop.count(),
             threshold_tokens=compressor.threshold_tokens,
             window_tokens=compressor.usable_window,
@@ -254,8 +252,6 @@ class Engine:
             cached_tokens=loop.usage.cached_tokens,
             compactions=compressor.compactions,
             turn=loop.turn,
-            mcp=self._s.manager.status(),
-            mcp_log=str(consult_dir(self.project_root) / MCP_SERVER_LOG),
         )
 
     async def aclose(self) -> None:
