@@ -24,6 +24,7 @@ from textual.worker import Worker
 
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 from formspec_consult.resources import data_dir
+from formspec_consult.store.layout import EVENTS
 from formspec_consult.tui.keys import WORD_MOVE_OF_LETTER, read_meta_letters_as_alt
 from formspec_consult.tui.layout import PANES, TAB_LABELS, LayoutActions
 from formspec_consult.tui.slash import SlashSpec, is_command
@@ -315,13 +316,20 @@ class ConsultApp(LayoutActions, App[None]):
 
     def resume_hint(self) -> str | None:
         """What to type to come back to this session (printed after the app has closed)."""
-        session = self._closed_session or (self.engine.session_id if self.engine is not None else None)
+        session = self._closed_session or (self._saved_session(self.engine) if self.engine is not None else None)
         if not session:
             return None
         return (f"Session {session} is saved. Resume it with `formspec-consult --continue` "
                 f"(or `--resume {session}`).")
 
     _closed_session: str | None = None
+
+    def _saved_session(self, engine: EngineLike) -> str | None:
+        """The engine's session id if it stays on disk when closed: not a new session whose model
+        layer never loaded (nothing was logged; closing it removes its folder)."""
+        if self.model_joined or (engine.session_dir / EVENTS).exists():
+            return engine.session_id
+        return None
 
     # The command line closes the engine after the terminal is handed back (see run_app), so
     # quitting is instant; an app run any other way (tests, the palette) closes it on unmount.
@@ -331,7 +339,7 @@ class ConsultApp(LayoutActions, App[None]):
         """Close the servers and the session log (once)."""
         if self.engine is not None:
             engine, self.engine = self.engine, None
-            self._closed_session = engine.session_id
+            self._closed_session = self._closed_session or self._saved_session(engine)
             try:
                 await engine.aclose()
             except Exception:  # leaving anyway; the session is already on disk
@@ -339,7 +347,7 @@ class ConsultApp(LayoutActions, App[None]):
 
     async def on_unmount(self) -> None:
         if self.engine is not None:
-            self._closed_session = self.engine.session_id
+            self._closed_session = self._saved_session(self.engine)
         if self.close_engine_on_unmount:
             await self.close_engine()
 

@@ -77,6 +77,26 @@ async def test_the_app_says_ready_while_the_model_warms_up_and_sends_what_was_ty
     assert provider.requests and provider.requests[0][-1] == {"role": "user", "content": "hi"}
 
 
+async def test_quitting_a_new_session_before_its_model_has_loaded_leaves_nothing_and_promises_no_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    project = make_project(tmp_path / "shop")
+    provider = SlowToWarm(["never said"])
+    app = ConsultApp(engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=True, preload=()))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            bar = app.query_one(StatusBar)
+            await wait_until(pilot, lambda: bar.info.state == "ready", timeout=60)
+            assert app.engine is not None and bar.info.loading
+            session_dir = app.engine.session_dir
+            assert app.resume_hint() is None  # nothing of it would be left to resume
+            await pilot.press("ctrl+q")
+        assert not session_dir.exists() and app.resume_hint() is None
+    finally:
+        provider.release.set()
+
+
 class RefusedAtWarmUp(ScriptedProvider):
     """A provider whose warm-up refuses the model (as the capability check does for the real one)."""
 
