@@ -67,13 +67,7 @@ class FakeEngine:
         session_id: str = "s-test",
         model: str = "fake/model",
         fail_tools: bool = False,
-        model_loads: asyncio.Event | None = None,
-        model_fails: Exception | None = None,
     ) -> None:
-        # `model_loads`: the model layer joins when the event is set (until then status() says
-        # model_loading); `model_fails`: it then fails with this error (a refused model).
-        self.model_loads = model_loads
-        self.model_fails = model_fails
         self.turns = list(turns or [])
         self.past = list(past or [])
         self.drafts = {d.path: d for d in drafts or []}
@@ -110,11 +104,7 @@ class FakeEngine:
         return list(self.past)
 
     async def model_ready(self) -> None:
-        if self.model_loads is not None:
-            await self.model_loads.wait()
-        if self.model_fails is not None:
-            self.closed = True  # a failed start closes the engine itself
-            raise self.model_fails
+        """The fake has no model layer to load (the real engine's is tested in test_startup_order)."""
 
     def set_approver(self, approver: Approver | None) -> None:
         self.approver = approver
@@ -221,7 +211,6 @@ class FakeEngine:
             compactions=self.usage.compactions,
             turn=len(self.sent),
             mcp=tuple(self.mcp),
-            model_loading=self.model_loads is not None and not self.model_loads.is_set(),
         )
 
     async def aclose(self) -> None:

@@ -114,11 +114,6 @@ class Engine:
         """Wait until the model layer has joined (at once when it has); raise why it cannot."""
         await asyncio.shield(self._joined)
 
-    @property
-    def model_loading(self) -> bool:
-        """True while the model layer is still loading (see :meth:`open`)."""
-        return self._s is None and not self._joined.done()
-
     async def _session(self) -> Session:
         return self._s if self._s is not None else await asyncio.shield(self._joined)
 

@@ -63,7 +63,7 @@ T = TypeVar("T")
 
 @dataclass
 class Session:
-    """Everything an Engine drives; built by :func:`open_session`."""
+    """Everything an Engine drives; built by :meth:`Opening.finish`."""
 
     session_id: str
     session_dir: Path
@@ -137,11 +137,6 @@ def _recorded(events: list[EventRecord]) -> _Recorded:
                 event.allow_unvalidated or found.allow_unvalidated,
             )
     return found
-
-
-async def open_session(options: EngineOptions) -> Session:
-    """Resolve everything and start or resume the session (see Engine.open): both steps at once."""
-    return await (await begin_session(options)).finish()
 
 
 async def begin_session(options: EngineOptions) -> Opening:
