@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import ast
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from formspec_consult.providers import ScriptedProvider
+from formspec_consult.providers.base import ProviderError
 from formspec_consult.resources import package_path
 
 
@@ -71,3 +75,22 @@ def package_probes(package: Path, probed: Callable[[str], bool]) -> list[str]:
         for path in sorted(package.rglob("*.py"))
         for line, call in probes(ast.parse(path.read_text(encoding="utf-8")), probed)
     ]
+
+
+class HeldWarmUp(ScriptedProvider):
+    """A scripted provider whose warm-up (litellm's import, for the real one) waits until the test
+    sets `release`; `warming` says it began. With `refuse`, the warm-up then refuses the model (as
+    the capability check does for the real one)."""
+
+    def __init__(self, replies: list[Any], *, refuse: ProviderError | None = None) -> None:
+        super().__init__(replies)
+        self.release = threading.Event()
+        self.warming = threading.Event()
+        self.refuse = refuse
+
+    def warm(self) -> None:
+        self.warming.set()
+        if not self.release.wait(60):
+            raise RuntimeError("the test never released the warm-up")
+        if self.refuse is not None:
+            raise self.refuse

@@ -24,6 +24,7 @@ from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.review_results import DraftList
 from tests.e2e.project import make_project
+from tests.helpers import HeldWarmUp
 
 pytestmark = pytest.mark.anyio
 FAKE = Path(__file__).parents[1] / "mcp_client" / "fake_server.py"
@@ -176,18 +177,6 @@ async def test_a_local_server_that_cannot_start_stops_the_session_start_and_leav
     assert not (project / ".formspec" / "consult").exists()
 
 
-class HeldWarmUp(ScriptedProvider):
-    """A provider whose warm-up (litellm's import, for the real one) waits until released."""
-
-    def __init__(self, replies: list[Any]) -> None:
-        super().__init__(replies)
-        self.release = threading.Event()
-
-    def warm(self) -> None:
-        if not self.release.wait(60):
-            raise RuntimeError("the test never released the warm-up")
-
-
 def record_types(engine: Engine) -> list[str]:
     return [event["type"] for event in EventLog.read(engine.session_dir / "events.jsonl")]
 
@@ -263,12 +252,7 @@ async def test_a_new_session_closed_while_its_model_layer_loads_leaves_nothing(p
 async def test_a_model_refused_after_the_engine_opened_is_raised_by_every_turn_and_leaves_nothing(
     project: Path,
 ) -> None:
-    class Refused(HeldWarmUp):
-        def warm(self) -> None:
-            super().warm()
-            raise ProviderError("the model cannot call tools", hint="pick one that can")
-
-    provider = Refused([])
+    provider = HeldWarmUp([], refuse=ProviderError("the model cannot call tools", hint="pick one that can"))
     options = EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs)
     with anyio.fail_after(60):
         engine = await Engine.open(options, wait_for_model=False)

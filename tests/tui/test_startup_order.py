@@ -4,13 +4,11 @@ before the model layer has loaded — and what the person types meanwhile is sen
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
 
 from formspec_consult.commands.launch import engine_factory_for
-from formspec_consult.providers import ScriptedProvider
 from formspec_consult.providers.base import ProviderError
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
@@ -18,32 +16,24 @@ from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo, render_status
 from tests.e2e.project import make_project
+from tests.helpers import HeldWarmUp
 from tests.tui.conftest import SIZE, wait_until
 
 pytestmark = pytest.mark.anyio
 
 
-class SlowToWarm(ScriptedProvider):
-    """A provider whose warm-up (litellm's import, for the real one) waits for the test."""
-
-    def __init__(self, replies: list[str]) -> None:
-        super().__init__(replies)
-        self.release = threading.Event()
-        self.warming = threading.Event()
-
-    def warm(self) -> None:
-        self.warming.set()
-        if not self.release.wait(60):
-            raise RuntimeError("the test never released the warm-up")
+def app_over_the_real_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: HeldWarmUp) -> ConsultApp:
+    """The app over the real Engine (servers in-process) for a fresh project, with `provider`."""
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    project = make_project(tmp_path / "shop")
+    return ConsultApp(engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=True, preload=()))
 
 
 async def test_the_app_says_ready_while_the_model_warms_up_and_sends_what_was_typed_once_it_is_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    project = make_project(tmp_path / "shop")
-    provider = SlowToWarm(["Hello! What do you sell?"])
-    app = ConsultApp(engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=True, preload=()))
+    provider = HeldWarmUp(["Hello! What do you sell?"])
+    app = app_over_the_real_engine(tmp_path, monkeypatch, provider)
     states: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         bar = app.query_one(StatusBar)
@@ -80,10 +70,8 @@ async def test_the_app_says_ready_while_the_model_warms_up_and_sends_what_was_ty
 async def test_quitting_a_new_session_before_its_model_has_loaded_leaves_nothing_and_promises_no_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    project = make_project(tmp_path / "shop")
-    provider = SlowToWarm(["never said"])
-    app = ConsultApp(engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=True, preload=()))
+    provider = HeldWarmUp(["never said"])
+    app = app_over_the_real_engine(tmp_path, monkeypatch, provider)
     try:
         async with app.run_test(size=SIZE) as pilot:
             bar = app.query_one(StatusBar)
@@ -97,26 +85,11 @@ async def test_quitting_a_new_session_before_its_model_has_loaded_leaves_nothing
         provider.release.set()
 
 
-class RefusedAtWarmUp(ScriptedProvider):
-    """A provider whose warm-up refuses the model (as the capability check does for the real one)."""
-
-    def __init__(self) -> None:
-        super().__init__(["never said"])
-        self.release = threading.Event()
-
-    def warm(self) -> None:
-        if not self.release.wait(60):
-            raise RuntimeError("the test never released the warm-up")
-        raise ProviderError("the model cannot call tools", hint="pick a model that can")
-
-
 async def test_a_model_refused_after_ready_is_said_and_the_new_session_leaves_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    project = make_project(tmp_path / "shop")
-    provider = RefusedAtWarmUp()
-    app = ConsultApp(engine_factory_for({"project": str(project)}, provider=provider, in_memory_server=True, preload=()))
+    provider = HeldWarmUp(["never said"], refuse=ProviderError("the model cannot call tools", hint="pick a model that can"))
+    app = app_over_the_real_engine(tmp_path, monkeypatch, provider)
     async with app.run_test(size=SIZE) as pilot:
         bar = app.query_one(StatusBar)
         await wait_until(pilot, lambda: bar.info.state == "ready", timeout=60)
