@@ -7,7 +7,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -33,12 +33,15 @@ INITIALIZE = {
 }
 
 
-def test_sigint_ends_the_stdio_server_promptly_while_its_client_keeps_stdin_open(project: Path) -> None:
+def _stdio_exit_on_sigint(project: Path, timeout: float, preexec_fn: Callable[[], None] | None = None) -> int:
+    """Start `mcp-serve` over stdio, see it answer `initialize` (its stdin kept open, as a client
+    does), send SIGINT: its exit code within `timeout`; the process is reaped whatever happens."""
     proc = subprocess.Popen(
         [str(CLI), "mcp-serve", "--project", str(project), "--session", SESSION],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=preexec_fn,
     )
     try:
         assert proc.stdin and proc.stdout
@@ -46,7 +49,7 @@ def test_sigint_ends_the_stdio_server_promptly_while_its_client_keeps_stdin_open
         proc.stdin.flush()
         assert json.loads(proc.stdout.readline())["id"] == 1, "the server answers before the signal"
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=10) == 130, "SIGINT ends mcp-serve with the shell's 130"
+        return proc.wait(timeout=timeout)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -54,6 +57,10 @@ def test_sigint_ends_the_stdio_server_promptly_while_its_client_keeps_stdin_open
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream:
                 stream.close()
+
+
+def test_sigint_ends_the_stdio_server_promptly_while_its_client_keeps_stdin_open(project: Path) -> None:
+    assert _stdio_exit_on_sigint(project, timeout=10) == 130, "SIGINT ends mcp-serve with the shell's 130"
 
 
 class HttpServer:
@@ -128,24 +135,7 @@ def test_sigint_ends_mcp_serve_with_130_also_when_it_was_started_with_sigint_ign
     project: Path, stdio: bool
 ) -> None:
     if stdio:
-        proc = subprocess.Popen(
-            [str(CLI), "mcp-serve", "--project", str(project), "--session", SESSION],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_ignore_sigint,
-        )
-        assert proc.stdin and proc.stdout
-        proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
-        proc.stdin.flush()
-        assert json.loads(proc.stdout.readline())["id"] == 1
-        proc.send_signal(signal.SIGINT)
-        try:
-            assert proc.wait(timeout=15) == 130
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream:
-                    stream.close()
+        assert _stdio_exit_on_sigint(project, timeout=15, preexec_fn=_ignore_sigint) == 130
         return
     server = HttpServer(project, sigint_ignored=True)
     response = httpx.post(server.url, json=INITIALIZE, headers={"accept": "application/json, text/event-stream"},

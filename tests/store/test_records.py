@@ -35,6 +35,17 @@ from tests.e2e.project import make_project
 EXAMPLE = Path(__file__).resolve().parents[2] / "transcripts-example" / "barbershop-queue"
 
 
+SESSION_ID = "20261201-111714-e5b1"  # the example session folder's name
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh project with a private registry database and no developer config."""
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    return make_project(tmp_path / "shop")
+
+
 def test_an_old_session_log_reads_as_typed_records_and_writes_back_byte_for_byte() -> None:
     log = EXAMPLE / "events.jsonl"
     records = load_records(log)
@@ -83,12 +94,9 @@ def test_a_record_made_in_code_is_written_as_the_writers_always_wrote_it(tmp_pat
 
 @pytest.mark.anyio
 async def test_an_old_session_folder_resumes_with_its_conversation_and_review_history(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path,
 ) -> None:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    project = make_project(tmp_path / "shop")
-    session_id = "20261201-111714-e5b1"
+    session_id = SESSION_ID
     folder = project / ".formspec" / "consult" / session_id
     shutil.copytree(EXAMPLE, folder)
     before = (folder / "events.jsonl").read_bytes()
@@ -134,12 +142,9 @@ def _resume_options(project: Path, session_id: str, replies: list[Any]) -> Engin
 
 @pytest.mark.anyio
 async def test_a_hand_edited_line_with_a_wrong_typed_field_and_an_unknown_type_are_kept_and_the_session_resumes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    project: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    project = make_project(tmp_path / "shop")
-    session_id = "20261201-111714-e5b1"
+    session_id = SESSION_ID
     folder = project / ".formspec" / "consult" / session_id
     future = '{"v":2,"seq":999,"ts":"t","type":"hologram","depth":3}'
     before = _example_with(folder, {"context_tokens": "lots"}, "usage", extra_line=future)
@@ -164,12 +169,9 @@ async def test_a_hand_edited_line_with_a_wrong_typed_field_and_an_unknown_type_a
 
 @pytest.mark.anyio
 async def test_a_damaged_message_line_refuses_the_resume_naming_the_line_and_changes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path,
 ) -> None:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    project = make_project(tmp_path / "shop")
-    session_id = "20261201-111714-e5b1"
+    session_id = SESSION_ID
     folder = project / ".formspec" / "consult" / session_id
     before = _example_with(folder, {"message": "I run a barbershop"}, "message")
     files = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
