@@ -21,6 +21,7 @@ from formspec_consult.agent.engine.context import (
 )
 from formspec_consult.agent.engine.offer import ConsultantOffer, session_has_drafted
 from formspec_consult.agent.engine.options import EngineOptions
+from formspec_consult.agent.engine.result_view import ModelView, named_skills
 from formspec_consult.agent.engine.setup import (
     LOCAL,
     REGISTRY,
@@ -409,8 +410,14 @@ def _assemble(
     verifying = VerifyingTools(
         manager, settings.verify, provider, session_dir / SUMMARY, log=log.write
     )
-    tools = ConsultantOffer(
+    viewed = ModelView(
         verifying,
+        ours=lambda exposed: manager.server_of(exposed) in (LOCAL, REGISTRY),
+        real_name=manager.real_name,
+        skills_named=named_skills(history.messages),
+    )
+    tools = ConsultantOffer(
+        viewed,
         server_of=manager.server_of,
         real_name=manager.real_name,
         ours=(LOCAL, REGISTRY),

@@ -20,6 +20,16 @@ from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.options import find_options
 from formspec_consult.agent.loop.permissions import Permissions
+from formspec_consult.agent.loop.reply_set import (
+    LIST,
+    Verdict,
+    is_propose,
+    listed_validity,
+    note_for,
+    sibling_tool,
+    verdict_of,
+    with_note,
+)
 from formspec_consult.agent.loop.tools import (
     ArgumentsError,
     cap_result,
@@ -229,9 +239,8 @@ class AgentLoop:
                 yield self.emit(Notice("warning", message))
                 yield TurnFinished("step_limit", error=message)
                 return
-            for call in calls:
-                async for event in self._run_tool(call):
-                    yield event
+            async for event in self._run_reply(calls):
+                yield event
 
     async def _compact_if_needed(self) -> AsyncIterator[AgentEvent]:
         if self.compressor.needs_compaction(self.history):
@@ -303,7 +312,75 @@ class AgentLoop:
             )
         )
 
-    async def _run_tool(self, call: ToolCall) -> AsyncIterator[AgentEvent]:
+    async def _run_reply(self, calls: list[ToolCall]) -> AsyncIterator[AgentEvent]:
+        """Run a reply's tool calls in order; their results join the history in call order once
+        all have run (also when the turn is cancelled meanwhile), so a proposal refused before a
+        later proposal of the same reply could make it valid is judged again with it
+        (reply_set.py) before the model reads it."""
+        results: dict[str, str | list[dict[str, Any]]] = {}
+        waiting: list[tuple[ToolCall, dict[str, Any], ToolOutcome, Verdict]] = []
+        proposed: list[tuple[int, Verdict]] = []  # (position, verdict) of each proposal that ran
+        try:
+            for position, call in enumerate(calls):
+                ran = _Ran()
+                async for event in self._start_tool(call, ran):
+                    yield event
+                arguments, outcome = ran.arguments, ran.outcome
+                verdict = verdict_of(outcome.text) if outcome.ok and is_propose(call.name) else None
+                if verdict is not None:
+                    proposed.append((position, verdict))
+                    later = any(is_propose(c.name) for c in calls[position + 1 :])
+                    if later:  # judged once the reply's later proposals have run
+                        waiting.append((call, arguments, outcome, verdict))
+                        continue
+                async for event in self._finish_tool(call, arguments, outcome, results):
+                    yield event
+            for call, arguments, outcome, _first in await self._judge_again(calls, waiting, proposed):
+                waiting = [w for w in waiting if w[0] is not call]
+                async for event in self._finish_tool(call, arguments, outcome, results):
+                    yield event
+        finally:
+            for call, _arguments, outcome, _first in waiting:  # cancelled meanwhile: the first answer stands
+                self._log_quietly(self._result_record(call, outcome))
+                results.setdefault(call.id, self._content(call, outcome))
+            for call in calls:
+                if call.id in results:
+                    self.history.add_tool_result(call.id, results[call.id])
+
+    async def _judge_again(
+        self,
+        calls: list[ToolCall],
+        waiting: list[tuple[ToolCall, dict[str, Any], ToolOutcome, Verdict]],
+        proposed: list[tuple[int, Verdict]],
+    ) -> list[tuple[ToolCall, dict[str, Any], ToolOutcome, Verdict]]:
+        """The waiting proposals with their final answer: asked again when refused, or when the
+        draft list says a later draft changed their verdict; unchanged otherwise."""
+        if not waiting:
+            return []
+        listed = await self.tools.call(sibling_tool(waiting[0][0].name, LIST), {})
+        validity = listed_validity(listed.text) if listed.ok else {}
+        settled = []
+        for call, arguments, outcome, first in waiting:
+            position = calls.index(call)
+            later = [v.path for p, v in proposed if p > position and v.path != first.path]
+            replaced = any(p > position and v.path == first.path for p, v in proposed)
+            changed = validity.get(first.path, first.valid) != first.valid
+            if later and not replaced and (not first.valid or changed):
+                again = await self.tools.call(call.name, arguments)
+                if again.ok and verdict_of(again.text) is not None:
+                    note = note_for(later, first)
+                    outcome = dataclasses.replace(
+                        again,
+                        text=with_note(again.text, note),
+                        for_model=None if again.for_model is None else with_note(again.for_model, note),
+                        duration_ms=outcome.duration_ms + again.duration_ms,
+                    )
+            settled.append((call, arguments, outcome, first))
+        return settled
+
+    async def _start_tool(self, call: ToolCall, ran: _Ran) -> AsyncIterator[AgentEvent]:
+        """Log and announce a call, then run it (unless its arguments or permissions refuse it);
+        its arguments and answer go to `ran`."""
         outcome: ToolOutcome | None = None
         try:
             arguments = parse_arguments(call.arguments)
@@ -321,22 +398,36 @@ class AgentLoop:
             outcome = await self.tools.call(call.name, arguments)
             if outcome.duration_ms == 0.0:
                 outcome = dataclasses.replace(outcome, duration_ms=(time.perf_counter() - started) * 1000)
-        self.log.write(
-            ToolResultRecord(
-                call_id=call.id,
-                server=outcome.server,
-                name=call.name,
-                ok=outcome.ok,
-                result=outcome.text,
-                duration_ms=round(outcome.duration_ms, 1),
-            )
+        ran.arguments, ran.outcome = arguments, outcome
+
+    def _result_record(self, call: ToolCall, outcome: ToolOutcome) -> ToolResultRecord:
+        return ToolResultRecord(
+            call_id=call.id,
+            server=outcome.server,
+            name=call.name,
+            ok=outcome.ok,
+            result=outcome.text,
+            duration_ms=round(outcome.duration_ms, 1),
         )
-        content: str | list[dict[str, Any]] = cap_result(outcome.text, self.tool_result_cap, call.id)
+
+    def _content(self, call: ToolCall, outcome: ToolOutcome) -> str | list[dict[str, Any]]:
+        """What the model reads of an answer: its view when a layer wrote one
+        (agent/engine/result_view.py), capped; the log and the UI keep the whole answer."""
+        sent = outcome.text if outcome.for_model is None else outcome.for_model
+        content: str | list[dict[str, Any]] = cap_result(sent, self.tool_result_cap, call.id)
         if outcome.parts and self.provider.supports_images:
             # Images go next to the text that names them, for models that take them; others
             # read only the placeholder. The message (images included) is what the log keeps.
             content = [{"type": "text", "text": content}, *outcome.parts]
-        self.history.add_tool_result(call.id, content)
+        return content
+
+    async def _finish_tool(
+        self, call: ToolCall, arguments: dict[str, Any], outcome: ToolOutcome,
+        results: dict[str, str | list[dict[str, Any]]],
+    ) -> AsyncIterator[AgentEvent]:
+        """Log and announce a call's answer; what the model reads of it goes to `results`."""
+        self.log.write(self._result_record(call, outcome))
+        results[call.id] = self._content(call, outcome)
         yield self.emit(
             ToolCallFinished(
                 call.id, outcome.server, call.name, outcome.ok, outcome.text, outcome.duration_ms
@@ -354,6 +445,14 @@ class AgentLoop:
         actions = self.history.repair_pairing()
         self.log.write(TurnFinishedRecord(turn=self.turn, reason="cancelled", error=None, repaired=actions))
         self.record(TurnFinished("cancelled"))
+
+
+@dataclasses.dataclass
+class _Ran:
+    """A tool call's parsed arguments and its answer, filled in by `AgentLoop._start_tool`."""
+
+    arguments: dict[str, Any] = dataclasses.field(default_factory=dict)
+    outcome: ToolOutcome = dataclasses.field(default_factory=lambda: ToolOutcome("?", "?", False, "ERROR: not run", 0.0))
 
 
 @asynccontextmanager
