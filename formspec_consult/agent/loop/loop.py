@@ -113,6 +113,10 @@ class AgentLoop:
         # Write tools the model calls need the person's permission (see permissions.py).
         self.permissions = Permissions()
         self._logged_tools_digest: str | None = None
+        # The system prompt for a request's tool declarations (None: keep the history's): the
+        # prompt names only tools the request offers, so it is written again when the offer
+        # changes (logged: the history rebuilds it).
+        self.system_prompt: Callable[[list[dict[str, Any]]], str | None] | None = None
         self._partial = ""  # text streamed by a reply that has not completed yet
         self._unclosed_turn: int | None = None  # a turn whose turn_finished the log refused
 
@@ -253,6 +257,9 @@ class AgentLoop:
         self.history.check_pairing()
         await self.tools.refresh()
         tools = self.tools.tool_declarations()
+        prompt = self.system_prompt(tools) if self.system_prompt is not None else None
+        if prompt is not None:
+            self.history.set_system_prompt(prompt, "offer")
         messages = self.history.snapshot()
         tokens = self.provider.count_tokens(messages, tools)
         digest = tools_digest(tools)
