@@ -130,7 +130,7 @@ async def test_a_proposal_replaced_later_in_the_same_reply_is_not_proposed_again
 async def test_a_passing_answer_is_lean_compact_and_names_each_skill_once_per_session(project: Path) -> None:
     first = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c1")]}
     second = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER.replace("phone", "mobile"), "c2")]}
-    engine, provider, events = await consult(project, [first, second, "Drafted."], "customers")
+    _, provider, events = await consult(project, [first, second, "Drafted."], "customers")
     text = sent_results(provider, 1)["c1"]
     answer = json.loads(text)
     assert text == json.dumps(answer, ensure_ascii=False, separators=(",", ":"))  # compact
