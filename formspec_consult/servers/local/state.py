@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from formspec_consult.store.review import Review
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoError
 
+_log = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -63,6 +65,16 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
             raise ToolError(
                 f"File system error: {exc.strerror or exc}{where}. "
                 "Check free space and permissions, then retry."
+            ) from exc
+        except ToolError:
+            raise
+        except Exception as exc:  # a bug of ours: still say what happened, never an empty error
+            _log.exception("tool %s failed", fn.__name__)
+            detail = str(exc) or "no details"
+            raise ToolError(
+                f"{fn.__name__} failed inside formspec-consult ({type(exc).__name__}: {detail[:300]}). "
+                "This is not a problem of the arguments: nothing was written. Retry once; if it "
+                "fails again, tell the person (the MCP server log has the details)."
             ) from exc
 
     # The docstring is the tool description the model reads: drop the source indentation.
