@@ -6,6 +6,7 @@ import functools
 import inspect
 import logging
 import threading
+from contextlib import nullcontext
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from formspec_consult.store.folder import (
     set_current_external_session,
 )
 from formspec_consult.store.layout import consult_dir
+from formspec_consult.store.locks import external_session_claim
 from formspec_consult.store.paths import PathRefused, tool_path
 from formspec_consult.store.review import Review
 from formspec_consult.store.review_log import ReviewJournal
@@ -106,7 +108,10 @@ class LocalState:
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             self.check_project()
-            with self.lock:
+            # Until the first write, another mcp-serve without --session may be choosing too:
+            # choose, write and name the current session under one claim across processes.
+            claim = external_session_claim(Path(self.project.root)) if self.external else nullcontext()
+            with self.lock, claim:
                 self._follow_external()
                 try:
                     return guarded(*args, **kwargs)
