@@ -6,8 +6,8 @@ import functools
 import inspect
 import logging
 import threading
-from contextlib import nullcontext
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
