@@ -19,6 +19,7 @@ from formspec_consult import __version__
 
 # name -> ("module:attribute", short help). The short help is here so `--help` needs no import.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("formspec_consult.commands.init:init", "Start a new FormSpec project for a business, ready to consult into."),
     "mcp-serve": ("formspec_consult.commands.mcp_serve:mcp_serve", "Run the local FormSpec MCP server on stdio."),
     "registry-serve": (
         "formspec_consult.commands.registry:registry_serve",
@@ -26,7 +27,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "registry": ("formspec_consult.commands.registry:registry", "Manage the registry database (import)."),
     "diff": ("formspec_consult.commands.review:diff", "Show the session's drafts as unified diffs."),
-    "apply": ("formspec_consult.commands.review:apply", "Apply a draft (or all valid drafts) to the project."),
+    "apply": ("formspec_consult.commands.review:apply", "Apply the only draft, one by PATH, or --all valid drafts."),
     "reject": ("formspec_consult.commands.review:reject", "Discard a draft."),
     "undo": ("formspec_consult.commands.review:undo", "Undo the last apply, restoring the exact bytes."),
     "sessions": ("formspec_consult.commands.sessions:sessions", "List consultation sessions of the project."),
