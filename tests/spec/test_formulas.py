@@ -82,3 +82,10 @@ def test_json_literals_are_answered_with_their_starlark_spelling(shop: Project) 
 def test_names_bound_by_a_comprehension_or_lambda_are_not_fields(shop: Project) -> None:
     formula = 'sum([x["subtotal"] for x in lines if x["qty"] > 0]) + sorted([1], key=lambda v: v)[0] * fee'
     assert codes(check(shop, LINES % (GOOD_ROW, formula))) == []
+
+
+def test_a_child_field_read_as_one_row_is_refused_with_the_list_form(shop: Project) -> None:
+    result = check(shop, LINES % (GOOD_ROW, "sum(lines.subtotal)"))
+    problem = next(p for p in result.problems if p.code == "FS-STARLARK-ROWS")
+    assert 'sum([r["subtotal"] for r in lines])' in problem.hint
+    assert codes(check(shop, LINES % (GOOD_ROW, 'sum([r["subtotal"] for r in lines])'))) == []

@@ -30,6 +30,7 @@ from formspec_consult.spec.checks.starlark_expr import (
 )
 from formspec_consult.spec.model import Document
 
+_LIST_METHODS = frozenset({"append", "clear", "extend", "index", "insert", "pop", "remove"})
 _GUARD_NAMES = frozenset({"sum_line", "item_count", "line_count"})
 _CONDITION_NAMES = frozenset({"params"})
 #: the functions a hint offers (FormSpec's helpers first, then the common Starlark built-ins)
@@ -45,6 +46,7 @@ class _Scope:
     fields: frozenset[str]
     extra: frozenset[str] = frozenset()
     prefixes: tuple[str, ...] = ()
+    rows: frozenset[str] = frozenset()  # child fields: lists of row dicts
 
     def knows(self, name: str) -> bool:
         return (name in self.fields or name in SYSTEM_FIELDS or name in self.extra or name in RECORD_NAMES
@@ -57,22 +59,23 @@ def check_formulas(doc: Document, out: Findings) -> None:
     spec = doc.spec
     fields = [(i, f) for i, f in enumerate(as_list(spec.get("fields"))) if isinstance(f, dict)]
     names = frozenset(str(f["name"]) for _, f in fields if isinstance(f.get("name"), str))
+    lists = frozenset(str(f["name"]) for _, f in fields if f.get("type") == "child" and isinstance(f.get("name"), str))
     soft = spec.get("soft_deactivate")
     if isinstance(soft, dict) and soft.get("enabled"):
         names |= {"is_active"}  # the engine adds it
     for i, f in fields:
         base = ("spec", "fields", i)
-        _computed(doc, f, base, _Scope(f"computed formula of field {f.get('name')!r}", names), out)
+        _computed(doc, f, base, _Scope(f"computed formula of field {f.get('name')!r}", names, rows=lists), out)
         child = f.get("child")
         if isinstance(child, dict):
             rows = [(j, cf) for j, cf in enumerate(as_list(child.get("fields"))) if isinstance(cf, dict)]
             row_names = frozenset(str(cf["name"]) for _, cf in rows if isinstance(cf.get("name"), str))
             for j, cf in rows:
                 # a row's formula sees the row; the parent's fields are allowed too, to stay on the safe side
-                scope = _Scope(f"computed formula of {f.get('name')}.{cf.get('name')}", row_names | names)
+                scope = _Scope(f"computed formula of {f.get('name')}.{cf.get('name')}", row_names | names, rows=lists)
                 _computed(doc, cf, base + ("child", "fields", j), scope, out)
-    _guards(doc, spec, names, out)
-    _conditions(doc, spec, names, out)
+    _guards(doc, spec, names, lists, out)
+    _conditions(doc, spec, names, lists, out)
 
 
 def _computed(doc: Document, f: dict[str, Any], base: tuple[Any, ...], scope: _Scope, out: Findings) -> None:
@@ -82,7 +85,7 @@ def _computed(doc: Document, f: dict[str, Any], base: tuple[Any, ...], scope: _S
         _check(doc, formula, base + ("computed", "formula"), scope, ("FS-FORMULA-SYNTAX", "FS-FORMULA-NAME"), out)
 
 
-def _guards(doc: Document, spec: dict[str, Any], names: frozenset[str], out: Findings) -> None:
+def _guards(doc: Document, spec: dict[str, Any], names: frozenset[str], rows: frozenset[str], out: Findings) -> None:
     sm = spec.get("state_machine")
     if not isinstance(sm, dict):
         return
@@ -95,11 +98,12 @@ def _guards(doc: Document, spec: dict[str, Any], names: frozenset[str], out: Fin
             guard, path = guard.get("expression"), path + ("expression",)
         if isinstance(guard, str):
             scope = _Scope(f"guard of the transition {tr.get('from')} → {tr.get('to')}", names, _GUARD_NAMES,
-                           ("sum_line_",))
+                           ("sum_line_",), rows)
             _check(doc, guard, path, scope, ("FS-GUARD-SYNTAX", "FS-GUARD-NAME"), out)
 
 
-def _conditions(doc: Document, spec: dict[str, Any], names: frozenset[str], out: Findings) -> None:
+def _conditions(doc: Document, spec: dict[str, Any], names: frozenset[str], rows: frozenset[str],
+                out: Findings) -> None:
     sm = spec.get("state_machine")
     owners: list[tuple[tuple[Any, ...], str, dict[str, Any]]]
     owners = [(("spec", "actions", i), f"action {a.get('name')!r}", a)
@@ -114,7 +118,7 @@ def _conditions(doc: Document, spec: dict[str, Any], names: frozenset[str], out:
             key = "expression" if isinstance(cond.get("expression"), str) and cond["expression"] else "script"
             expr = cond.get(key)
             if isinstance(expr, str) and expr:
-                scope = _Scope(f"condition of {owner}", names, _CONDITION_NAMES, ("param_",))
+                scope = _Scope(f"condition of {owner}", names, _CONDITION_NAMES, ("param_",), rows)
                 _check(doc, expr, base + ("conditions", j, key), scope,
                        ("FS-CONDITION-SYNTAX", "FS-CONDITION-NAME"), out)
 
@@ -147,6 +151,12 @@ def _check(doc: Document, expr: str, path: tuple[Any, ...], scope: _Scope, codes
         kind = "function" if called else "name"
         out.error(name_code, doc, path, f"the {scope.what} {expr!r} uses the {kind} {name!r}, which FormSpec "
                   "does not bind there (it fails on every evaluation)", hint)
+    for name, attr in dict.fromkeys(reading.attributes):
+        if name in scope.rows and attr not in _LIST_METHODS:
+            out.error("FS-STARLARK-ROWS", doc, path, f"the {scope.what} {expr!r} reads {name}.{attr}, but {name!r} is "
+                      "a child field: a list of rows, which has no field "
+                      f"{attr!r} (it fails on every evaluation)",
+                      f"Go through the rows: `sum([r[\"{attr}\"] for r in {name}])`, or `len({name})` to count them.")
     for name in dict.fromkeys(reading.record_fields):
         if name not in scope.fields and name not in SYSTEM_FIELDS:
             out.error(name_code, doc, path, f"the {scope.what} {expr!r} reads resource.{name}, but this record "

@@ -55,10 +55,12 @@ _LITERALS = {"true": "True", "false": "False", "null": "None", "nil": "None"}
 
 @dataclass
 class Reading:
-    """What an expression uses: free names (with whether each is called) and `resource.<x>` reads."""
+    """What an expression uses: free names (with whether each is called), `resource.<x>` reads, and
+    `<name>.<attr>` reads of other free names."""
 
     names: dict[str, bool] = field(default_factory=dict)
     record_fields: list[str] = field(default_factory=list)
+    attributes: list[tuple[str, str]] = field(default_factory=list)
 
 
 def syntax_problem(expr: str) -> str | None:
@@ -138,6 +140,8 @@ class _Walker(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if self._record(node.value):
             self.reading.record_fields.append(node.attr)
+        elif isinstance(node.value, ast.Name) and not self._is_bound(node.value.id):
+            self.reading.attributes.append((node.value.id, node.attr))
         self.visit(node.value)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
