@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from formspec_consult import __version__
+from formspec_consult.commands.model_options import model_options
 
 # name -> ("module:attribute", short help). The short help is here so `--help` needs no import.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
@@ -89,10 +90,7 @@ class LazyGroup(click.Group):
     default=None,
     help="FormSpec project folder (default: the current folder or the nearest parent that is one).",
 )
-@click.option("--model", "-m", default=None, help="litellm model name, e.g. anthropic/claude-sonnet-4-5.")
-@click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible endpoint.")
-@click.option("--context-window", type=int, default=None, help="Override the model's context window (tokens).")
-@click.option("--allow-unvalidated", is_flag=True, help="Use a model below the minimum capability bar.")
+@model_options
 @click.option("--continue", "continue_", is_flag=True, help="Continue the most recent session.")
 @click.option("--resume", "resume", default=None, metavar="ID", help="Resume the session with this id.")
 @click.option("-p", "--prompt", "prompt", default=None, metavar="MSG", help="Headless: run one turn ('-' reads turns from stdin).")
