@@ -49,6 +49,7 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-NATURAL-KEY-RULE": ("structural", "error", "natural_key_rule without natural_key: true"),
     "FS-NATURAL-KEY-RESET": ("structural", "error", "reset period without matching placeholder in format"),
     "FS-NATURAL-KEY-SCOPE": ("structural", "error", "natural_key_rule.scope_field names no field"),
+    "FS-NATURAL-KEY-FORMAT": ("structural", "error", "a generated key's format with a placeholder FormSpec does not fill, or no counter"),
     "FS-TRANSACTION-DATE": ("structural", "error", "transaction entity without a date/datetime transaction_date"),
     "FS-EMITS-UNDECLARED": ("structural", "error", "an action emits an undeclared event"),
     "FS-ACTION-DUPLICATE": ("structural", "error", "two actions share a name"),
