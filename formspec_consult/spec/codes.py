@@ -102,6 +102,7 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-CONDITION-SYNTAX": ("structural", "error", "an action condition that is not one Starlark expression"),
     "FS-CONDITION-NAME": ("structural", "error", "an action condition naming a field or function FormSpec does not bind"),
     "FS-STARLARK-ROWS": ("structural", "error", "a formula, guard or condition reads <child>.<field> of a list of rows"),
+    "FS-SCRIPT-MISSING": ("structural", "warning", "a hook or action runs a script_ref whose .star file FormSpec cannot find"),
     "FS-AGGREGATE-FN": ("structural", "error", "an aggregate other than sum/avg/count/min/max"),
     "FS-AGGREGATE-FIELD": ("structural", "error", "an aggregate without a field, or over a field the entity lacks"),
     "FS-AGGREGATE-NUMERIC": ("structural", "error", "sum/avg/min/max over a field that is not numeric or money"),
