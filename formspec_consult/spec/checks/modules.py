@@ -36,7 +36,7 @@ def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index
             if not isinstance(name, str):
                 continue
             if module_key(name) == module_key(doc.name or ""):
-                out.error("FS-MODULE-SELF-DEPEND", doc, ("spec", "depends", i), f"module {name!r} depends on itself",
+                out.warn("FS-MODULE-SELF-DEPEND", doc, ("spec", "depends", i), f"module {name!r} depends on itself",
                           "Remove the entry.")
             elif not index.has_module(name):
                 # FormSpec's validate/check do not resolve `depends`; a missing module shows up when
