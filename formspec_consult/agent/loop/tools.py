@@ -37,14 +37,17 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
     return value
 
 
-def cap_result(text: str, cap: int, call_id: str) -> str:
-    """`text` as the model sees it: at most `cap` characters, with a note when it was cut."""
+def cap_result(text: str, cap: int, seq: int | None) -> str:
+    """`text` as the model sees it: at most `cap` characters, with a note when it was cut.
+
+    The note names the call that gives the rest: the server's `read_transcript` pages the logged
+    result (event `seq`) from the offset where the cut fell, each page small enough not to be cut
+    again — a cut never points back at itself.
+    """
     if cap <= 0 or len(text) <= cap:
         return text
-    return (
-        f"{text[:cap]}\n\n[Result cut: {cap} of {len(text)} characters shown. The full result is in the "
-        f'session transcript: call read_transcript with query "{call_id}" and type "tool_result" to read it.]'
-    )
+    where = f"read_transcript(seq={seq}, offset={cap})" if seq else "read_transcript with this call's id as query"
+    return f"{text[:cap]}\n\n[Result cut: {cap} of {len(text)} characters shown. Read on with {where}.]"
 
 
 def drafts_touched(name: str, arguments: dict[str, Any], ok: bool) -> tuple[str, ...] | None:
