@@ -12,6 +12,7 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-YAML-ALIAS": ("parse", "error", "recursive alias, alias budget or alias expansion exceeded"),
     "FS-YAML-TAG": ("parse", "error", "explicit YAML tag (e.g. !!python/object) or bad merge"),
     "FS-YAML-DEPTH": ("parse", "error", "collections nested deeper than the limit"),
+    "FS-YAML-NUMBER": ("parse", "error", "an integer with more digits than the limit"),
     "FS-YAML-COMPLEX-KEY": ("parse", "error", "a mapping key that is not a plain scalar"),
     "FS-FILE-TOO-LARGE": ("parse", "error", "file above the 1 MiB limit"),
     "FS-FILE-ENCODING": ("parse", "error", "file or text is not valid UTF-8"),
