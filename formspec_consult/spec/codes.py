@@ -63,6 +63,7 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-SM-ENUM-MISMATCH": ("structural", "warning", "states and the state field's enum_values differ"),
     "FS-SM-AUTOMATIC": ("structural", "error", "a transition written to fire by itself (after/when/trigger…): FormSpec has none"),
     "FS-SNAPSHOT-FIELD": ("structural", "warning", "a relation snapshot not on belongs_to, into an undeclared field, or from a missing one"),
+    "FS-WORKFLOW-TRANSITION": ("structural", "warning", "a Workflow whose entity/transition FormSpec would never match"),
     "FS-UNKNOWN-KEY": ("structural", "warning", "unknown key directly under spec"),
     "FS-MODULE-DEPENDS-ON": ("structural", "error", "Module uses depends_on instead of depends"),
     "FS-EVENT-TYPE-MISSING": ("structural", "error", "a custom event (not before_*/on_*) without type sync|async"),

@@ -25,6 +25,7 @@ from formspec_consult.spec.checks.transitions import check_automatic_transitions
 from formspec_consult.spec.checks.unknown_keys import check_unknown_keys
 from formspec_consult.spec.checks.view_fields import FieldRef, check_view_fields, collect_view_fields
 from formspec_consult.spec.checks.views import check_view_shape, check_views_across
+from formspec_consult.spec.checks.workflows import check_workflows
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document, Problem, ProjectLike, ValidationResult
 from formspec_consult.spec.parse import ParsedFile
@@ -98,6 +99,7 @@ def run(project: ProjectLike, state: TreeState, only_source: str | None = None, 
     check_bindings(effective, index, tree)
     check_scripts(effective, project.root, tree)
     check_snapshots(effective, index, tree)
+    check_workflows(effective, index, tree)
     problems += tree.problems
     warnings += tree.warnings
     if state.vendor_sources:
