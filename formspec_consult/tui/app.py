@@ -14,7 +14,7 @@ from contextlib import aclosing
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -27,6 +27,7 @@ from formspec_consult.resources import data_dir
 from formspec_consult.store.layout import EVENTS
 from formspec_consult.tui.keys import WORD_MOVE_OF_LETTER, read_meta_letters_as_alt
 from formspec_consult.tui.layout import PANES, TAB_LABELS, LayoutActions
+from formspec_consult.tui.review_keys import route_review_key
 from formspec_consult.tui.slash import SlashSpec, is_command
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView, Entry
@@ -400,6 +401,19 @@ class ConsultApp(LayoutActions, App[None]):
             text, self.queued = "\n\n".join(self.queued), []
             self.send(text)
 
+    async def on_event(self, event: events.Event) -> None:
+        # A key pressed in the diffs pane is routed as it arrives, before Textual forwards it:
+        # a review action, or typing for the prompt (see tui/review_keys.py).
+        if isinstance(event, events.Key) and not event.is_forwarded and self._side_panes_ready() \
+                and route_review_key(self, event, self.query_one(PromptInput), self.back_to_prompt):
+            return
+        await super().on_event(event)
+
+    def back_to_prompt(self) -> None:
+        """Show the prompt (on a small screen: the Chat tab) and focus it now, not after a refresh."""
+        self.show_pane("conversation-pane")
+        self.screen.set_focus(self.query_one(PromptInput))
+
     def action_cancel_turn(self) -> None:
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.turn_worker.cancel()
@@ -413,7 +427,7 @@ class ConsultApp(LayoutActions, App[None]):
         self.action_cancel_turn()
 
     def action_review(self) -> None:
-        """ctrl+r: show the diffs pane and put the focus on its draft list (Esc comes back)."""
+        """ctrl+r: show the diffs pane and put the focus on its draft list, armed (Esc comes back)."""
         self.show_pane("diff-pane", focus=True)
 
     def action_scroll_conversation(self, pages: int) -> None:
