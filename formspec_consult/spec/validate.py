@@ -15,6 +15,7 @@ from formspec_consult.spec.checks.context import Findings, Index
 from formspec_consult.spec.checks.delivery import check_delivery
 from formspec_consult.spec.checks.entity import check_entity
 from formspec_consult.spec.checks.events import check_entity_engine_rules
+from formspec_consult.spec.checks.formulas import check_formulas
 from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
 from formspec_consult.spec.checks.modules import check_module_links
 from formspec_consult.spec.checks.references import Reference, check_references, collect_references
@@ -160,6 +161,7 @@ def _local_findings(doc: Document, validator: CompiledSchema) -> Findings:
     if effective_kind(doc.kind) == "Entity":
         check_entity(doc, found)
         check_entity_engine_rules(doc, found)
+        check_formulas(doc, found)
     check_view_shape(doc, found)
     check_unknown_keys(doc, found)
     return found
