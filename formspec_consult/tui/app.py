@@ -139,9 +139,22 @@ class ConsultApp(LayoutActions, App[None]):
     def on_mount(self) -> None:
         if self._initial_theme:
             self.theme = self._initial_theme
-        self.query_one(PromptInput).focus()
+        self.screen.set_focus(self.query_one(PromptInput))  # now, not after a refresh
         self.apply_size(self.size.width, self.size.height)  # the first frame is laid out for this screen
         self.call_after_refresh(self._after_first_frame)
+
+    # Keys the terminal sent before the first frame (typed while the interpreter was still
+    # importing and the app drawing): Textual would hand those read before the prompt had the
+    # focus to a screen with nothing focused, which drops them. They are kept, in order, and
+    # delivered to the prompt once the first frame is on screen.
+    _type_ahead: list[events.Key] | None = []
+
+    def _open_type_ahead(self) -> None:
+        kept, self._type_ahead = self._type_ahead or [], None
+        for key in kept:  # posted behind nothing newer: later keys queue after these
+            if key.key == "ctrl+j":  # Enter typed while the terminal was still cooked (ICRNL) reads as \n
+                key = events.Key("enter", "\r")
+            self.post_message(events.Key(key.key, key.character))
 
     async def _after_first_frame(self) -> None:
         """Mount the side panes, then open the engine. The engine opens only once the first
@@ -149,6 +162,7 @@ class ConsultApp(LayoutActions, App[None]):
         interpreter."""
         if self.query("#diff-pane"):  # on_mount runs once per class that defines it (subclasses)
             return
+        self._open_type_ahead()
         # Imported here too: the side panes' modules are not needed for the first frame.
         from formspec_consult.tui.widgets.diff_pane import DiffPane
         from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
@@ -402,6 +416,9 @@ class ConsultApp(LayoutActions, App[None]):
             self.send(text)
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded and self._type_ahead is not None:
+            self._type_ahead.append(event)  # before the prompt exists: kept for it (see _open_type_ahead)
+            return
         # A key pressed in the diffs pane is routed as it arrives, before Textual forwards it:
         # a review action, or typing for the prompt (see tui/review_keys.py).
         if isinstance(event, events.Key) and not event.is_forwarded and self._side_panes_ready() \
