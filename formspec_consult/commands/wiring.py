@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 
 def cli_flags(options: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("model", "base_url", "context_window", "allow_unvalidated")
-    flags = {key: options.get(key) for key in keys if options.get(key) not in (None, False)}
+    from formspec_consult.commands.model_options import model_flags
+
+    flags = model_flags(options)
     if options.get("allow_tool"):  # --allow-tool NAME: the model may call it without asking
         flags["permissions"] = {str(name): "allow" for name in options["allow_tool"]}
     return flags

@@ -136,7 +136,7 @@ class AgentLoop:
         if self._unclosed_turn is not None:  # the log could not take turn_finished: close it now
             self._repair_quietly()
             if self._log_quietly(TurnFinishedRecord(turn=self._unclosed_turn, reason="error",
-                                                    error="the event log could not be written")):
+                                                    error="the event log could not be written")) is not None:
                 self._unclosed_turn = None
         self.last_options = ()
         try:
@@ -173,7 +173,7 @@ class AgentLoop:
             yield self.emit(Notice("error", message))
             finished = TurnFinished("error", error=message)
         finished = finished or TurnFinished("done")
-        if not self._log_quietly(TurnFinishedRecord(turn=self.turn, reason=finished.reason, error=finished.error)):
+        if self._log_quietly(TurnFinishedRecord(turn=self.turn, reason=finished.reason, error=finished.error)) is None:
             self._unclosed_turn = self.turn  # closed by the next turn, or by --resume
         yield self.emit(finished)
 
@@ -184,13 +184,13 @@ class AgentLoop:
         except EventLogWriteError:
             pass
 
-    def _log_quietly(self, record: EventRecord) -> bool:
-        """Append an event after a failure; False when the log itself cannot be written (disk full)."""
+    def _log_quietly(self, record: EventRecord) -> EventRecord | None:
+        """Append an event after a failure; returns it as written, None when the log itself cannot
+        be written (disk full)."""
         try:
-            self.log.write(record)
+            return self.log.write(record)
         except EventLogWriteError:
-            return False
-        return True
+            return None
 
     async def _steps(self) -> AsyncIterator[AgentEvent]:
         for step in range(1, self.max_steps + 1):
@@ -348,8 +348,8 @@ class AgentLoop:
                     yield event
         finally:
             for call, _arguments, outcome, _first in waiting:  # cancelled meanwhile: the first answer stands
-                self._log_quietly(self._result_record(call, outcome))
-                results.setdefault(call.id, self._content(call, outcome))
+                logged = self._log_quietly(self._result_record(call, outcome))
+                results.setdefault(call.id, self._content(outcome, None if logged is None else logged.seq))
             for call in calls:
                 if call.id in results:
                     self.history.add_tool_result(call.id, results[call.id])
@@ -417,11 +417,15 @@ class AgentLoop:
             duration_ms=round(outcome.duration_ms, 1),
         )
 
-    def _content(self, call: ToolCall, outcome: ToolOutcome) -> str | list[dict[str, Any]]:
+    def _content(self, outcome: ToolOutcome, seq: int | None) -> str | list[dict[str, Any]]:
         """What the model reads of an answer: its view when a layer wrote one
-        (agent/engine/result_view.py), capped; the log and the UI keep the whole answer."""
-        sent = outcome.text if outcome.for_model is None else outcome.for_model
-        content: str | list[dict[str, Any]] = cap_result(sent, self.tool_result_cap, call.id)
+        (agent/engine/result_view.py), capped; the log and the UI keep the whole answer. A view
+        too long for the cap is not sent: the cut's note pages the logged answer (event `seq`)
+        from where the cut fell, so the model must have read that very text."""
+        sent = outcome.text
+        if outcome.for_model is not None and len(outcome.for_model) <= self.tool_result_cap:
+            sent = outcome.for_model
+        content: str | list[dict[str, Any]] = cap_result(sent, self.tool_result_cap, seq)
         if outcome.parts and self.provider.supports_images:
             # Images go next to the text that names them, for models that take them; others
             # read only the placeholder. The message (images included) is what the log keeps.
@@ -433,8 +437,8 @@ class AgentLoop:
         results: dict[str, str | list[dict[str, Any]]],
     ) -> AsyncIterator[AgentEvent]:
         """Log and announce a call's answer; what the model reads of it goes to `results`."""
-        self.log.write(self._result_record(call, outcome))
-        results[call.id] = self._content(call, outcome)
+        logged = self.log.write(self._result_record(call, outcome))
+        results[call.id] = self._content(outcome, logged.seq)
         yield self.emit(
             ToolCallFinished(
                 call.id, outcome.server, call.name, outcome.ok, outcome.text, outcome.duration_ms
