@@ -25,6 +25,7 @@ from formspec_consult.store.folder import (
     existing_session,
     set_current_external_session,
 )
+from formspec_consult.store.install import InstallRefused
 from formspec_consult.store.layout import consult_dir
 from formspec_consult.store.paths import PathRefused, tool_path
 from formspec_consult.store.review import Review
@@ -45,6 +46,7 @@ EXPECTED_ERRORS: tuple[type[Exception], ...] = (
     ProjectError,
     SkillNotFound,
     UnknownKind,
+    InstallRefused,
 )
 
 
