@@ -101,6 +101,9 @@ class _Walker:
     def __init__(self, refs: RefResolver) -> None:
         self.refs = refs
         self.first_summarised: str | None = None
+        # Our schemas describe only what a model cannot guess (a key's meaning, rule names): their
+        # descriptions are shown. An official schema describes most keys at length: not shown.
+        self.notes = refs.resolution.file is None
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -251,6 +254,9 @@ class _Walker:
                 out[label] = self.render(child, child_path, expanded)
             else:
                 out[label] = self.summary(child, 0)
+                about = self.node(child).get("description") if self.notes else None
+                if isinstance(about, str) and about:
+                    out[label] += f" — {about}"
         extra = self._shapes(obj)
         if extra:
             out["(shapes)"] = extra
@@ -331,3 +337,39 @@ def _close(word: str, options: list[str]) -> list[str]:
     import difflib
 
     return difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+
+
+# -- what gate messages say about the schema -----------------------------------------------------
+
+def drill_call(kind: str, path: tuple[Any, ...] | list[Any]) -> str:
+    """The list_kind_schemas call that shows the part at a problem's path (`spec/fields/3` → `fields`)."""
+    parts = _path_parts("/".join(str(p) for p in path))
+    if parts and parts[0] == "spec":
+        parts = parts[1:]
+    where = f', path="{".".join(parts)}"' if parts else ""
+    return f'list_kind_schemas(kind="{kind}"{where})'
+
+
+class SchemaReader:
+    """One-line and small-shape descriptions of nodes of a compiled kind schema (for gate hints)."""
+
+    def __init__(self, resolution: Any) -> None:
+        self._walker = _Walker(RefResolver(resolution))
+
+    def summary(self, schema: Any) -> str:
+        """`schema` in one line: its type (with pattern and example), allowed values or key list."""
+        return self._walker.summary(schema, 0)
+
+    def shape(self, schema: Any, limit: int = 320) -> str:
+        """`schema` one level expanded as compact JSON when that stays under `limit`, else its summary."""
+        rendered = self._walker.outline(schema, "")
+        text = _compact(rendered) if isinstance(rendered, (dict, list)) else str(rendered)
+        return text if len(text) <= limit else self.summary(schema)
+
+    def description(self, schema: Any) -> str | None:
+        """The schema's own description of a node, when it has a short plain one."""
+        text = self._walker.node(schema).get("description")
+        if not isinstance(text, str) or not text.strip() or text.lstrip().startswith("@schema"):
+            return None
+        text = " ".join(text.split())
+        return text if len(text) <= 160 else text[:157] + "…"

@@ -36,6 +36,11 @@ def build(name: str = "fake") -> MCPServer:
         raise ToolError(reason)
 
     @server.tool()
+    def crash() -> str:
+        """Crashes with an exception that says nothing (the SDK then hides it as well)."""
+        raise RuntimeError()
+
+    @server.tool()
     def die() -> str:
         """Kill this server process mid-call."""
         os._exit(9)

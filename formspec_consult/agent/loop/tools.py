@@ -30,11 +30,44 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
             f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
             "send a JSON object matching the tool's parameters"
         ) from exc
+    except RecursionError as exc:  # the decoder recurses per level: ~1,000 levels end it
+        raise _too_deep() from exc
+    except ValueError as exc:  # Python refuses decimal integers above 4,300 digits
+        raise ArgumentsError(
+            "the arguments hold a number of more than 4,300 digits; send numbers of a sensible size "
+            "(or the value as a string)"
+        ) from exc
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise ArgumentsError(f"the arguments must be a JSON object, got {type(value).__name__}")
+    if _depth(value) > MAX_ARGUMENT_DEPTH:  # every later step (the MCP client, validation) recurses too
+        raise _too_deep()
     return value
+
+
+#: levels of nesting a tool call's arguments may have; no tool's parameters need more than a few
+MAX_ARGUMENT_DEPTH = 64
+
+
+def _too_deep() -> ArgumentsError:
+    return ArgumentsError(
+        f"the arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels of lists/objects; send the flat "
+        "JSON object the tool's parameters describe"
+    )
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in ``value`` (iterative: a deep value cannot overflow it)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            if level > MAX_ARGUMENT_DEPTH:
+                return level
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def cap_result(text: str, cap: int, seq: int | None) -> str:

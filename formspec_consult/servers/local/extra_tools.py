@@ -39,11 +39,11 @@ def register(server: MCPServer, state: LocalState) -> None:
         ] = None,  # noqa: A002
         limit: Annotated[int, Field(ge=1, le=100)] = 20,
         offset: Annotated[
-            int | None, Field(ge=0, description="With seq: read a long event on from this character.")
+            int | None, Field(ge=0, description="With seq: from this character.")
         ] = None,
     ) -> Transcript:
         """Earlier events of this session: the newest snippets (with their seq) matching query and type,
-        or the event seq in full (a long one in pages: read on with the offset it gives)."""
+        or the event seq in full (a long one in pages, each naming the next offset)."""
         from formspec_consult.store.events import EventLog
 
         log_path = state.session_folder / EVENTS

@@ -42,14 +42,12 @@ def register(server: MCPServer, state: LocalState) -> None:
         ] = None,
         path: Annotated[
             str | None,
-            Field(description="A part to expand, e.g. 'fields', 'fields.relation', 'state_machine.transitions' "
-                              "or a problem's path like 'spec/fields/3/relation'."),
+            Field(description="A part to expand, e.g. 'fields.relation'."),
         ] = None,
         full: Annotated[bool, Field(description="The whole JSON Schema (~80k characters) instead.")] = False,
     ) -> KindSchemas:
-        """The FormSpec kinds, or one kind's outline: its keys with types, allowed values and required
-        keys (*); parts shown only by their keys expand with path. Read it before writing the first
-        file of a kind."""
+        """The FormSpec kinds, or one kind's outline (keys, types, allowed values, * required); expand
+        a part with path. Read it before the first file of a kind."""
         from formspec_consult.spec import kind_schema, known_kinds
         from formspec_consult.spec.outline import OutlinePathError, kind_outline
 
