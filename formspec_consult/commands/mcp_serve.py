@@ -94,7 +94,11 @@ def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | No
     if address is not None:
         _serve_http(server, *address)
         return
-    server.run("stdio")
+    import anyio
+
+    from formspec_consult.servers.stdio_guard import serve_stdio
+
+    anyio.run(serve_stdio, server)
 
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
