@@ -25,7 +25,7 @@ from formspec_consult.config import (
 )
 from formspec_consult.providers.base import Provider, ProviderError
 
-FLAG_KEYS = ("model", "base_url", "context_window", "allow_unvalidated")
+FLAG_KEYS = ("model", "base_url", "context_window", "allow_unvalidated", "trust_project")
 
 
 def _line(label: str, value: str) -> None:
@@ -60,6 +60,9 @@ def report_configuration(project_root: Path | None, settings: Settings) -> None:
         _line("project config", "no FormSpec project here (only user config, env and flags apply)")
     else:
         _line("project config", _file_state(project_config_path(project_root)))
+        if settings.withheld is not None:
+            _line("project trust", f"not trusted — left out: {', '.join(settings.withheld.keys)} "
+                                   "(review the file, then run `formspec-consult trust`)")
     _line("model", f"{settings.model or '(none)'}  [from {settings.source_of('model')}]")
     if settings.base_url:
         _line("base URL", f"{settings.base_url}  [from {settings.source_of('base_url')}]")

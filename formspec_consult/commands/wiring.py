@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import click
+
 from formspec_consult.agent.engine.setup import LOCAL, REGISTRY
 from formspec_consult.mcp_client.config import ServerSpec, parse_servers
 from formspec_consult.store.layout import MCP_REGISTRY_LOG, MCP_SERVER_LOG, consult_dir
@@ -24,11 +26,31 @@ if TYPE_CHECKING:
 
 
 def cli_flags(options: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("model", "base_url", "context_window", "allow_unvalidated")
+    """The settings the command line gives (config.load_settings' `flags`); raises click.BadParameter
+    for an --allow-tool name that is no write tool."""
+    keys = ("model", "base_url", "context_window", "allow_unvalidated", "trust_project")
     flags = {key: options.get(key) for key in keys if options.get(key) not in (None, False)}
     if options.get("allow_tool"):  # --allow-tool NAME: the model may call it without asking
-        flags["permissions"] = {str(name): "allow" for name in options["allow_tool"]}
+        # Added to the person's rules (config merges them rule by rule), never replacing them.
+        flags["permissions"] = {check_allowed_tool(str(name)): "allow" for name in options["allow_tool"]}
     return flags
+
+
+def check_allowed_tool(name: str) -> str:
+    """`name` when it is a write tool of the local server that --allow-tool may allow; else
+    click.BadParameter naming the valid ones (`default`, which would allow every one, is refused)."""
+    from formspec_consult.agent.loop.permissions import GUARDED_TOOLS
+
+    if name in GUARDED_TOOLS:
+        return name
+    valid = ", ".join(sorted(GUARDED_TOOLS))
+    why = ("'default' would allow every write tool at once; name each one" if name.strip().lower() == "default"
+           else f"{name!r} is not a write tool")
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(GUARDED_TOOLS), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise click.BadParameter(f"{why}{hint}; the tools it can allow are: {valid}", param_hint="--allow-tool")
 
 
 def engine_options(options: Mapping[str, Any]) -> EngineOptions:
