@@ -23,7 +23,7 @@ def _entity(module: str, index: int, dep: str | None) -> str:
         "  fields:",
         "    - {name: title, type: string, required: true}",
         "    - {name: code, type: string, unique: true, natural_key: true,"
-        " natural_key_rule: {strategy: sequence, format: \"T-{year}-{seq:5}\", reset: yearly}}",
+        " natural_key_rule: {strategy: sequence, format: \"T-{year}-{seq:05d}\", reset: yearly}}",
         "    - {name: transaction_date, type: date}",
         "    - {name: amount, type: money, precision: 12, scale: 2}",
         "    - {name: quantity, type: integer}",

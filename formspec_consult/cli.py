@@ -16,9 +16,11 @@ from typing import Any, NoReturn
 import click
 
 from formspec_consult import __version__
+from formspec_consult.commands.model_options import model_options
 
 # name -> ("module:attribute", short help). The short help is here so `--help` needs no import.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("formspec_consult.commands.init:init", "Start a new FormSpec project for a business, ready to consult into."),
     "mcp-serve": ("formspec_consult.commands.mcp_serve:mcp_serve", "Run the local FormSpec MCP server on stdio."),
     "registry-serve": (
         "formspec_consult.commands.registry:registry_serve",
@@ -26,7 +28,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "registry": ("formspec_consult.commands.registry:registry", "Manage the registry database (import)."),
     "diff": ("formspec_consult.commands.review:diff", "Show the session's drafts as unified diffs."),
-    "apply": ("formspec_consult.commands.review:apply", "Apply a draft (or all valid drafts) to the project."),
+    "apply": ("formspec_consult.commands.review:apply", "Apply the only draft, one by PATH, or --all valid drafts."),
     "reject": ("formspec_consult.commands.review:reject", "Discard a draft."),
     "undo": ("formspec_consult.commands.review:undo", "Undo the last apply, restoring the exact bytes."),
     "sessions": ("formspec_consult.commands.sessions:sessions", "List consultation sessions of the project."),
@@ -92,10 +94,7 @@ class LazyGroup(click.Group):
     default=None,
     help="FormSpec project folder (default: the current folder or the nearest parent that is one).",
 )
-@click.option("--model", "-m", default=None, help="litellm model name, e.g. anthropic/claude-sonnet-4-5.")
-@click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible endpoint.")
-@click.option("--context-window", type=int, default=None, help="Override the model's context window (tokens).")
-@click.option("--allow-unvalidated", is_flag=True, help="Use a model below the minimum capability bar.")
+@model_options
 @click.option("--continue", "continue_", is_flag=True, help="Continue the most recent session.")
 @click.option("--resume", "resume", default=None, metavar="ID", help="Resume the session with this id.")
 @click.option("-p", "--prompt", "prompt", default=None, metavar="MSG", help="Headless: run one turn ('-' reads turns from stdin).")

@@ -98,6 +98,7 @@ def test_unknown_key_error_names_the_file_and_suggests_the_right_key(layers: tup
         ("mcp_servers: [a, b]\n", "expected a mapping of server name"),
         ("- just\n- a list\n", "must be a mapping of settings"),
         ("model: [unclosed\n", "is not valid YAML at line"),
+        ("context_window: " + "9" * 5000 + "\n", "holds a value it cannot read (Exceeds the limit (4300 digits)"),
     ],
 )
 def test_bad_values_are_refused_with_the_file_key_and_fix(

@@ -82,7 +82,8 @@ def test_outside_a_project_it_says_so_and_writes_nothing(tmp_path: Path) -> None
     empty.mkdir()
     script = write_script(tmp_path / "s.yaml", ["hi"])
     result = run_cli(["-m", f"scripted:{script}", "-p", "hello"], empty, cli_env(tmp_path))
-    assert result.returncode == 2 and "project" in result.stderr.lower()
+    assert result.returncode == 2 and "is not a FormSpec project" in result.stderr
+    assert "formspec-consult init" in result.stderr  # what to run instead: this package has it
     assert list(empty.iterdir()) == []
 
 
@@ -152,3 +153,46 @@ def test_reject_of_an_unknown_draft_is_a_clear_error(project: Path, tmp_path: Pa
     assert run_cli(["-m", f"scripted:{script}", "-p", "hello"], project, env).returncode == 0
     result = run_cli(["reject", "modules/shop/nothing.yaml"], project, env)
     assert result.returncode == 1 and "There is no draft for 'modules/shop/nothing.yaml'" in result.stderr
+
+
+def entity(name: str, module: str) -> str:
+    return (
+        f"apiVersion: formspec.dev/v1\nkind: Entity\nmetadata: {{name: {name}, module: {module}}}\n"
+        "spec:\n  version: v1\n  characteristic: master\n  display_field: label\n"
+        "  fields:\n    - {name: label, type: string, required: true}\n"
+    )
+
+
+@pytest.mark.timeout(400)
+def test_a_project_from_init_is_consulted_into_and_apply_without_a_path_applies_the_only_draft(
+    tmp_path: Path,
+) -> None:
+    env = cli_env(tmp_path)
+    shop = tmp_path / "toko"
+    made = run_cli(["init", "Toko Sri", "--dir", str(shop)], tmp_path, env)
+    assert made.returncode == 0, made.stderr
+    customer, product = (f"modules/toko-sri/master/{n}/entity.yaml" for n in ("customer", "product"))
+    proposals = [
+        {"name": "propose_spec_file", "arguments": {"path": path, "content": entity(name, "toko-sri")}}
+        for path, name in ((customer, "customer"), (product, "product"))
+    ]
+    script = write_script(tmp_path / "s.yaml", [{"tool_calls": proposals}, "Drafted."])
+    assert run_cli(["-m", f"scripted:{script}", "-p", "we sell things"], shop, env).returncode == 0
+
+    several = run_cli(["apply"], shop, env)  # two drafts wait: nothing is applied, both are named
+    assert several.returncode == 1
+    assert f"(drafts: {customer}, {product})" in several.stderr and "formspec-consult apply PATH" in several.stderr
+    assert not (shop / "spec" / customer).exists() and not (shop / "spec" / product).exists()
+
+    assert run_cli(["reject", product], shop, env).returncode == 0
+    applied = run_cli(["apply"], shop, env)  # the only draft left
+    assert applied.returncode == 0, applied.stderr
+    assert (shop / "spec" / customer).read_text(encoding="utf-8") == entity("customer", "toko-sri")
+    from formspec_consult.spec import open_project
+
+    assert open_project(shop).validate().ok
+
+    none_left = run_cli(["apply"], shop, env)
+    assert none_left.returncode == 1 and "There is no draft to apply" in none_left.stderr
+    both = run_cli(["apply", customer, "--all"], shop, env)
+    assert both.returncode == 2 and "not both" in both.stderr

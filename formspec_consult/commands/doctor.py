@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from formspec_consult.commands.model_options import MODEL_FLAG_KEYS, model_options
 from formspec_consult.config import (
     ConfigError,
     Settings,
@@ -24,8 +25,6 @@ from formspec_consult.config import (
     user_config_path,
 )
 from formspec_consult.providers.base import Provider, ProviderError
-
-FLAG_KEYS = ("model", "base_url", "context_window", "allow_unvalidated", "trust_project")
 
 
 def _line(label: str, value: str) -> None:
@@ -48,7 +47,7 @@ def project_root_of(option: Path | None) -> Path | None:
 
 def cli_flags(ctx: click.Context, local: Mapping[str, Any]) -> dict[str, Any]:
     """Options given to doctor itself win over the same options given before it."""
-    merged = {key: (ctx.obj or {}).get(key) for key in FLAG_KEYS}
+    merged = {key: (ctx.obj or {}).get(key) for key in (*MODEL_FLAG_KEYS, "trust_project")}
     merged.update({key: value for key, value in local.items() if value not in (None, False)})
     return merged
 
@@ -161,10 +160,7 @@ def report_probe(provider: Provider) -> bool:
 
 @click.command()
 @click.option("--probe", "run_probe", is_flag=True, help="Also make one tiny tool-calling request.")
-@click.option("--model", "-m", default=None, help="Check this model instead of the configured one.")
-@click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible endpoint.")
-@click.option("--context-window", type=int, default=None, help="Override the model's context window.")
-@click.option("--allow-unvalidated", is_flag=True, help="Accept a model below the capability bar.")
+@model_options
 @click.pass_context
 def doctor(ctx: click.Context, run_probe: bool, **local: Any) -> None:
     """Show how the model and key are resolved, and whether the model is fit for a consultation."""

@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from formspec_consult.commands.model_options import model_options
+
 DEFAULT_OUT = Path("eval-out")
 
 
@@ -21,8 +23,10 @@ class EvalUsageError(click.ClickException):
 @click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder of case files (default: the bundled corpus).")
 @click.option("--case", "cases", multiple=True, metavar="ID", help="Run only this case (repeatable).")
-@click.option("--model", "-m", default=None, help="The consultant's litellm model.")
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint of the consultant's model.")
+@model_options
+@click.option("--owner", type=click.Choice(["model", "scripted"]), default=None,
+              help="Who answers the consultant: a model given the case's facts (default), or the scripted "
+                   "owner that answers from them by rule (no second model; the default with --offline).")
 @click.option("--owner-model", default=None, help="The simulated owner's model (default: --model).")
 @click.option("--owner-base-url", default=None, help="The owner model's endpoint (default: --base-url).")
 @click.option("--verify", type=click.Choice(["deterministic", "llm", "off"]), default="deterministic",
@@ -41,19 +45,22 @@ def eval_command(ctx: click.Context, **options: Any) -> None:
     import anyio
 
     from formspec_consult.commands.wiring import server_specs
+    from formspec_consult.config import ConfigError
     from formspec_consult.eval.corpus import CorpusError
     from formspec_consult.eval.runner import EvalConfig, EvalError, run_eval
     from formspec_consult.providers.base import ProviderError
 
     config = EvalConfig(
         corpus=options["corpus"], case_ids=tuple(options["cases"]), model=options["model"],
-        base_url=options["base_url"], owner_model=options["owner_model"], owner_base_url=options["owner_base_url"],
+        base_url=options["base_url"], context_window=options["context_window"],
+        allow_unvalidated=options["allow_unvalidated"], owner=options["owner"],
+        owner_model=options["owner_model"], owner_base_url=options["owner_base_url"],
         verify=options["verify"], max_turns=options["max_turns"], out=options["out"], offline=options["offline"],
         servers=server_specs,
     )
     try:
         report = anyio.run(run_eval, config)
-    except (CorpusError, EvalError, ProviderError) as exc:
+    except (CorpusError, EvalError, ProviderError, ConfigError) as exc:
         raise EvalUsageError(str(exc)) from exc
     ctx.exit(1 if report["totals"]["failed"] else 0)
 

@@ -109,12 +109,16 @@ def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
 @session_option
 @click.pass_context
 def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, session_id: str | None) -> None:
-    """Apply a draft (or all valid drafts) to the project; `undo` restores the exact bytes."""
-    from formspec_consult.store.review_flow import ReviewFlow
+    """Apply a draft to the project; `undo` restores the exact bytes.
+
+    Without PATH, the session's only draft under review is applied (with several, name one, or
+    give --all); with --all, every draft that passes validation (the others stay for review).
+    """
+    from formspec_consult.store.review_flow import ReviewError, ReviewFlow
     from formspec_consult.store.review_text import format_apply
 
-    if bool(path) == apply_all:
-        raise click.UsageError("give one draft PATH or --all (see `formspec-consult diff`)")
+    if path and apply_all:
+        raise click.UsageError("give one draft PATH or --all, not both (see `formspec-consult diff`)")
 
     def say(result: Applied) -> None:
         click.echo(format_apply(result).replace("/undo", "formspec-consult undo"))
@@ -122,7 +126,12 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, se
     async def work(call: Call, sid: str) -> int:
         review = ReviewFlow(call)
         if not apply_all:
-            say(await review.apply(str(path), force=force))
+            try:
+                target = path or await review.sole_draft()
+            except ReviewError as exc:  # none, or several: nothing is applied
+                raise _fail(f"{exc} Apply one with `formspec-consult apply PATH`, or every valid one with --all "
+                            "(`formspec-consult diff` shows them).") from exc
+            say(await review.apply(target, force=force))
             return 0
         outcome = await review.apply_all(force=force)
         for skipped in outcome.skipped:

@@ -28,8 +28,11 @@ if TYPE_CHECKING:
 def cli_flags(options: Mapping[str, Any]) -> dict[str, Any]:
     """The settings the command line gives (config.load_settings' `flags`); raises click.BadParameter
     for an --allow-tool name that is no write tool."""
-    keys = ("model", "base_url", "context_window", "allow_unvalidated", "trust_project")
-    flags = {key: options.get(key) for key in keys if options.get(key) not in (None, False)}
+    from formspec_consult.commands.model_options import model_flags
+
+    flags = model_flags(options)
+    if options.get("trust_project"):  # --trust-project: honour the project's gated settings this run
+        flags["trust_project"] = True
     if options.get("allow_tool"):  # --allow-tool NAME: the model may call it without asking
         # Added to the person's rules (config merges them rule by rule), never replacing them.
         flags["permissions"] = {check_allowed_tool(str(name)): "allow" for name in options["allow_tool"]}

@@ -222,10 +222,12 @@ def _read_file(path: Path, raw: bytes | None = None) -> dict[str, Any]:
         return {}
     try:
         text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: is not UTF-8 text; save it as UTF-8 or remove it") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     try:
         data = yaml.safe_load(text)
+    except ValueError as exc:  # an integer longer than Python turns into a number (4,300 digits)
+        raise ConfigError(f"{path}: holds a value it cannot read ({exc}); shorten or quote it") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""

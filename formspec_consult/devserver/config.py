@@ -35,7 +35,7 @@ class DevConfig:
 def _app_config(project_root: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load((project_root / "formspec-app.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+    except (OSError, yaml.YAMLError, ValueError):  # ValueError: not UTF-8, or a too long integer
         return {}
     return data if isinstance(data, dict) else {}
 

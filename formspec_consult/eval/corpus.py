@@ -8,13 +8,17 @@
     owner_facts: ["Pelanggan bayar di muka atau saat ambil", ...]
     expected:
       entities: [{name: laundry-order, aliases: [order, cucian]}, customer]
-      states: {laundry-order: [received, washing, ready, collected, cancelled]}
+      states: {laundry-order: [received, washing, ready, {name: collected, success: true}, cancelled]}
       relations: [[laundry-order, customer]]
       modules: [order-status-tracking]
 
-A state is a name or ``{name, aliases, branch}``; branch states (cancelled, lost, overdue, …)
-are recognised by name unless ``branch`` says otherwise. A bad file is a :class:`CorpusError`
-naming the file and the key.
+A state is a name or ``{name, aliases, branch, success}``. An entity's states are its lifecycle
+as the business tells it: the main path first, from the initial state to the one the business
+calls success (``success: true``, exactly one), then the branches — the states off that path
+(cancelled, overdue, …). Which states are branches follows from that structure, never from the
+words of their names (in a rental ``returned`` is the happy ending; in a delivery, a failure);
+``branch: true|false`` on a state says it outright. A bad file is a :class:`CorpusError` naming
+the file and the key.
 """
 
 from __future__ import annotations
@@ -28,7 +32,6 @@ from typing import Any
 import yaml
 
 from formspec_consult.resources import package_path
-from formspec_consult.spec.verify.vocabulary import is_branch
 
 LANGUAGES = ("en", "id")
 REQUIRED = ("id", "language", "starter", "opening", "owner_facts", "expected")
@@ -46,7 +49,8 @@ class Named:
 
     name: str
     aliases: tuple[str, ...] = ()
-    branch: bool = False
+    branch: bool = False  # a state off the main path (from the case's structure)
+    success: bool = False  # the state the business calls success: where the main path ends
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -98,23 +102,44 @@ def _text(file: Path, key: str, value: Any) -> str:
     return value.strip()
 
 
-def _named(file: Path, key: str, raw: Any, *, state: bool = False) -> Named:
+def _named(file: Path, key: str, raw: Any, *, state: bool = False) -> tuple[Named, bool | None]:
+    """The name and aliases, and for a state its explicit ``branch`` (None: from the structure)."""
     if isinstance(raw, str) and raw.strip():
-        name = raw.strip()
-        return Named(name, (), state and is_branch(name))
+        return Named(raw.strip()), None
     if isinstance(raw, Mapping):
-        unknown = set(raw) - {"name", "aliases", "branch"}
+        allowed = ("name", "aliases", "branch", "success") if state else ("name", "aliases")
+        unknown = set(raw) - set(allowed)
         if unknown:
-            raise _fail(file, key, f"unknown key(s) {', '.join(sorted(map(str, unknown)))}; use name, aliases, branch")
+            raise _fail(file, key, f"unknown key(s) {', '.join(sorted(map(str, unknown)))}; use {', '.join(allowed)}")
         name = _text(file, f"{key}.name", raw.get("name"))
         aliases = raw.get("aliases") or []
         if not isinstance(aliases, list) or not all(isinstance(a, str) and a.strip() for a in aliases):
             raise _fail(file, f"{key}.aliases", "must be a list of names")
-        branch = raw.get("branch", state and is_branch(name))
-        if not isinstance(branch, bool):
-            raise _fail(file, f"{key}.branch", "must be true or false")
-        return Named(name, tuple(a.strip() for a in aliases), branch)
+        for flag in ("branch", "success"):
+            if flag in raw and not isinstance(raw[flag], bool):
+                raise _fail(file, f"{key}.{flag}", "must be true or false")
+        branch = raw.get("branch")
+        return Named(name, tuple(a.strip() for a in aliases), bool(branch), bool(raw.get("success"))), branch
     raise _fail(file, key, "must be a name or a mapping with name (and aliases)")
+
+
+def _lifecycle(file: Path, key: str, items: list[Any]) -> tuple[Named, ...]:
+    """An entity's expected states with `branch` from the case's structure: the states listed up
+    to the success state are its main path, those after it its branches (unless said outright)."""
+    parsed = [_named(file, f"{key}[{i}]", item, state=True) for i, item in enumerate(items)]
+    successes = [i for i, (named, _) in enumerate(parsed) if named.success]
+    if len(successes) != 1:
+        raise _fail(file, key, "mark the one state the business calls success, e.g. "
+                               "`{name: returned, success: true}`; list the main path up to it first, then the "
+                               "branches" + (f" ({len(successes)} are marked)" if successes else ""))
+    end = successes[0]
+    if parsed[end][1] is True:
+        raise _fail(file, f"{key}[{end}]", "the success state ends the main path, so it cannot be a branch")
+    out = []
+    for i, (named, explicit) in enumerate(parsed):
+        branch = explicit if explicit is not None else i > end
+        out.append(Named(named.name, named.aliases, branch, named.success))
+    return tuple(out)
 
 
 def _expected(file: Path, raw: Any) -> Expected:
@@ -126,7 +151,7 @@ def _expected(file: Path, raw: Any) -> Expected:
     entities_raw = raw.get("entities")
     if not isinstance(entities_raw, list) or not entities_raw:
         raise _fail(file, "expected.entities", "must be a non-empty list")
-    entities = tuple(_named(file, f"expected.entities[{i}]", e) for i, e in enumerate(entities_raw))
+    entities = tuple(_named(file, f"expected.entities[{i}]", e)[0] for i, e in enumerate(entities_raw))
     known = {e.name for e in entities}
     states_raw = raw.get("states") or {}
     if not isinstance(states_raw, Mapping):
@@ -138,7 +163,7 @@ def _expected(file: Path, raw: Any) -> Expected:
             raise _fail(file, key, f"names no expected entity (expected: {', '.join(sorted(known))})")
         if not isinstance(items, list) or not items:
             raise _fail(file, key, "must be a non-empty list of states")
-        states[str(entity)] = tuple(_named(file, f"{key}[{i}]", s, state=True) for i, s in enumerate(items))
+        states[str(entity)] = _lifecycle(file, key, items)
     relations_raw = raw.get("relations") or []
     if not isinstance(relations_raw, list):
         raise _fail(file, "expected.relations", "must be a list of [entity, entity] pairs")

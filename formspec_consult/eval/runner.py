@@ -53,6 +53,9 @@ class EvalConfig:
     case_ids: tuple[str, ...] = ()
     model: str | None = None
     base_url: str | None = None
+    context_window: int | None = None  # the consultant's window, as --context-window of a session
+    allow_unvalidated: bool = False  # as a session's --allow-unvalidated
+    owner: str | None = None  # "model" | "scripted"; None: scripted offline, else model
     owner_model: str | None = None
     owner_base_url: str | None = None
     verify: str = "deterministic"
@@ -69,25 +72,41 @@ class Prepared:
     cases: list[Case]
     recordings: dict[str, list[Any]]
     consultant: Provider | None
-    owner: Provider | None
+    owner: Provider | None  # the owner's model; None when the owner is scripted
     provider_name: str
     model_name: str
 
 
-def _providers(config: EvalConfig) -> tuple[Provider, Provider, str, str]:
+def owner_kind(config: EvalConfig) -> str:
+    """Who answers the consultant: "scripted" (offline, or asked for) or "model"."""
+    return config.owner or ("scripted" if config.offline else "model")
+
+
+def _providers(config: EvalConfig) -> tuple[Provider, Provider | None, str, str]:
+    """The consultant's provider, resolved as a session's (the same flags, keys and capability
+    check), and the owner model's when the owner is a model."""
     from formspec_consult.config import load_settings
     from formspec_consult.providers import check_capability, open_provider
     from formspec_consult.providers.resolve import resolve
 
-    flags = {"model": config.model, "base_url": config.base_url}
-    settings = load_settings(None, flags)
+    flags: dict[str, object] = {"model": config.model, "base_url": config.base_url}
+    if config.context_window is not None:
+        flags["context_window"] = config.context_window
+    if config.allow_unvalidated:
+        flags["allow_unvalidated"] = True
+    settings = load_settings(None, {k: v for k, v in flags.items() if v is not None})
     resolution = resolve(settings)
     consultant = open_provider(settings)
     check_capability(consultant, allow_unvalidated=settings.allow_unvalidated)
-    owner_settings = load_settings(
-        None, {"model": config.owner_model or settings.model, "base_url": config.owner_base_url or settings.base_url}
-    )
-    owner = open_provider(owner_settings)
+    owner: Provider | None = None
+    if owner_kind(config) == "model":
+        # The same model plays the owner unless another is named; a window given for the
+        # consultant's model holds for it as the owner too.
+        same = config.owner_model is None
+        owner_flags = {"model": config.owner_model or settings.model,
+                       "base_url": config.owner_base_url or settings.base_url,
+                       "context_window": settings.context_window if same else None}
+        owner = open_provider(load_settings(None, {k: v for k, v in owner_flags.items() if v is not None}))
     model = resolution.model.split("/", 1)[-1] if resolution.kind == "litellm" else resolution.model
     return consultant, owner, resolution.provider, model
 
@@ -98,6 +117,14 @@ def prepare(config: EvalConfig) -> Prepared:
         raise EvalError(f"--verify must be one of {', '.join(VERIFY_MODES)}, not {config.verify!r}")
     if config.max_turns < 1:
         raise EvalError("--max-turns must be at least 1")
+    if config.owner not in (None, "model", "scripted"):
+        raise EvalError(f"--owner must be model or scripted, not {config.owner!r}")
+    if config.offline and config.owner == "model":
+        raise EvalError("--offline has no owner model: its owner is scripted (drop --owner model, or --offline "
+                        "and give --model)")
+    if owner_kind(config) == "scripted" and (config.owner_model or config.owner_base_url):
+        raise EvalError("--owner-model and --owner-base-url are for an owner played by a model: drop them, "
+                        "or drop --owner scripted")
     cases = load_corpus(config.corpus, config.case_ids)
     if config.offline:
         if config.verify == "llm":
@@ -185,8 +212,8 @@ class Runner:
             "provider": self.prepared.provider_name,
             "model": config.model or "recorded",
             "base_url": config.base_url,
-            "owner_model": None if config.offline else (config.owner_model or config.model),
-            "owner": "scripted" if config.offline else "model",
+            "owner_model": None if owner_kind(config) == "scripted" else (config.owner_model or config.model),
+            "owner": owner_kind(config),
             "verify": config.verify,
             "offline": config.offline,
             "max_turns": config.max_turns,
@@ -254,7 +281,9 @@ class Runner:
             recording = self.prepared.recordings[case.id]
             return ScriptedProvider(recording, model=f"recorded:{case.id}", source=f"recording {case.id}"), \
                 ScriptedOwner(case)
-        assert self.prepared.consultant is not None and self.prepared.owner is not None
+        assert self.prepared.consultant is not None
+        if self.prepared.owner is None:  # a live consultant with the scripted owner: no second model
+            return self.prepared.consultant, ScriptedOwner(case)
         return self.prepared.consultant, ModelOwner(case, self.prepared.owner)
 
     def _recording_done(self, provider: Provider) -> bool:

@@ -4,7 +4,11 @@ the drafts were applied, and the outcome of applying them. Pure: no model, no MC
 - validity: every proposed draft passes the gate (its last version), the project validates after
   applying all of them, and how many gate refusals happened on the way;
 - coverage (alias-aware): expected entities, their states (main and branch states apart) and
-  relations, matched against the project's entities by name, plural or label;
+  relations, matched against the project's entities by name, plural or label. Which expected
+  states are branches is the case's (corpus.py); where the project's lifecycle has transitions,
+  its structure is checked too: a main state must lie on a way from the initial state to the
+  success state, a branch state off the shortest such way and reachable (an "overdue" every
+  rental must pass through is not a branch);
 - module reuse: expected registry modules the consultant looked up, named or depended on;
 - discipline: no spec YAML pasted in chat; a skill for the kind read before its first draft.
 """
@@ -13,11 +17,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from formspec_consult.eval.corpus import Expected, Named
+from formspec_consult.spec.verify.lifecycle import Lifecycle
 from formspec_consult.store.records import (
     EventRecord,
     ResponseRecord,
@@ -53,24 +59,48 @@ class EntityFacts:
     spellings: tuple[str, ...]  # name, plural, label
     states: tuple[str, ...]
     relations: tuple[str, ...]  # target entity names (module prefix dropped)
+    initial: str | None = None  # the lifecycle's initial state (its first state when not said)
+    transitions: tuple[tuple[str, str], ...] = ()  # (from, to), `from: *` spelled out
 
     @classmethod
     def of(cls, name: str, module: str | None, spec: Mapping[str, Any]) -> EntityFacts:
         spellings = tuple(str(s) for s in (name, spec.get("plural"), spec.get("label")) if isinstance(s, str) and s)
-        raw_sm = spec.get("state_machine")
-        sm: Mapping[str, Any] = raw_sm if isinstance(raw_sm, Mapping) else {}
-        states = [str(s.get("name")) for s in sm.get("states") or [] if isinstance(s, Mapping) and s.get("name")]
-        fields = [f for f in spec.get("fields") or [] if isinstance(f, Mapping)]
-        if sm and not states:
-            for f in fields:
-                if f.get("name") == sm.get("field") and isinstance(f.get("enum_values"), list):
-                    states = [str(v.get("value") if isinstance(v, Mapping) else v) for v in f["enum_values"]]
+        life = Lifecycle.of(dict(spec))
+        states = tuple(life.states) if life else ()
+        initial = (life.initial or (states[0] if states else None)) if life else None
+        moves = tuple((a, b) for a in states for b in states if life and b in life.outgoing.get(a, ()))
         relations = []
-        for f in fields:
+        for f in (f for f in spec.get("fields") or [] if isinstance(f, Mapping)):
             rel = f.get("relation")
             if isinstance(rel, Mapping) and isinstance(rel.get("resource"), str):
                 relations.append(re.split(r"[./]", rel["resource"])[-1])
-        return cls(name, module, spellings, tuple(states), tuple(relations))
+        return cls(name, module, spellings, states, tuple(relations), initial, moves)
+
+    def main_path(self, success: str) -> tuple[list[str], set[str], set[str]] | None:
+        """(the shortest way from the initial state to `success`, every state on some way there,
+        every state reachable at all), or None when the lifecycle has no transitions or `success`
+        cannot be reached."""
+        if not self.transitions or self.initial is None or success not in self.states:
+            return None
+        forward = {s: [b for a, b in self.transitions if a == s] for s in self.states}
+        back = {s: [a for a, b in self.transitions if b == s] for s in self.states}
+        came_from: dict[str, str | None] = {self.initial: None}
+        queue = deque([self.initial])
+        while queue:  # breadth first, in the lifecycle's own order, so ties break the same way every run
+            state = queue.popleft()
+            for nxt in forward.get(state, []):
+                if nxt not in came_from:
+                    came_from[nxt] = state
+                    queue.append(nxt)
+        if success not in came_from:
+            return None
+        path: list[str] = []
+        step: str | None = success
+        while step is not None:
+            path.append(step)
+            step = came_from[step]
+        reaches = _closure(success, back)
+        return path[::-1], {s for s in came_from if s in reaches}, set(came_from)
 
 
 @dataclass
@@ -82,6 +112,22 @@ class ApplyOutcome:
     refused: list[dict[str, str]] = field(default_factory=list)  # {path, error}
     project_valid: bool | None = None  # None: nothing was applied
     project_problems: int = 0
+
+
+def _closure(start: str, edges: Mapping[str, list[str]]) -> set[str]:
+    seen, stack = {start}, [start]
+    while stack:
+        for nxt in edges.get(stack.pop(), []):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+def _state_named(state: Named, states: Iterable[str]) -> str | None:
+    """The project's state that is `state` (by name or alias), if any."""
+    wanted = {norm(s) for s in state.spellings}
+    return next((s for s in states if norm(s) in wanted), None)
 
 
 def _match(expected: Named, entities: Iterable[EntityFacts]) -> EntityFacts | None:
@@ -150,17 +196,30 @@ def coverage(entities: list[EntityFacts], expected: Expected) -> dict[str, Any]:
     matched = {e.name: _match(e, entities) for e in expected.entities}
     main_hit = main_total = branch_hit = branch_total = 0
     missing_states: dict[str, list[str]] = {}
+    misplaced: dict[str, list[str]] = {}
+    lifecycles: dict[str, dict[str, Any]] = {}
     for entity_name, states in expected.states.items():
         found = matched.get(entity_name)
-        have = {norm(s) for s in found.states} if found else set()
+        have = found.states if found else ()
+        success = next((s for s in states if s.success), None)
+        end = _state_named(success, have) if success and found else None
+        structure = found.main_path(end) if found and end else None
+        if found and structure:
+            lifecycles[entity_name] = {"initial": found.initial, "success": end, "main_path": structure[0],
+                                       "branches": [s for s in have if s not in structure[0]]}
         for state in states:
-            hit = bool(have & {norm(s) for s in state.spellings})
+            own = _state_named(state, have)
+            placed = structure is None or own is None or (
+                own not in structure[0] and own in structure[2] if state.branch else own in structure[1])
+            hit = own is not None and placed
             if state.branch:
                 branch_total, branch_hit = branch_total + 1, branch_hit + hit
             else:
                 main_total, main_hit = main_total + 1, main_hit + hit
-            if not hit:
+            if own is None:
                 missing_states.setdefault(entity_name, []).append(state.name)
+            elif not placed:
+                misplaced.setdefault(entity_name, []).append(state.name)
     rel_hit = 0
     missing_relations = []
     for a, b in expected.relations:
@@ -177,6 +236,9 @@ def coverage(entities: list[EntityFacts], expected: Expected) -> dict[str, Any]:
         "states": _ratio(main_hit, main_total),
         "branch_states": _ratio(branch_hit, branch_total),
         "missing_states": missing_states,
+        # present, but a branch on the main path or never reached, or a main state off every way to success
+        "misplaced_states": misplaced,
+        "lifecycles": lifecycles,
         "relations": _ratio(rel_hit, len(expected.relations)),
         "missing_relations": missing_relations,
     }

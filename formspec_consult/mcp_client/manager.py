@@ -81,7 +81,12 @@ class ToolOutcome:
 def _clean_error(text: str, name: str) -> str:
     """Drop the SDK's "Error executing tool X: " prefix: the tool name is already known."""
     prefix = f"Error executing tool {name}: "
-    return text.removeprefix(prefix)
+    cleaned = text.removeprefix(prefix).strip()
+    if not cleaned or cleaned == prefix.removesuffix(": "):  # the SDK hides a server's crash
+        return (f"the tool {name} failed inside its server, which gave no reason (an internal error "
+                "of that server, not of the arguments). Do not retry it the same way; tell the person "
+                "(/mcp log shows that server's log).")
+    return cleaned
 
 
 def result_text(result: CallToolResult) -> str:

@@ -227,6 +227,8 @@ class LiteLLMProvider(Provider):
         if not cut_short and not assembler.text.strip() and not calls:
             # Nothing to show: some servers (llama-cpp-python) fail after sending the headers and
             # just close the stream; litellm then reports an ordinary `stop`. Never a silent turn.
+            if assembler.nameless_calls:
+                raise self._nameless_calls(assembler.nameless_calls)
             raise self._empty_reply(assembler.finish_reason, messages, tools)
         raw: dict[str, Any] = {"provider": self.name, "model": self.model, "attempts": attempt,
                                "chunks": assembler.chunks}
@@ -267,6 +269,17 @@ class LiteLLMProvider(Provider):
             hint = "the server's log has the details; `formspec-consult doctor` checks the setup"
         return ProviderError(f"{self.model}: the model server{where} failed partway through its reply: {said}",
                              hint=hint)
+
+    def _nameless_calls(self, count: int) -> ProviderError:
+        """A reply whose only content was tool calls with an empty name: nothing can be run."""
+        where = f" at {self.api_base}" if self.api_base else ""
+        calls = "a tool call" if count == 1 else f"{count} tool calls"
+        return ProviderError(
+            f"{self.model}: the model server{where} replied with {calls} without a tool name, so nothing "
+            "could be run (a fault of the model's reply, not of the context window)",
+            hint="send your message again; if it repeats, the model or its chat template does not handle "
+            "tool calls well: try another model",
+        )
 
     def _empty_reply(
         self, finish_reason: str | None, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None

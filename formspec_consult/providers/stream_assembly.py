@@ -96,6 +96,11 @@ class StreamAssembler:
             cache_creation_tokens=int(_get(usage, "cache_creation_input_tokens") or 0),
         )
 
+    @property
+    def nameless_calls(self) -> int:
+        """Tool calls that came with an id or arguments but no name (dropped by tool_calls())."""
+        return sum(1 for c in self._calls.values() if not c.name and (c.id or "".join(c.arguments).strip()))
+
     def tool_calls(self) -> tuple[ToolCall, ...]:
         """The complete tool calls, in index order; missing ids get unique generated ones."""
         calls = []

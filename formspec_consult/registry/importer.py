@@ -56,7 +56,7 @@ def _find_lock(start: Path) -> dict[str, dict[str, Any]]:
             try:
                 data = yaml.safe_load(lock.read_text(encoding="utf-8"))
                 jsonschema.validate(data, LOCK_SCHEMA)
-            except (yaml.YAMLError, jsonschema.ValidationError, UnicodeDecodeError) as exc:
+            except (yaml.YAMLError, jsonschema.ValidationError, ValueError) as exc:  # ValueError: not UTF-8, huge int
                 detail = exc.message if isinstance(exc, jsonschema.ValidationError) else str(exc)
                 raise CatalogueError(lock, f"is not a valid formspec.lock: {detail}") from exc
             entries: dict[str, dict[str, Any]] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,8 +21,7 @@ def find_root(start: str | Path) -> Path:
     """
     path = Path(start).expanduser()
     if not path.exists():
-        raise ProjectError(f"{path} is not a FormSpec project: the path does not exist "
-                           "(run `formspec init` or pass --project)")
+        raise ProjectError(f"{path} is not a FormSpec project: the path does not exist. {_start_one(path)}")
     path = path.resolve()
     if path.is_file():
         path = path.parent
@@ -34,7 +34,13 @@ def find_root(start: str | Path) -> Path:
             if test(folder):
                 return folder
     raise ProjectError(f"{path} is not a FormSpec project: no formspec-app.yaml, spec/ or modules/ folder "
-                       "here or above (run `formspec init` or pass --project)")
+                       f"here or above. {_start_one(path)}")
+
+
+def _start_one(path: Path) -> str:
+    """What to do instead: this package's own `init` (FormSpec's `formspec init` may not be installed)."""
+    return (f"Start a new project there with `formspec-consult init \"Business name\" --dir {shlex.quote(str(path))}`, "
+            "or pass --project with an existing one")
 
 
 def read_spec_setting(root: Path) -> tuple[str, str | None]:

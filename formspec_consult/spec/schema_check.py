@@ -10,7 +10,9 @@ from typing import Any
 from jsonschema.exceptions import ValidationError, best_match
 
 from formspec_consult.spec.model import Document, Problem
+from formspec_consult.spec.outline import SchemaReader, drill_call
 from formspec_consult.spec.schema_registry import CompiledSchema
+from formspec_consult.spec.schemas.data import IDENT
 
 MAX_SCHEMA_ERRORS = 20
 _TYPO_HINTS = {"depends_on": "The key is `depends` (a list of {module, version?}).",
@@ -53,7 +55,7 @@ def schema_problems(doc: Document, validator: CompiledSchema) -> tuple[list[Prob
         where = "/".join(str(p) for p in path) or "(document)"
         line, column = doc.position_of(scope + tuple(shown.absolute_path))
         out.append(Problem("FS-SCHEMA", doc.rel, line, "schema", f"{where}: {menu or shown.message}",
-                           _hint(shown, doc.kind), column))
+                           _hint(shown, doc.kind, scope + tuple(shown.absolute_path), validator), column))
     return out, warnings
 
 
@@ -121,27 +123,50 @@ def menu_item_problem(item: dict[str, Any], depth: int, module_relative: bool = 
     return None
 
 
-def _hint(error: ValidationError, kind: str) -> str:
+def _hint(error: ValidationError, kind: str, path: tuple[Any, ...], validator: CompiledSchema) -> str:
+    """What to write instead, in terms of the schema at that place, and where to read more of it."""
+    reader = SchemaReader(validator.resolution)
+    here = drill_call(kind, path)
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        schema = error.schema if isinstance(error.schema, Mapping) else {}
-        allowed = set((schema.get("properties") or {}).keys())
+        allowed = sorted((schema.get("properties") or {}).keys())
         extra = [k for k in error.instance if k not in allowed]
         for key in extra:
             if key in _TYPO_HINTS:
                 return _TYPO_HINTS[key]
-            close = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.75)
-            if close:
-                return f"Did you mean `{close[0]}` instead of `{key}`?"
-        return f"Remove or rename {', '.join(map(repr, extra))}; list_kind_schemas({kind}) shows the allowed keys."
+        matches = [(key, difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)) for key in extra]
+        guess = next(((key, match[0]) for key, match in matches if match), None)
+        if guess:
+            return f"Did you mean `{guess[1]}` instead of `{guess[0]}`? {here} lists the keys allowed here."
+        head = f"Remove or rename {', '.join(f'`{k}`' for k in extra)}. "
+        if not allowed:
+            return head + f"Nothing may be added here; {here} shows the shape."
+        return head + f"The keys allowed here: {', '.join(allowed)} — {here} shows their types."
     if "menu" in list(error.absolute_path):
         return ("Menu items are an adopt node {type: module, module}, a group {label, children} or a leaf "
                 "{label, module, view | route}, at most 3 levels deep.")
-    if error.validator == "required":
-        return "Add the missing key."
+    wanted: Any = error.validator_value
+    if error.validator == "required" and isinstance(error.instance, dict) and isinstance(wanted, list):
+        props = schema.get("properties") or {}
+        missing = [k for k in wanted if isinstance(k, str) and k not in error.instance]
+        parts = []
+        for key in missing:
+            what = reader.summary(props.get(key, {}))
+            about = reader.description(props.get(key, {}))
+            parts.append(f"`{key}` ({what}{'; ' + about if about else ''})")
+        if parts:
+            return f"Add {' and '.join(parts)}. {here} shows this part."
+        return f"Add the missing key; {here} shows this part."
     if error.validator in ("enum", "const"):
-        return "Use one of the allowed values."
+        values = list(wanted) if error.validator == "enum" and isinstance(wanted, list) else [wanted]
+        shown = [str(v) for v in values]
+        close = difflib.get_close_matches(str(error.instance), shown, n=1, cutoff=0.6)
+        # the message lists the allowed values already (jsonschema's "is not one of [...]")
+        return f"Did you mean `{close[0]}`?" if close else "Use one of the values listed."
     if error.validator == "type":
-        return "Change the value to the expected type."
+        return f"Expected {reader.shape(schema)}. {here} shows this part."
     if error.validator == "pattern":
-        return "Use lower-case letters, digits and underscores, starting with a letter."
-    return f"See list_kind_schemas({kind}) for the expected shape."
+        if wanted == IDENT:
+            return "Use lower-case letters, digits and underscores, starting with a letter."
+        return f"Write {reader.summary(schema)}."
+    return f"{here} shows the expected shape."

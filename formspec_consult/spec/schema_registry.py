@@ -203,6 +203,44 @@ def _new_registry(found: Found) -> tuple[Any, str]:
     return Registry().with_resources(resources), base
 
 
+class RefResolver:
+    """Follows the `$ref`s of a resolved kind schema (for reading it, e.g. the outline).
+
+    Local `#/…` pointers are read from the schema itself; other references (flat official files
+    pointing at their siblings) go through the same `referencing` registry validation uses.
+    Anything unresolvable reads as an empty schema: an outline must never fail on a broken file
+    the validator would already have refused.
+    """
+
+    def __init__(self, resolution: Resolution) -> None:
+        self.resolution = resolution
+        self._resolver: Any = None
+
+    def root(self) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """(the schema, the scope it describes: () for the whole document, ("spec",) for spec only)."""
+        return self.resolution.schema, self.resolution.scope
+
+    def follow(self, target: str) -> Any:
+        schema = self.resolution.schema
+        if target.startswith("#/") and not self.resolution.flat:
+            node: Any = schema
+            for part in target[2:].split("/"):
+                part = part.replace("~1", "/").replace("~0", "~")
+                if not isinstance(node, dict) or part not in node:
+                    return {}
+                node = node[part]
+            return node
+        if self.resolution.file is None:
+            return {}
+        try:
+            if self._resolver is None:
+                registry, base = _registry(_as_found(self.resolution))
+                self._resolver = registry.resolver(base_uri=base)
+            return self._resolver.lookup(target).contents
+        except Exception:  # noqa: BLE001 - referencing raises several kinds of Unresolvable
+            return {}
+
+
 # -- compiled validators -------------------------------------------------------------------------
 
 class CompiledSchema:

@@ -11,6 +11,10 @@ MAX_ALIASES = 50
 MAX_NODES = 200_000
 #: spec documents nest a dozen levels at most; the cap keeps every later recursive walk safe
 MAX_DEPTH = 64
+#: Python refuses to turn a longer decimal integer into text (and back) by default; a number this
+#: long is never meant as a number in a spec, and letting it through crashed every later step
+MAX_INT_DIGITS = 4300
+_MAX_INT_BITS = int(MAX_INT_DIGITS * 3.3219280948873626)  # log2(10): the same size in any base
 
 _T = "tag:yaml.org,2002:"
 STR_TAG, SEQ_TAG, MAP_TAG, NULL_TAG = _T + "str", _T + "seq", _T + "map", _T + "null"
@@ -82,12 +86,27 @@ class Builder:
             return node.value
         if node.tag in (_T + "int", _T + "float") and _SEXAGESIMAL.fullmatch(node.value):
             return node.value
+        if node.tag == _T + "int":
+            return self._integer(node)
         if node.tag in _PLAIN_SCALAR_TAGS:
             return _SCALAR.yaml_constructors[node.tag](_SCALAR, node)
         if node.tag in _STRING_LIKE_TAGS:
             return node.value  # dates stay strings, as in JSON and FormSpec's Go loader
         raise _error("FS-YAML-TAG", f"unsupported YAML tag {node.tag!r}", node,
                      "Remove the explicit tag; spec files use plain YAML values only.")
+
+    def _integer(self, node: yaml.ScalarNode) -> Any:
+        # a decimal literal above the limit raises ValueError; a hex/octal/binary one is built,
+        # but would raise the same error later, when a check or a tool result prints it
+        try:
+            value = _SCALAR.yaml_constructors[node.tag](_SCALAR, node)
+        except ValueError:
+            value = None
+        if value is None or abs(value).bit_length() > _MAX_INT_BITS:
+            digits = sum(ch.isalnum() for ch in node.value)
+            raise _error("FS-YAML-NUMBER", f"a number of {digits:,} digits; the limit is {MAX_INT_DIGITS:,} digits",
+                         node, "Write a shorter number, or quote the value (\"...\") if it is meant as text.")
+        return value
 
     def _check_tag(self, node: yaml.Node, expected: str) -> None:
         if node.tag != expected:

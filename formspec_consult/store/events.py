@@ -254,7 +254,10 @@ def load_events(path: Path) -> list[dict[str, Any]]:
         if event is None:
             if number == len(lines):
                 break
-            raise EventLogError(f"{path}: line {number} is not valid JSON; the event log is damaged")
+            raise EventLogError(
+                f"{path}: line {number} is not a valid event (not JSON, or nested too deeply to read); "
+                "the event log is damaged"
+            )
         events.append(event)
     return events
 
@@ -268,7 +271,7 @@ def _parse_event(raw: bytes) -> dict[str, Any] | None:
     """One log line as an event, or None when it is torn or not an event."""
     try:
         event = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # torn, or nested deeper than the decoder can go
         return None
     return event if isinstance(event, dict) and "type" in event else None
 
@@ -314,7 +317,7 @@ def _last_seq(path: Path) -> int:
     for raw in reversed(tail[1:] if size > 65536 else tail):
         try:
             event = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(event, dict) and isinstance(seq := event.get("seq"), int):
             return seq

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from formspec_consult.store.layout import EXTERNAL_SESSION, SessionLayout
+from formspec_consult.store.layout import EXTERNAL_SESSION, MCP_REGISTRY_LOG, MCP_SERVER_LOG, SessionLayout
 
 _GENERATED = re.compile(r"^(\d{8}-\d{6})-[0-9a-f]{4}$")
 # Ids given by callers (tests, scripts) may be any short safe name.
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# Files that live beside the session folders: an id must never name one of them.
+_RESERVED = frozenset({EXTERNAL_SESSION, MCP_SERVER_LOG, MCP_REGISTRY_LOG})
 
 
 class SessionError(ValueError):
@@ -45,6 +47,11 @@ def check_session_id(session_id: str) -> str:
             f"{session_id!r} is not a valid session id (letters, digits, '.', '_', '-'; "
             "e.g. 20261130-214233-9f3a)."
         )
+    if session_id in _RESERVED:
+        raise SessionError(
+            f"{session_id!r} is the name of a file formspec-consult keeps beside the sessions, not a "
+            "session id; pick another name (e.g. 20261130-214233-9f3a) or omit it."
+        )
     return session_id
 
 
@@ -67,7 +74,7 @@ def list_sessions(consult_dir: Path) -> list[SessionInfo]:
     found = [
         SessionInfo(id=entry.name, created=_created(entry), path=entry)
         for entry in consult_dir.iterdir()
-        if entry.is_dir() and _SAFE.match(entry.name) and ".." not in entry.name
+        if entry.is_dir() and _SAFE.match(entry.name) and ".." not in entry.name and entry.name not in _RESERVED
     ]
     return sorted(found, key=lambda info: (info.created, info.id))
 
@@ -115,7 +122,7 @@ def current_external_session(consult_dir: Path) -> str | None:
     try:
         sid = (consult_dir / EXTERNAL_POINTER).read_text(encoding="utf-8").strip()
         check_session_id(sid)
-    except (OSError, SessionError):
+    except (OSError, ValueError):  # missing, unreadable, not UTF-8 or not an id: start afresh
         return None
     return sid if (consult_dir / sid).is_dir() else None
 

@@ -6,6 +6,9 @@ holding process dies: a stale lock of a killed process is simply taken over by t
 - :func:`target_lock` — ``<project>/.formspec/locks/<digest>.lock`` per project file, held by
   apply and undo over check → validate → write, so two servers (two sessions, two processes)
   applying the same file run one after the other and the second sees the first one's change.
+- :func:`external_session_claim` — a ``flock`` of the project folder itself, held by an
+  ``mcp-serve`` without --session from choosing its session to its first write, so that two
+  external conversations writing at once end in one session (the second follows the first).
 - :class:`SessionWriter` — ``<session>/.writer.lock``, held by the process that appends to the
   session's event log (the TUI or a headless run) for as long as the session is open. Who holds
   it (pid, command, since) is kept beside it in ``.writer.json`` for the refusal message.
@@ -18,6 +21,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -116,3 +120,38 @@ class SessionWriter:
             with contextlib.suppress(OSError):
                 (self.folder / ".writer.json").unlink()
             self._lock.release(force=True)
+
+
+@contextlib.contextmanager
+def external_session_claim(project_root: Path, wait: float = TARGET_LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the project's external-session claim (waits for another process holding it).
+
+    The lock is the project folder's own descriptor: it creates no file (a health check leaves
+    nothing behind) and works in a read-only project. Where a folder cannot be locked (no
+    ``flock``, an exotic file system) the claim is skipped: nothing else depends on it.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX
+        yield
+        return
+    try:
+        fd = os.open(project_root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield
+        return
+    try:
+        deadline = time.monotonic() + wait
+        while True:  # bounded: a process stuck holding the claim must not hang this one
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break  # go on unclaimed: at worst two sessions, as before the claim existed
+                time.sleep(0.02)
+            except OSError:
+                break
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock

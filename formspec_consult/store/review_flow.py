@@ -82,8 +82,10 @@ class ReviewFlow:
     async def sole_draft(self) -> str:
         """The path of the session's only draft; ReviewError when there are none or several."""
         drafts = await self.drafts()
-        if len(drafts) != 1:
-            listing = ", ".join(d.path for d in drafts) or "none"
+        if not drafts:
+            raise ReviewError("There is no draft to apply: every draft of this session was applied or rejected.")
+        if len(drafts) > 1:
+            listing = ", ".join(d.path for d in drafts)
             raise ReviewError(f"Say which draft to apply, or apply them all (drafts: {listing}).")
         return drafts[0].path
 

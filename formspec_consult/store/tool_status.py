@@ -22,7 +22,7 @@ def gate_refused(result: str) -> bool:
         return False
     try:
         data = json.loads(result)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     blocking = data.get("blocking_problems") if isinstance(data, dict) else None
     return isinstance(blocking, int) and not isinstance(blocking, bool) and blocking > 0

@@ -127,8 +127,9 @@ async def test_long_tool_results_are_cut_for_the_model_but_kept_whole_elsewhere(
         assert finished.result == long
         sent = next(m for m in r.provider.requests[1] if m["role"] == "tool")["content"]
         assert sent.startswith("x" * 100) and "x" * 101 not in sent
-        assert "100 of 500 characters" in sent and "read_transcript" in sent
-        assert r.logged("tool_result")[0]["result"] == long
+        (logged,) = r.logged("tool_result")
+        assert "100 of 500 characters" in sent and f"read_transcript(seq={logged['seq']}, offset=100)" in sent
+        assert logged["result"] == long
 
 
 async def test_tool_errors_and_bad_arguments_go_back_to_the_model_as_error_results(tmp_path: Path) -> None:

@@ -67,9 +67,10 @@ def test_tool_arguments_must_be_a_json_object() -> None:
 
 
 def test_a_result_under_the_cap_is_untouched_and_over_it_says_where_the_rest_is() -> None:
-    assert cap_result("short", 10, "c1") == "short"
-    capped = cap_result("y" * 30, 10, "c1")
-    assert capped.startswith("y" * 10 + "\n") and "10 of 30 characters" in capped and '"c1"' in capped
+    assert cap_result("short", 10, 7) == "short"
+    capped = cap_result("y" * 30, 10, 7)
+    assert capped.startswith("y" * 10 + "\n") and "10 of 30 characters" in capped
+    assert "read_transcript(seq=7, offset=10)" in capped
 
 
 def test_only_successful_draft_tools_report_changed_drafts() -> None:

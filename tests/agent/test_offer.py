@@ -86,6 +86,8 @@ async def test_with_someone_to_ask_the_draft_phase_adds_the_draft_tools_retires_
     for offer in (discovery, drafting):
         assert not (CONTEXT_READS | REVIEW_COVERED) & set(offer)  # the prompt carries them / the review covers them
         assert all("session" not in (parameters.get("properties") or {}) for parameters in offer.values())
+        # the whole JSON Schema is for other clients: the model reads outlines and drills down by path
+        assert set(offer["list_kind_schemas"]["properties"]) == {"kind", "path"}
     assert drafting["apply_draft"]["required"] == ["file"]
     assert "default" not in drafting["apply_draft"]["properties"]["force"]  # compacted: optional says enough
 

@@ -48,6 +48,16 @@ def write_case(folder: Path, change: dict[str, object] | None = None, drop: str 
         ({"expected": {"entities": ["order"], "relations": [["order", "ghost"]]}}, None, "expected.relations[0]"),
         ({"starter": "no/such/project"}, None, "starter:"),
         ({"colour": "blue"}, None, "colour: unknown key"),
+        ({"expected": {"entities": ["order"], "states": {"order": ["open", "paid"]}}}, None,
+         "expected.states.order: mark the one state the business calls success"),
+        ({"expected": {"entities": ["order"], "states": {"order": [{"name": "a", "success": True},
+                                                                    {"name": "b", "success": True}]}}}, None,
+         "(2 are marked)"),
+        ({"expected": {"entities": ["order"], "states": {"order": [{"name": "paid", "success": True,
+                                                                     "branch": True}]}}}, None,
+         "expected.states.order[0]: the success state ends the main path"),
+        ({"expected": {"entities": ["order"], "states": {"order": [{"name": "paid", "success": "yes"}]}}}, None,
+         "expected.states.order[0].success: must be true or false"),
     ],
 )
 def test_a_bad_case_file_names_the_file_and_the_key(tmp_path: Path, change: dict[str, object] | None,
@@ -78,3 +88,16 @@ def test_the_command_refuses_a_bad_corpus_before_any_run_starts(tmp_path: Path) 
     assert done.returncode == 2
     assert "case.yaml: expected: missing" in done.stderr
     assert not out.exists()
+
+
+def test_branch_states_follow_the_cases_lifecycle_not_the_words_of_their_names(tmp_path: Path) -> None:
+    # A rental ends well when the gear is returned; a delivery that is returned has failed.
+    states = {"rental": ["reserved", "picked-up", {"name": "returned", "success": True}, "overdue",
+                         {"name": "extended", "branch": True}],
+              "delivery": ["planned", {"name": "delivered", "success": True}, "returned",
+                           {"name": "recounted", "branch": False}]}
+    file = write_case(tmp_path / "corpus", {"expected": {"entities": ["rental", "delivery"], "states": states}})
+    (case,) = load_corpus(file.parent)
+    branches = {entity: [s.name for s in named if s.branch] for entity, named in case.expected.states.items()}
+    assert branches == {"rental": ["overdue", "extended"], "delivery": ["returned"]}
+    assert [s.name for s in case.expected.states["rental"] if s.success] == ["returned"]

@@ -154,6 +154,67 @@ def test_a_case_runs_end_to_end_on_a_real_model_path_with_fake_models_for_consul
     assert "[chosen: A) By weight]" in json.dumps(consultant.requests[1].body["messages"])
 
 
+def test_a_live_consultant_is_scored_with_the_scripted_owner_and_the_sessions_model_flags(tmp_path: Path) -> None:
+    from formspec_consult.eval.recorded import render_entity, render_module
+
+    module = render_module({"name": "laundry", "label": "Laundry"})
+    customer = render_entity({"name": "customer", "module": "laundry", "characteristic": "master",
+                              "fields": [{"name": "name", "type": "string", "required": True}]})
+    consultant = FakeOpenAIServer([
+        FakeReply(text="Do you price by weight?\nA) By the piece\nB) Per kilo of laundry"),
+        FakeReply(tool_calls=[_propose("modules/laundry/module.yaml", module),
+                              _propose("modules/laundry/master/customer/entity.yaml", customer)]),
+        FakeReply(text="The drafts are written and ready for your review."),
+    ]).start()
+    env = cli_env(tmp_path)  # no FORMSPEC_CONTEXT_WINDOW / FORMSPEC_ALLOW_UNVALIDATED: the flags say it
+    out = tmp_path / "out"
+    live = ["eval", "--case", "laundry-kiloan", "--model", "openai/fake", "--base-url", consultant.url,
+            "--owner", "scripted", "--max-turns", "4", "--out", str(out)]
+    try:
+        refused = run_cli(live, tmp_path, env, timeout=240)  # a model litellm does not know needs a window
+        assert refused.returncode == 2 and "--context-window" in refused.stderr, refused.stderr
+        assert not out.exists() and not consultant.requests
+        done = run_cli([*live, "--context-window", "64000", "--allow-unvalidated"], tmp_path, env, timeout=240)
+        assert done.returncode == 0, done.stderr
+    finally:
+        consultant.stop()
+    (path,) = (out / "reports").glob("*.json")
+    report = json.loads(path.read_text(encoding="utf-8"))
+    assert report["owner"] == "scripted" and report["owner_model"] is None and report["model"] == "openai/fake"
+    (case,) = report["cases"]
+    assert case["status"] == "ok", case.get("error")
+    assert case["owner_tokens"] is None  # no second model was asked anything
+    # The scripted owner picked the option its facts match (the case prices per kilo), then stopped
+    # once the drafts passed the gate.
+    assert [t["owner"] for t in case["turns"]] == [load_case("laundry-kiloan")["opening"], "B"]
+    assert "[chosen: B) Per kilo of laundry]" in json.dumps(consultant.requests[1].body["messages"])
+    assert case["score"]["validity"]["all_drafts_pass"] and case["apply"]["applied"]
+    assert len(consultant.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--owner", "scripted", "--owner-model", "openai/other"], "--owner-model and --owner-base-url are for"),
+        (["--offline", "--owner", "model"], "--offline has no owner model"),
+        (["--context-window", "0"], "Invalid value for '--context-window'"),
+        (["--owner", "someone"], "Invalid value for '--owner'"),
+    ],
+)
+def test_eval_options_that_cannot_work_together_are_refused_before_anything_runs(
+    tmp_path: Path, extra: list[str], says: str
+) -> None:
+    out = tmp_path / "out"
+    done = run_cli(["eval", "--case", "laundry-kiloan", "--model", "openai/fake", "--base-url",
+                    "http://127.0.0.1:9/v1", "--out", str(out), *extra], tmp_path, cli_env(tmp_path), timeout=120)
+    assert done.returncode == 2 and says in done.stderr, done.stderr
+    assert not out.exists()
+
+
+def load_case(case_id: str) -> dict[str, Any]:
+    return dict(yaml.safe_load((bundled_corpus() / f"{case_id}.yaml").read_text(encoding="utf-8")))
+
+
 @pytest.mark.anyio
 async def test_one_consultant_provider_instance_serves_every_case_of_a_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

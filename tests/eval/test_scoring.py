@@ -136,3 +136,49 @@ def test_cost_sums_usage_and_the_verify_pass() -> None:
 def test_names_compare_without_case_separators_or_plural() -> None:
     assert norm("Laundry-Orders") == norm("laundry_order") == "laundryorder"
     assert norm("categories") == "category" and norm("class") == "class"
+
+
+RENTAL_EXPECTED = Expected(
+    entities=(Named("rental"),),
+    states={"rental": (Named("reserved"), Named("picked-up", ("out",)), Named("returned", success=True),
+                       Named("overdue", branch=True), Named("cancelled", branch=True))},
+)
+
+
+def rental(transitions: list[dict[str, Any]]) -> EntityFacts:
+    names = ["reserved", "out", "overdue", "returned", "cancelled"]
+    return EntityFacts.of("rental", "sewa", {"state_machine": {
+        "field": "status", "initial": "reserved", "states": [{"name": n} for n in names],
+        "transitions": transitions}})
+
+
+def test_returned_ends_a_rental_well_and_overdue_counts_as_a_branch_only_off_the_main_path() -> None:
+    outcome = ApplyOutcome(drafts={"a.yaml": True}, applied=["a.yaml"], project_valid=True)
+    good = rental([{"from": "reserved", "to": "out"}, {"from": "out", "to": "returned"},
+                   {"from": "out", "to": "overdue"}, {"from": "overdue", "to": "returned"},
+                   {"from": "reserved", "to": "cancelled"}])
+    cover = score_case([], [good], set(), RENTAL_EXPECTED, outcome, skills_for_kind)["coverage"]
+    assert cover["states"] == 1.0 and cover["branch_states"] == 1.0
+    assert cover["lifecycles"]["rental"] == {"initial": "reserved", "success": "returned",
+                                             "main_path": ["reserved", "out", "returned"],
+                                             "branches": ["overdue", "cancelled"]}
+    # Every rental made to pass through overdue: the state is there, but it is no branch.
+    forced = rental([{"from": "reserved", "to": "out"}, {"from": "out", "to": "overdue"},
+                     {"from": "overdue", "to": "returned"}, {"from": "*", "to": "cancelled"}])
+    cover = score_case([], [forced], set(), RENTAL_EXPECTED, outcome, skills_for_kind)["coverage"]
+    assert cover["branch_states"] == 0.5 and cover["misplaced_states"] == {"rental": ["overdue"]}
+    assert cover["states"] == 1.0 and not cover["missing_states"]
+
+
+def test_a_main_state_no_way_to_success_passes_through_is_not_counted() -> None:
+    outcome = ApplyOutcome(drafts={"a.yaml": True}, applied=["a.yaml"], project_valid=True)
+    stuck = rental([{"from": "reserved", "to": "returned"}, {"from": "reserved", "to": "out"},
+                    {"from": "reserved", "to": "cancelled"}])  # "out" leads nowhere
+    cover = score_case([], [stuck], set(), RENTAL_EXPECTED, outcome, skills_for_kind)["coverage"]
+    assert cover["states"] == 0.667 and cover["misplaced_states"] == {"rental": ["picked-up", "overdue"]}
+
+
+def test_without_transitions_the_states_present_are_counted_as_before() -> None:
+    outcome = ApplyOutcome(drafts={"a.yaml": True}, applied=["a.yaml"], project_valid=True)
+    cover = score_case([], [rental([])], set(), RENTAL_EXPECTED, outcome, skills_for_kind)["coverage"]
+    assert cover["states"] == 1.0 and cover["branch_states"] == 1.0 and cover["lifecycles"] == {}

@@ -134,3 +134,29 @@ def stream_closed_without_finish_reason(request: pytest.FixtureRequest) -> Obser
         "provider_error_500": "provider error 500" in done.stderr,
         "text_kept_in_history": kept,
     }
+
+
+@scenario
+def tool_calls_no_parser_can_take(request: pytest.FixtureRequest) -> Observed:
+    """A real headless session: the model calls a tool with arguments nested 100,000 deep, then
+    with a 5,000-digit integer, then answers; a second message gets a tool call with no name."""
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "shop")
+    deep = '{"path": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    huge = '{"path": ' + "9" * 5000 + "}"
+    replies = [FakeReply(tool_calls=[{"id": "call_deep", "name": "list_drafts", "arguments": deep}], chunk_size=1_000_000),
+               FakeReply(tool_calls=[{"id": "call_huge", "name": "list_drafts", "arguments": huge}], chunk_size=1_000_000),
+               FakeReply(text="Sorry, let me try that properly."),
+               FakeReply(tool_calls=[{"id": "call_empty", "name": "", "arguments": "{}"}])]
+    with FakeOpenAIServer(replies) as fake:
+        done = _run([*fake.cli_args(), "-p", "-"], project, cli_env(tmp_path), stdin="list them\nagain\n")
+        sent = [r.body["messages"] for r in fake.requests]
+    tool_texts = [m.get("content") or "" for m in (sent[2] if len(sent) > 2 else []) if m.get("role") == "tool"]
+    return {
+        "first_reply": done.stdout.strip().splitlines()[0] if done.stdout.strip() else "",
+        "deep_answer": tool_texts[0] if tool_texts else "",
+        "huge_answer": tool_texts[1] if len(tool_texts) > 1 else "",
+        "empty_name_said": next((line for line in done.stderr.splitlines() if "without a tool name" in line), ""),
+        "context_window_hint": "context window" in done.stderr.replace("not of the context window", ""),
+        "traceback": "Traceback" in done.stderr,
+    }

@@ -15,6 +15,8 @@ import yaml
 
 from tests.integrity import (  # noqa: F401 - they register their scenarios
     scenarios_disk,
+    scenarios_external,
+    scenarios_input,
     scenarios_locks,
     scenarios_models,
     scenarios_setup,

@@ -41,6 +41,11 @@ def build(name: str = "fake") -> MCPServer:
         raise ToolError(reason)
 
     @server.tool(annotations=READ_ONLY)
+    def crash() -> str:
+        """Crashes with an exception that says nothing (the SDK then hides it as well)."""
+        raise RuntimeError()
+
+    @server.tool(annotations=READ_ONLY)
     def die() -> str:
         """Kill this server process mid-call."""
         os._exit(9)

@@ -61,6 +61,17 @@ async def test_tool_failures_and_unknown_tools_come_back_as_error_text() -> None
 
 
 @pytest.mark.slow
+async def test_a_tool_that_crashes_without_a_reason_still_comes_back_as_an_error_that_says_what_happened() -> None:
+    manager = MCPManager([ServerSpec(name="a", in_process=build("a"))])
+    await manager.start()
+    try:
+        outcome = await manager.call("crash", {})
+        assert not outcome.ok
+        assert "failed inside its server, which gave no reason" in outcome.text and "/mcp log" in outcome.text
+    finally:
+        await manager.aclose()
+
+
 async def test_a_server_killed_mid_call_becomes_a_tool_error_and_is_restarted(tmp_path: Path) -> None:
     manager = MCPManager([stdio_spec(tmp_path)], backoff=(0.0,))
     await manager.start(required=["fake"])

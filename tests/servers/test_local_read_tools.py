@@ -58,7 +58,9 @@ async def test_list_kind_schemas_lists_kinds_and_returns_one_schema_case_insensi
     kinds = (await call(client, "list_kind_schemas"))["kinds"]
     assert {"Entity", "Module", "App", "Form"} <= set(kinds)
     one = await call(client, "list_kind_schemas", {"kind": "entity"})
-    assert one["kind"] == "Entity" and one["schema"]["type"] == "object" and one["source"]
+    assert one["kind"] == "Entity" and "version*" in one["outline"]["spec*"] and one["source"]
+    full = await call(client, "list_kind_schemas", {"kind": "entity", "full": True})
+    assert full["kind"] == "Entity" and full["schema"]["type"] == "object" and full["source"] == one["source"]
 
 
 async def test_an_unknown_kind_is_an_error_listing_the_known_kinds(client: Client) -> None:

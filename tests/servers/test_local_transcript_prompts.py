@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -29,9 +31,25 @@ def events(server: MCPServer) -> Path:
     return folder / "events.jsonl"
 
 
-async def test_one_event_is_returned_in_full_by_seq(client: Client, events: Path) -> None:
-    event = (await call(client, "read_transcript", {"seq": 2}))["event"]
-    assert event["type"] == "tool_result" and len(event["content"]) == 20_000
+async def test_a_short_event_is_returned_in_full_by_seq(client: Client, events: Path) -> None:
+    event = (await call(client, "read_transcript", {"seq": 3}))["event"]
+    assert event["type"] == "assistant_message" and event["text"].startswith("Shall we track walk-ins?")
+
+
+async def test_a_long_event_is_read_in_pages_that_each_fit_the_result_cap_and_join_into_the_whole(
+    client: Client, events: Path
+) -> None:
+    whole = json.dumps(list(EventLog.records(events))[1].to_json(), ensure_ascii=False)
+    first = await client.call_tool("read_transcript", {"seq": 2})
+    pages, text_blocks = [first.structured_content], [first.content[0].text]  # type: ignore[union-attr]
+    while "hint" in pages[-1]:
+        offset = int(re.search(r"offset=(\d+)", pages[-1]["hint"]).group(1))  # type: ignore[union-attr]
+        assert offset > pages[-1]["offset"]  # always forward: never a loop
+        answer = await client.call_tool("read_transcript", {"seq": 2, "offset": offset})
+        pages.append(answer.structured_content)
+        text_blocks.append(answer.content[0].text)  # type: ignore[union-attr]
+    assert len(pages) > 1 and all(len(block) <= 8000 for block in text_blocks)
+    assert "".join(p["text"] for p in pages) == whole  # type: ignore[index]
 
 
 async def test_search_is_case_insensitive_newest_first_and_limited(client: Client, events: Path) -> None:
@@ -64,3 +82,28 @@ async def test_every_prompt_file_is_served_and_renders_like_the_engine(client: C
     assert text.startswith(prompt.render_system(**values).strip())
     if prompt.user_template:
         assert text.rstrip().endswith(prompt.render_user(**values).strip())
+
+
+async def test_the_note_of_a_cut_result_names_the_call_that_reads_the_rest_to_its_end(
+    client: Client, server: MCPServer
+) -> None:
+    from formspec_consult.agent.loop.tools import cap_result
+    from formspec_consult.store.records import ToolResultRecord
+
+    schema = (await client.call_tool("list_kind_schemas", {"kind": "Entity", "full": True})).content[0].text  # type: ignore[union-attr]
+    assert len(schema) > 50_000
+    with EventLog(server_state(server).session_folder / "events.jsonl") as log:
+        logged = log.write(ToolResultRecord(call_id="c1", name="list_kind_schemas", ok=True, result=schema))
+    seen = cap_result(schema, 8000, logged.seq)
+    call_text = re.search(r"Read on with read_transcript\(seq=(\d+), offset=(\d+)\)", seen)
+    assert call_text is not None
+    args: dict[str, int] | None = {"seq": int(call_text.group(1)), "offset": int(call_text.group(2))}
+    rest = ""
+    while args is not None:
+        answer = await client.call_tool("read_transcript", args)
+        assert len(answer.content[0].text) <= 8000  # type: ignore[union-attr]  # never cut again
+        page = answer.structured_content
+        rest += page["text"]  # type: ignore[index]
+        hint = page.get("hint")  # type: ignore[union-attr]
+        args = {"seq": logged.seq, "offset": int(re.search(r"offset=(\d+)", hint).group(1))} if hint else None  # type: ignore[union-attr]
+    assert seen.startswith(schema[:8000]) and schema[:8000] + rest == schema

@@ -26,7 +26,7 @@ def test_open_project_walks_up_from_a_module_folder_to_the_root(shop_dir: Path) 
 
 
 def test_open_project_outside_any_project_says_how_to_fix_it(tmp_path: Path) -> None:
-    with pytest.raises(ProjectError, match=r"is not a FormSpec project.*formspec init.*--project"):
+    with pytest.raises(ProjectError, match=r"is not a FormSpec project.*formspec-consult init.*--project"):
         open_project(tmp_path)
 
 

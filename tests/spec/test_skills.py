@@ -10,7 +10,8 @@ import pytest
 from formspec_consult.spec import CORE_SPEC_VERSION, Project, SkillNotFound
 
 BUNDLED = {"consultation-workflow", "entity-authoring", "entity-extension", "form-layout",
-           "module-vendoring", "schema-validation-repair"}
+           "module-vendoring", "schema-validation-repair", "workflows", "hooks-and-scripts",
+           "business-rules"}
 
 
 def skill_md(name: str, version: str = "1.0.0", kinds: str = "[Entity]", body: str = "# Body\n") -> str:

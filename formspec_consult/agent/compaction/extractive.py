@@ -71,7 +71,7 @@ def _paths(messages: list[Message]) -> list[str]:
             texts.append(call["function"]["arguments"])
             try:
                 args = json.loads(call["function"]["arguments"])
-            except ValueError:
+            except (ValueError, RecursionError):  # broken, huge-number or absurdly deep arguments
                 args = {}
             if isinstance(args, dict) and isinstance(args.get("path"), str):
                 found.setdefault(args["path"], None)

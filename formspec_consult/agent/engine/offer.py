@@ -27,6 +27,8 @@ what the servers list (external MCP clients still get every tool, every argument
   ask (headless): every call would be refused.
 - **Arguments the engine binds are not declared.** Our local server is bound to this session, so
   its `session` argument ("omit it to use the bound session") is left out of the declarations.
+  Nor are arguments meant for other clients: `list_kind_schemas(full=true)` (the whole ~80k-character
+  JSON Schema, which no capped result can carry; the model reads outlines and drills down by `path`).
 
 A call is never refused here: the offer decides what is declared, not what may run (the loop's
 permissions decide that). Tools of servers other than ours (the local one, the bundled registry)
@@ -52,6 +54,7 @@ DISCOVERY_TOOLS = frozenset({"get_business_template", "list_business_templates"}
 CONTEXT_TOOLS = frozenset({"read_workspace_manifest", "list_installed_modules", "list_skills", "list_business_templates"})
 REVIEW_COVERED = frozenset({"diff_drafts", "validate_spec", "get_server_status", "stop_server"})
 BOUND_ARGUMENTS = frozenset({"session"})
+CLIENT_ONLY_ARGUMENTS = {"list_kind_schemas": frozenset({"full"})}
 
 
 def session_has_drafted(session_dir: Path) -> Callable[[], bool]:
@@ -118,7 +121,8 @@ class ConsultantOffer:
                 offered.append(declaration)
                 continue
             if self._offered(self._real_name(exposed), exposed, draft_phase, permitted):
-                offered.append(_without_bound_arguments(declaration))
+                hidden = BOUND_ARGUMENTS | CLIENT_ONLY_ARGUMENTS.get(self._real_name(exposed), frozenset())
+                offered.append(_without_arguments(declaration, hidden))
         return offered
 
     def _offered(self, name: str, exposed: str, draft_phase: bool, permitted: Callable[[str], bool]) -> bool:
@@ -147,14 +151,14 @@ def _every(_name: str) -> bool:
     return True
 
 
-def _without_bound_arguments(declaration: dict[str, Any]) -> dict[str, Any]:
+def _without_arguments(declaration: dict[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
     function = declaration["function"]
     parameters = function.get("parameters") or {}
     properties = parameters.get("properties")
-    if not isinstance(properties, dict) or not BOUND_ARGUMENTS & set(properties):
+    if not isinstance(properties, dict) or not hidden & set(properties):
         return declaration
-    kept = {name: schema for name, schema in properties.items() if name not in BOUND_ARGUMENTS}
+    kept = {name: schema for name, schema in properties.items() if name not in hidden}
     trimmed = {**parameters, "properties": kept}
     if isinstance(parameters.get("required"), list):
-        trimmed["required"] = [name for name in parameters["required"] if name not in BOUND_ARGUMENTS]
+        trimmed["required"] = [name for name in parameters["required"] if name not in hidden]
     return {**declaration, "function": {**function, "parameters": trimmed}}

@@ -321,7 +321,7 @@ class AgentLoop:
             outcome = await self.tools.call(call.name, arguments)
             if outcome.duration_ms == 0.0:
                 outcome = dataclasses.replace(outcome, duration_ms=(time.perf_counter() - started) * 1000)
-        self.log.write(
+        logged = self.log.write(
             ToolResultRecord(
                 call_id=call.id,
                 server=outcome.server,
@@ -331,7 +331,7 @@ class AgentLoop:
                 duration_ms=round(outcome.duration_ms, 1),
             )
         )
-        content: str | list[dict[str, Any]] = cap_result(outcome.text, self.tool_result_cap, call.id)
+        content: str | list[dict[str, Any]] = cap_result(outcome.text, self.tool_result_cap, logged.seq)
         if outcome.parts and self.provider.supports_images:
             # Images go next to the text that names them, for models that take them; others
             # read only the placeholder. The message (images included) is what the log keeps.

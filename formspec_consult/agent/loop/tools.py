@@ -30,21 +30,57 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
             f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
             "send a JSON object matching the tool's parameters"
         ) from exc
+    except RecursionError as exc:  # the decoder recurses per level: ~1,000 levels end it
+        raise _too_deep() from exc
+    except ValueError as exc:  # Python refuses decimal integers above 4,300 digits
+        raise ArgumentsError(
+            "the arguments hold a number of more than 4,300 digits; send numbers of a sensible size "
+            "(or the value as a string)"
+        ) from exc
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise ArgumentsError(f"the arguments must be a JSON object, got {type(value).__name__}")
+    if _depth(value) > MAX_ARGUMENT_DEPTH:  # every later step (the MCP client, validation) recurses too
+        raise _too_deep()
     return value
 
 
-def cap_result(text: str, cap: int, call_id: str) -> str:
-    """`text` as the model sees it: at most `cap` characters, with a note when it was cut."""
+#: levels of nesting a tool call's arguments may have; no tool's parameters need more than a few
+MAX_ARGUMENT_DEPTH = 64
+
+
+def _too_deep() -> ArgumentsError:
+    return ArgumentsError(
+        f"the arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels of lists/objects; send the flat "
+        "JSON object the tool's parameters describe"
+    )
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in ``value`` (iterative: a deep value cannot overflow it)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            if level > MAX_ARGUMENT_DEPTH:
+                return level
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def cap_result(text: str, cap: int, seq: int | None) -> str:
+    """`text` as the model sees it: at most `cap` characters, with a note when it was cut.
+
+    The note names the call that gives the rest: the server's `read_transcript` pages the logged
+    result (event `seq`) from the offset where the cut fell, each page small enough not to be cut
+    again — a cut never points back at itself.
+    """
     if cap <= 0 or len(text) <= cap:
         return text
-    return (
-        f"{text[:cap]}\n\n[Result cut: {cap} of {len(text)} characters shown. The full result is in the "
-        f'session transcript: call read_transcript with query "{call_id}" and type "tool_result" to read it.]'
-    )
+    where = f"read_transcript(seq={seq}, offset={cap})" if seq else "read_transcript with this call's id as query"
+    return f"{text[:cap]}\n\n[Result cut: {cap} of {len(text)} characters shown. Read on with {where}.]"
 
 
 def drafts_touched(name: str, arguments: dict[str, Any], ok: bool) -> tuple[str, ...] | None:

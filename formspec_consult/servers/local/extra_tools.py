@@ -18,6 +18,9 @@ from formspec_consult.servers.local.state import LocalState, tool_errors
 from formspec_consult.store.layout import EVENTS
 
 SNIPPET = 160
+#: characters of one page of a long event, JSON-escaped: with the page's other keys it stays under
+#: the loop's default result cap (8,000), so a page is never cut again
+PAGE = 6000
 _log = logging.getLogger(__name__)
 
 
@@ -35,9 +38,12 @@ def register(server: MCPServer, state: LocalState) -> None:
             str | None, Field(description="Only this event type, e.g. 'tool_result'.")
         ] = None,  # noqa: A002
         limit: Annotated[int, Field(ge=1, le=100)] = 20,
+        offset: Annotated[
+            int | None, Field(ge=0, description="With seq: from this character.")
+        ] = None,
     ) -> Transcript:
         """Earlier events of this session: the newest snippets (with their seq) matching query and type,
-        or the event seq in full."""
+        or the event seq in full (a long one in pages, each naming the next offset)."""
         from formspec_consult.store.events import EventLog
 
         log_path = state.session_folder / EVENTS
@@ -45,7 +51,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         if seq is not None:
             for event in events:
                 if event.seq == seq:
-                    return {"session": state.session_id, "event": event.to_json()}
+                    return _event_or_page(state.session_id, event, offset)
             last = events[-1].seq if events else None
             raise ToolError(
                 f"No event with seq {seq} in this session (last seq: {last}). Search with query instead."
@@ -76,6 +82,39 @@ def register(server: MCPServer, state: LocalState) -> None:
         }
 
     _register_prompts(server)
+
+
+def _event_or_page(session: str, event: Any, offset: int | None) -> Transcript:
+    """The event in full when it fits a page, else one page of it.
+
+    A page must fit the loop's result cap (8,000 characters by default) once JSON-escaped, or the
+    model would read it cut again: a tool result is paged by its own text (what the model was
+    shown), any other event by its JSON. The page says where the next one starts.
+    """
+    whole = event.to_json()
+    if offset is None and len(json.dumps(whole, ensure_ascii=False)) <= PAGE:
+        return {"session": session, "event": whole}
+    result = getattr(event, "result", None)
+    text = result if isinstance(result, str) and result else json.dumps(whole, ensure_ascii=False)
+    start = min(offset or 0, len(text))
+    end = _page_end(text, start)
+    page: Transcript = {"session": session, "seq": event.seq, "type": event.type, "offset": start,
+                        "total_chars": len(text), "text": text[start:end]}
+    if end < len(text):
+        page["hint"] = f"Characters {start}-{end} of {len(text)}. Read on with read_transcript(seq={event.seq}, offset={end})."
+    return page
+
+
+def _page_end(text: str, start: int) -> int:
+    """The largest end such that text[start:end], JSON-escaped, is at most PAGE characters."""
+    low, high = start, min(len(text), start + PAGE)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if len(json.dumps(text[start:mid], ensure_ascii=False)) <= PAGE:
+            low = mid
+        else:
+            high = mid - 1
+    return max(low, min(len(text), start + 1))
 
 
 def _register_prompts(server: MCPServer) -> None:

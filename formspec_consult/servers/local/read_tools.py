@@ -33,23 +33,35 @@ VENDOR_NOTE = (
 def register(server: MCPServer, state: LocalState) -> None:
     """Add the read-only tools to ``server``."""
 
-    @server.tool(title="List kinds / kind schema", annotations=READ_ONLY, structured_output=True)
+    @server.tool(title="List kinds / kind schema outline", annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def list_kind_schemas(
         kind: Annotated[
             str | None,
             Field(description="e.g. 'Entity'; omit to list the kinds."),
         ] = None,
+        path: Annotated[
+            str | None,
+            Field(description="A part to expand, e.g. 'fields.relation'."),
+        ] = None,
+        full: Annotated[bool, Field(description="The whole JSON Schema (~80k characters) instead.")] = False,
     ) -> KindSchemas:
-        """The FormSpec kinds, or one kind's JSON Schema and its source: read it before writing the
-        first file of a kind."""
+        """The FormSpec kinds, or one kind's outline (keys, types, allowed values, * required); expand
+        a part with path. Read it before the first file of a kind."""
         from formspec_consult.spec import kind_schema, known_kinds
+        from formspec_consult.spec.outline import OutlinePathError, kind_outline
 
         if not kind:
             return {"kinds": list(known_kinds())}
-        schema, source = kind_schema(kind, state.project)
-        canonical = next((k for k in known_kinds() if k.lower() == kind.strip().lower()), kind)
-        return {"kind": canonical, "schema": schema, "source": source}
+        if full:
+            schema, source = kind_schema(kind, state.project)
+            canonical = next((k for k in known_kinds() if k.lower() == kind.strip().lower()), kind)
+            return {"kind": canonical, "schema": schema, "source": source}
+        try:
+            outline = kind_outline(kind, state.project, path)
+        except OutlinePathError as exc:
+            raise ToolError(str(exc)) from None
+        return cast(KindSchemas, outline.to_dict())
 
     @server.tool(title="Read the App manifests", annotations=READ_ONLY, structured_output=True)
     @state.serialised

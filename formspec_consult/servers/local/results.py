@@ -129,10 +129,14 @@ class Stopped(TypedDict):
 
 
 class KindSchemas(TypedDict):
-    """Without a kind: ``kinds``; with one: ``kind``, ``schema`` and the schema ``source``."""
+    """Without a kind: ``kinds``; with one: its ``outline`` (of ``path``) and ``legend``, or with
+    ``full`` its whole JSON ``schema``; always the schema ``source``."""
 
     kinds: NotRequired[list[str]]
     kind: NotRequired[str]
+    path: NotRequired[str]
+    outline: NotRequired[Any]
+    legend: NotRequired[str]
     schema: NotRequired[dict[str, Any]]
     source: NotRequired[str]
 
@@ -177,10 +181,17 @@ class Skills(TypedDict):
 
 
 class Transcript(TypedDict):
-    """One event in full (``event``) or search hits (``events``, newest first)."""
+    """One event in full (``event``), one page of a long one (``seq``, ``type``, ``offset``,
+    ``total_chars``, ``text``, and a ``hint`` naming the next offset), or search hits (``events``,
+    newest first)."""
 
     session: str
     event: NotRequired[dict[str, Any]]
+    seq: NotRequired[int]
+    type: NotRequired[str]
+    offset: NotRequired[int]
+    total_chars: NotRequired[int]
+    text: NotRequired[str]
     total_matches: NotRequired[int]
     events: NotRequired[list[dict[str, Any]]]
     hint: NotRequired[str]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
@@ -26,11 +28,13 @@ from formspec_consult.store.folder import (
     set_current_external_session,
 )
 from formspec_consult.store.layout import consult_dir
+from formspec_consult.store.locks import external_session_claim
 from formspec_consult.store.paths import PathRefused, tool_path
 from formspec_consult.store.review import Review
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoError
 
+_log = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -64,6 +68,16 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
                 f"File system error: {exc.strerror or exc}{where}. "
                 "Check free space and permissions, then retry."
             ) from exc
+        except ToolError:
+            raise
+        except Exception as exc:  # a bug of ours: still say what happened, never an empty error
+            _log.exception("tool %s failed", fn.__name__)
+            detail = str(exc) or "no details"
+            raise ToolError(
+                f"{fn.__name__} failed inside formspec-consult ({type(exc).__name__}: {detail[:300]}). "
+                "This is not a problem of the arguments: nothing was written. Retry once; if it "
+                "fails again, tell the person (the MCP server log has the details)."
+            ) from exc
 
     # The docstring is the tool description the model reads: drop the source indentation.
     wrapper.__doc__ = inspect.cleandoc(fn.__doc__ or "")
@@ -94,7 +108,10 @@ class LocalState:
         @functools.wraps(fn)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             self.check_project()
-            with self.lock:
+            # Until the first write, another mcp-serve without --session may be choosing too:
+            # choose, write and name the current session under one claim across processes.
+            claim = external_session_claim(Path(self.project.root)) if self.external else nullcontext()
+            with self.lock, claim:
                 self._follow_external()
                 try:
                     return guarded(*args, **kwargs)

@@ -89,7 +89,7 @@ def _check_natural_key(doc: Document, fields: list[tuple[int, dict[str, Any]]], 
         if wanted and not any(p in fmt for p in wanted):
             out.error("FS-NATURAL-KEY-RESET", doc, where + ("reset",),
                       f"reset: {reset} needs a {wanted[0]} or {{period}} placeholder in format {fmt!r}",
-                      f"e.g. `format: \"INV-{wanted[0]}-{{seq:5}}\"`, or use `reset: never`.")
+                      f"e.g. `format: \"INV-{wanted[0]}-{{seq:05d}}\"`, or use `reset: never`.")
         scope = rule.get("scope_field")
         if isinstance(scope, str) and scope not in names:
             out.error("FS-NATURAL-KEY-SCOPE", doc, where + ("scope_field",),

@@ -101,7 +101,7 @@ def _check_hooks(doc: Document, spec: dict[str, Any], out: Findings) -> None:
                       "Use one of: before, after, on_error, before_deliver, after_deliver.")
         if on is not None and hook.get("impl") is None:
             out.error("FS-HOOK-SHAPE", doc, where, f"the hook on: {on} has no `impl`",
-                      "Add `impl: {type: script_ref, ref: scripts/<file>.star}`.")
+                      "Add `impl: {type: script_ref, ref: <name>}` (it runs scripts/<name>.star beside the entity file).")
 
 
 def _check_extension(doc: Document, spec: dict[str, Any], out: Findings) -> None:

@@ -36,4 +36,4 @@ def check_unknown_keys(doc: Document, out: Findings) -> None:
             out.error(slip[0], doc, ("spec", key), slip[1], slip[2])
         elif known is None:
             out.warn("FS-UNKNOWN-KEY", doc, ("spec", key), f"unknown {kind} key `spec.{key}`",
-                     f"list_kind_schemas({kind}) shows the known keys.")
+                     f'list_kind_schemas(kind="{kind}") shows the known keys.')

@@ -98,7 +98,8 @@ DEFS: dict[str, Schema] = {
 SPECS: dict[str, Schema] = {
     "App": obj({
         "version": STR, "vendor": STR, "title": STR, "logo": STR,
-        "root_url": pattern("^(/|/[^/]+(/[^/]+)*)$"), "modules": STRS, "datastores": STR_MAP,
+        "root_url": pattern("^(/|/[^/]+(/[^/]+)*)$", examples=["/", "/app/rental"],
+                            description="the URL path the App is served at in its workspace; / for a workspace's only App"), "modules": STRS, "datastores": STR_MAP,
         "app_renderer": enum("sidebar-nav", "topnav", "no-nav"), "access": enum("private", "public"),
         "stack_family": STR, "persist_backend": STR, "theme_ref": STR, "auth_config_ref": STR,
         "renderers": STR_MAP, "chrome": ref("AppChrome"), "menu": arr(ref("AppMenuItem1")),

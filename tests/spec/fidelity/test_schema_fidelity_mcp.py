@@ -69,8 +69,10 @@ async def test_propose_spec_file_validates_the_draft_as_the_core_does(client: Cl
 async def test_list_kind_schemas_names_the_same_source_per_kind_as_the_core(client: Client, root: Path) -> None:
     project = open_project(root)
     for kind in ("Entity", "Form", "Module", "Print"):
-        one = await call(client, "list_kind_schemas", {"kind": kind.lower()})
+        one = await call(client, "list_kind_schemas", {"kind": kind.lower(), "full": True})
         schema, source = kind_schema(kind, project)
         assert (one["kind"], one["source"], one["schema"]) == (kind, source, schema)
+        outline = await call(client, "list_kind_schemas", {"kind": kind})
+        assert (outline["kind"], outline["source"]) == (kind, source)
     assert (await call(client, "list_kind_schemas", {"kind": "Entity"}))["source"].startswith("official schema from")
     assert (await call(client, "list_kind_schemas", {"kind": "Form"}))["source"] == "formspec-consult built-in schema"
