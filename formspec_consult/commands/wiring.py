@@ -69,20 +69,27 @@ def engine_options(options: Mapping[str, Any]) -> EngineOptions:
     )
 
 
-def local_server_spec(project_root: Path, session_id: str, *, in_memory: bool, timeout: float) -> ServerSpec:
-    """The local FormSpec server: the same `mcp-serve` command external clients run (or in-process)."""
+def local_server_spec(
+    project_root: Path, session_id: str, *, in_memory: bool, timeout: float, trusted: bool = False
+) -> ServerSpec:
+    """The local FormSpec server: the same `mcp-serve` command external clients run (or in-process).
+
+    `trusted`: this session honours the project's settings that need trust (the folder is trusted,
+    or --trust-project), so the server may run the project's own dev-server command too."""
     if in_memory:
         from formspec_consult.servers.local import create_local_server
 
-        return ServerSpec(
-            name=LOCAL, in_process=create_local_server(project_root, session_id=session_id), timeout=timeout
-        )
+        server = create_local_server(project_root, session_id=session_id, trusted=trusted)
+        return ServerSpec(name=LOCAL, in_process=server, timeout=timeout)
     # `python -m formspec_consult` is the `formspec-consult` script without relying on PATH.
     env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
     return ServerSpec(
         name=LOCAL,
         command=sys.executable,
-        args=("-m", "formspec_consult", "mcp-serve", "--project", str(project_root), "--session", session_id),
+        args=(
+            "-m", "formspec_consult", "mcp-serve", "--project", str(project_root), "--session", session_id,
+            *(("--trust-project",) if trusted else ()),
+        ),
         env=env,
         cwd=str(project_root),
         errlog=consult_dir(project_root) / MCP_SERVER_LOG,
@@ -139,7 +146,8 @@ def registry_server_spec(
 def server_specs(settings: Settings, project_root: Path, session_id: str, *, in_memory: bool) -> list[ServerSpec]:
     """Local server first, then the registry, then the user's extra `mcpServers`."""
     timeout = float(getattr(settings, "tool_timeout", 60.0))
-    specs = [local_server_spec(project_root, session_id, in_memory=in_memory, timeout=timeout)]
+    trusted = getattr(settings, "withheld", None) is None  # nothing of the project's left out
+    specs = [local_server_spec(project_root, session_id, in_memory=in_memory, timeout=timeout, trusted=trusted)]
     registry = registry_server_spec(settings, project_root, timeout, in_memory=in_memory)
     if registry is not None:
         specs.append(registry)

@@ -20,6 +20,8 @@ always tighten and, trusted, add an ``allow`` the person has no rule of their ow
 from __future__ import annotations
 
 import difflib
+import json
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -342,17 +344,50 @@ def merge_permissions(
 def _trust_request(
     project_root: Path, project_file: Path, raw: bytes, parsed: Mapping[str, Any]
 ) -> TrustRequest | None:
-    """What the project file asks for that needs trust; None when it asks for nothing of the kind."""
+    """What the project's files ask for that needs trust; None when they ask for nothing of the kind.
+
+    Besides the settings file, ``consult.dev_command`` in ``formspec-app.yaml`` (the command the
+    local server runs to start the dev server) is asked about: the digest covers it too.
+    """
     asked = [name for name in GATED if needs_trust(name, parsed.get(name))]
-    if not asked:
+    dev = dev_command(project_root)
+    if not asked and dev is None:
         return None
+    wants = [line for name in asked for line in describe(name, parsed[name])]
+    keys = [shown(name) for name in asked]
+    digest = digest_of(raw)
+    if dev is not None:
+        keys.append(DEV_COMMAND_KEY)
+        wants.append(f"run the command `{shlex.join(dev)}` to start the dev server ({DEV_COMMAND_KEY})")
+        digest = digest_of(raw + b"\0" + json.dumps(dev).encode("utf-8"))
     return TrustRequest(
         folder=Path(project_root).resolve(),
         settings_file=project_file,
-        digest=digest_of(raw),
-        keys=tuple(shown(name) for name in asked),
-        wants=tuple(line for name in asked for line in describe(name, parsed[name])),
+        digest=digest,
+        keys=tuple(keys),
+        wants=tuple(wants),
     )
+
+
+DEV_COMMAND_KEY = "consult.dev_command in formspec-app.yaml"
+
+
+def dev_command(project_root: Path) -> list[str] | None:
+    """The dev-server command ``formspec-app.yaml`` names (``consult.dev_command``), if any."""
+    try:
+        data = yaml.safe_load((Path(project_root) / "formspec-app.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, ValueError):
+        return None
+    consult = data.get("consult") if isinstance(data, dict) else None
+    value = consult.get("dev_command") if isinstance(consult, dict) else None
+    if isinstance(value, str) and value.strip():
+        try:
+            return shlex.split(value)
+        except ValueError:
+            return [value]
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
 
 
 def trust_request(
@@ -363,11 +398,10 @@ def trust_request(
     is nothing to ask. Raises ConfigError for a broken file."""
     project_file = project_config_path(project_root)
     raw = _read_bytes(project_file)
-    if raw is None:
-        return None
     label = f"project config {project_file}"
-    parsed = {name: _parse(name, value, label) for name, value in _read_file(project_file, raw).items()}
-    request = _trust_request(project_root, project_file, raw, parsed)
+    values = _read_file(project_file, raw) if raw is not None else {}
+    parsed = {name: _parse(name, value, label) for name, value in values.items()}
+    request = _trust_request(project_root, project_file, raw or b"", parsed)
     if request is None or (not include_trusted and is_trusted(project_root, request.digest, store=trust_store)):
         return None
     return request

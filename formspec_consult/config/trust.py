@@ -117,10 +117,7 @@ class TrustRequest:
 
     def one_line(self) -> str:
         """The single line said when these settings are ignored."""
-        return (
-            f"Ignored until you trust this folder: {', '.join(self.keys)} in {self.settings_file} — "
-            f"{HOW_TO_TRUST}."
-        )
+        return f"Ignored until you trust this folder ({self.folder}): {', '.join(self.keys)} — {HOW_TO_TRUST}."
 
 
 def trust_file() -> Path:
