@@ -104,7 +104,11 @@ def mcp_serve(
     if address is not None:
         _serve_http(server, *address)
         return
-    server.run("stdio")
+    import anyio
+
+    from formspec_consult.servers.stdio_guard import serve_stdio
+
+    anyio.run(serve_stdio, server)
 
 
 def _trusted(root: Path) -> bool:

@@ -14,7 +14,7 @@ from contextlib import aclosing
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -27,6 +27,7 @@ from formspec_consult.resources import data_dir
 from formspec_consult.store.layout import EVENTS
 from formspec_consult.tui.keys import WORD_MOVE_OF_LETTER, read_meta_letters_as_alt
 from formspec_consult.tui.layout import PANES, TAB_LABELS, LayoutActions
+from formspec_consult.tui.review_keys import route_review_key
 from formspec_consult.tui.slash import SlashSpec, is_command
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView, Entry
@@ -143,9 +144,22 @@ class ConsultApp(LayoutActions, App[None]):
     def on_mount(self) -> None:
         if self._initial_theme:
             self.theme = self._initial_theme
-        self.query_one(PromptInput).focus()
+        self.screen.set_focus(self.query_one(PromptInput))  # now, not after a refresh
         self.apply_size(self.size.width, self.size.height)  # the first frame is laid out for this screen
         self.call_after_refresh(self._after_first_frame)
+
+    # Keys the terminal sent before the first frame (typed while the interpreter was still
+    # importing and the app drawing): Textual would hand those read before the prompt had the
+    # focus to a screen with nothing focused, which drops them. They are kept, in order, and
+    # delivered to the prompt once the first frame is on screen.
+    _type_ahead: list[events.Key] | None = []
+
+    def _open_type_ahead(self) -> None:
+        kept, self._type_ahead = self._type_ahead or [], None
+        for key in kept:  # posted behind nothing newer: later keys queue after these
+            if key.key == "ctrl+j":  # Enter typed while the terminal was still cooked (ICRNL) reads as \n
+                key = events.Key("enter", "\r")
+            self.post_message(events.Key(key.key, key.character))
 
     async def _after_first_frame(self) -> None:
         """Mount the side panes, then open the engine. The engine opens only once the first
@@ -153,6 +167,7 @@ class ConsultApp(LayoutActions, App[None]):
         interpreter."""
         if self.query("#diff-pane"):  # on_mount runs once per class that defines it (subclasses)
             return
+        self._open_type_ahead()
         # Imported here too: the side panes' modules are not needed for the first frame.
         from formspec_consult.tui.widgets.diff_pane import DiffPane
         from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
@@ -428,6 +443,22 @@ class ConsultApp(LayoutActions, App[None]):
             text, self.queued = "\n\n".join(self.queued), []
             self.send(text)
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded and self._type_ahead is not None:
+            self._type_ahead.append(event)  # before the prompt exists: kept for it (see _open_type_ahead)
+            return
+        # A key pressed in the diffs pane is routed as it arrives, before Textual forwards it:
+        # a review action, or typing for the prompt (see tui/review_keys.py).
+        if isinstance(event, events.Key) and not event.is_forwarded and self._side_panes_ready() \
+                and route_review_key(self, event, self.query_one(PromptInput), self.back_to_prompt):
+            return
+        await super().on_event(event)
+
+    def back_to_prompt(self) -> None:
+        """Show the prompt (on a small screen: the Chat tab) and focus it now, not after a refresh."""
+        self.show_pane("conversation-pane")
+        self.screen.set_focus(self.query_one(PromptInput))
+
     def action_cancel_turn(self) -> None:
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.turn_worker.cancel()
@@ -441,7 +472,7 @@ class ConsultApp(LayoutActions, App[None]):
         self.action_cancel_turn()
 
     def action_review(self) -> None:
-        """ctrl+r: show the diffs pane and put the focus on its draft list (Esc comes back)."""
+        """ctrl+r: show the diffs pane and put the focus on its draft list, armed (Esc comes back)."""
         self.show_pane("diff-pane", focus=True)
 
     def action_scroll_conversation(self, pages: int) -> None:

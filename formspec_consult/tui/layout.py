@@ -123,7 +123,10 @@ class LayoutActions(_Base):
             self._fit_side()
         if focus:
             target = {"conversation-pane": "#prompt", "tools-pane": "#tool-list", "diff-pane": "#draft-list"}[pane_id]
-            self.query_one(target).focus()
+            if pane_id == "diff-pane":  # entered on purpose: its review keys act (tui/review_keys.py)
+                self.query_one("#diff-pane").armed = True  # type: ignore[attr-defined]
+            # Now, not after a refresh (Widget.focus): a key typed right after ctrl+r lands there.
+            self.screen.set_focus(self.query_one(target))
 
     # -- keys ---------------------------------------------------------------------------------
 

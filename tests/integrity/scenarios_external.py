@@ -86,3 +86,58 @@ def two_external_conversations_write_at_once(request: pytest.FixtureRequest) -> 
 
 async def _propose(tools: Tools, path: str, content: str) -> None:
     await tools("propose_spec_file", path=path, content=content)
+
+
+@scenario
+def malformed_requests_on_stdio(request: pytest.FixtureRequest) -> Observed:
+    """Raw JSON-RPC lines to `mcp-serve` over stdio: `params` as a list, a lone surrogate in a
+    string, a line that is not JSON; each must be answered within 5 s, and the server goes on."""
+    import json
+    import select
+    import time
+
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = barbershop(tmp_path)
+    params = serve_params(project, "--session", "20261202-080000-wire")
+    process = subprocess.Popen([params.command, *params.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, env=params.env)
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(line: str) -> None:
+        process.stdin.write(line.encode("utf-8") + b"\n")  # type: ignore[union-attr]
+        process.stdin.flush()  # type: ignore[union-attr]
+
+    def answer(within: float) -> tuple[dict[str, Any] | None, float]:
+        started = time.monotonic()
+        ready, _, _ = select.select([process.stdout], [], [], within)
+        line = process.stdout.readline() if ready else b""  # type: ignore[union-attr]
+        return (json.loads(line) if line else None), time.monotonic() - started
+
+    try:
+        send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
+        initialised, _ = answer(60)
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ["list_drafts"]}))
+        as_list, list_took = answer(5)
+        send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "validate_spec", '
+             '"arguments": {"yaml": "a: \\ud800"}}}')
+        surrogate, surrogate_took = answer(5)
+        send("this is not json")
+        not_json, _ = answer(5)
+        send(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}))
+        after, _ = answer(30)
+    finally:
+        process.kill()
+        process.communicate(timeout=30)  # reaps it and closes the pipes
+    return {
+        "initialised": bool(initialised and "result" in initialised),
+        "list_params": (as_list or {}).get("error", {}).get("code"),
+        "list_params_message": str((as_list or {}).get("error", {}).get("message")),
+        "list_params_id": (as_list or {}).get("id"),
+        "surrogate": (surrogate or {}).get("error", {}).get("code"),
+        "surrogate_message": str((surrogate or {}).get("error", {}).get("message")),
+        "not_json": (not_json or {}).get("error", {}).get("code"),
+        "answered_at_once": list_took < 5 and surrogate_took < 5,
+        "server_goes_on": bool(after and after.get("id") == 3 and after.get("result", {}).get("tools")),
+    }

@@ -121,7 +121,7 @@ async def test_accept_then_undo_through_the_diff_pane_keys() -> None:
         await wait_until(pilot, lambda: app.query(DiffPane))  # mounted after the first frame
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
-        pane.query_one(OptionList).focus()
+        await pilot.press("ctrl+r")  # enter the pane on purpose: its review keys act
         await pilot.press("down")  # to the booking draft
         booking = "modules/shop/entities/booking.yaml"
         assert pane.selected is not None and pane.selected.path == booking
@@ -133,9 +133,9 @@ async def test_accept_then_undo_through_the_diff_pane_keys() -> None:
         assert "Applied to the project" in widget_text(pane.query_one("#diff-view"))
         assert engine.applied == [booking]
         assert any(n.startswith("Applied modules/shop/entities/booking.yaml") for n in notices(app))
-        await pilot.press("a")  # accepting it again is refused by the pane, not sent
+        await pilot.press("ctrl+r", "a")  # accepting it again is refused by the pane, not sent
         assert any("is applied already" in n for n in notices(app)) and engine.applied == [booking]
-        await pilot.press("u")
+        await pilot.press("ctrl+r", "u")
         await wait_until(pilot, lambda: len([d for d in pane.drafts if not d.settled]) == 3)
         assert engine.applied == [] and ("undo_apply", {}) in engine.tool_calls
 
@@ -147,7 +147,7 @@ async def test_accepting_an_invalid_draft_is_refused_and_says_why() -> None:
         await wait_until(pilot, lambda: app.query(DiffPane))  # mounted after the first frame
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
-        pane.query_one(OptionList).focus()
+        await pilot.press("ctrl+r")  # enter the pane on purpose: its review keys act
         pane.select("modules/shop/entities/customer.yaml")
         await pilot.press("a")
         await wait_until(pilot, lambda: any(n.startswith("Not applied") for n in notices(app)))
@@ -163,7 +163,7 @@ async def test_accept_all_applies_the_valid_drafts_and_leaves_the_invalid_one() 
         await wait_until(pilot, lambda: app.query(DiffPane))  # mounted after the first frame
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
-        pane.query_one(OptionList).focus()
+        await pilot.press("ctrl+r")  # enter the pane on purpose: its review keys act
         await pilot.press("A")
         await wait_until(pilot, lambda: len([d for d in pane.drafts if not d.settled]) == 1)
         assert sorted((d.path, d.status) for d in pane.drafts if d.settled) == [
@@ -301,7 +301,7 @@ async def test_a_review_answer_lacking_a_field_is_shown_as_an_error_naming_it_an
         engine.fail_listing = False
         app.refresh_drafts()
         await wait_until(pilot, lambda: len(pane.drafts) == 3)
-        pane.query_one(OptionList).focus()
+        await pilot.press("ctrl+r")  # enter the pane on purpose: its review keys act
         pane.select("modules/shop/entities/booking.yaml")
         await pilot.press("a")
         await wait_until(pilot, lambda: any("lacks 'file'" in n for n in notices(app)))

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import OptionList
 
 from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.providers import ScriptedProvider
@@ -56,11 +55,11 @@ async def test_a_real_session_drafts_reviews_applies_and_undoes_a_spec_file(proj
         await wait_until(pilot, lambda: [d.path for d in pane.drafts] == [DRAFT_PATH], timeout=30)
         assert app.query_one(ToolCallsPane).query("ToolCallEntry.ok")
         assert "+    - {name: phone, type: string}" in pane.drafts[0].diff
-        pane.query_one(OptionList).focus()
+        await pilot.press("ctrl+r")  # enter the pane on purpose: its review keys act
         await pilot.press("a")
         await wait_until(pilot, lambda: target.exists() and [d.status for d in pane.drafts] == ["applied"], timeout=30)
         assert target.read_text(encoding="utf-8") == CUSTOMER
-        await pilot.press("u")
+        await pilot.press("ctrl+r", "u")  # each review action hands the focus back to the prompt
         await wait_until(pilot, lambda: not target.exists(), timeout=30)  # the exact bytes: no file before
         await wait_until(pilot, lambda: [(d.status, d.state) for d in pane.drafts] == [("new", "undone")], timeout=30)
         assert any(n.startswith("Undone: modules/shop/master/customer/entity.yaml") for n in notices(app))

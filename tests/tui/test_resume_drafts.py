@@ -37,20 +37,20 @@ async def test_an_undone_draft_is_back_for_review_can_be_accepted_again_and_afte
         await send(pilot, "draft the customers")
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: [d.path for d in pane.drafts] == [DRAFT_PATH], timeout=30)
-        pane.query_one(OptionList).focus()
+        await pilot.press("ctrl+r")  # enter the pane on purpose: its review keys act
         await pilot.press("a")
         await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["applied"], timeout=30)
         target = project / "spec" / DRAFT_PATH
         assert target.read_text(encoding="utf-8") == CUSTOMER
-        await pilot.press("u")
+        await pilot.press("ctrl+r", "u")  # each review action hands the focus back to the prompt
         await wait_until(pilot, lambda: [(d.status, d.state) for d in pane.drafts] == [("new", "undone")], timeout=30)
         assert not target.exists()
         assert any(n.startswith("Undone") and f"back for review; accept it again with /apply {DRAFT_PATH}" in n for n in notices(app))
         assert "[undone]" in str(app.query_one("#draft-list", OptionList).get_option_at_index(0).prompt)
-        await pilot.press("a")  # accepted again: the same bytes land in the project
+        await pilot.press("ctrl+r", "a")  # accepted again: the same bytes land in the project
         await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["applied"], timeout=30)
         assert target.read_text(encoding="utf-8") == CUSTOMER
-        await pilot.press("u")
+        await pilot.press("ctrl+r", "u")
         await wait_until(pilot, lambda: [d.state for d in pane.drafts] == ["undone"], timeout=30)
         session = app.engine.session_id  # type: ignore[union-attr]
 
@@ -60,7 +60,7 @@ async def test_an_undone_draft_is_back_for_review_can_be_accepted_again_and_afte
         pane = resumed.query_one(DiffPane)
         await wait_until(pilot, lambda: [(d.path, d.status, d.state) for d in pane.drafts]
                          == [(DRAFT_PATH, "new", "undone")], timeout=30)
-        pane.query_one(OptionList).focus()
+        await pilot.press("ctrl+r")  # enter the pane on purpose: its review keys act
         await pilot.press("a")
         await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["applied"], timeout=30)
         assert (project / "spec" / DRAFT_PATH).read_text(encoding="utf-8") == CUSTOMER

@@ -10,7 +10,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from textual.pilot import Pilot
-from textual.widgets import OptionList
 
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.diff_pane import DiffPane
@@ -60,7 +59,7 @@ def test_review_of_an_invalid_draft_shows_its_problems(snap_compare) -> None:  #
     async def run_before(pilot: Pilot) -> None:
         await after_first_turn()(pilot)
         pane = pilot.app.query_one(DiffPane)
-        pane.query_one(OptionList).focus()
+        await pilot.press("ctrl+r")  # enter the pane on purpose: its review keys act
         pane.select("modules/shop/master/barber/entity.yaml")
         await settle(pilot)
 

@@ -68,6 +68,13 @@ def _check_categories(doc: Document, index: Index, out: Findings) -> None:
                       "or an Integrator instead of a relation.")
 
 
+def _as_module_entity(ref: str) -> str:
+    """How FormSpec's `check` splits a uses.resources entry: at the first `.` (else `/`)."""
+    sep = "." if "." in ref else "/"
+    module, _, entity = ref.partition(sep)
+    return f"{entity!r} of module {module!r}"
+
+
 def _check_uses(doc: Document, index: Index, out: Findings) -> None:
     for i, action in _items(doc.spec.get("actions")):
         uses = action.get("uses")
@@ -78,5 +85,8 @@ def _check_uses(doc: Document, index: Index, out: Findings) -> None:
             _, found = index.resolve_entity(ref, doc.module)
             if not found:
                 out.error("FS-USES-RESOURCE", doc, ("spec", "actions", i, "uses", "resources", j),
-                          f"action {action.get('name')!r} declares it uses {ref!r}, which is no entity of this project",
-                          "Fix the name (`<module>.<entity>`), or remove the entry (`formspec check --fix` does).")
+                          f"action {action.get('name')!r} declares it uses {ref!r}, which FormSpec reads as "
+                          f"entity {_as_module_entity(ref)}; no such entity exists",
+                          "Each uses.resources entry names an entity as `<module>.<entity>` (or `<module>/<entity>`),"
+                          " never `<entity>.<action>`: write the module that owns the entity, then its name, or "
+                          "remove the entry (`formspec check --fix` removes entries that name no entity).")

@@ -36,12 +36,14 @@ def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index
             if not isinstance(name, str):
                 continue
             if module_key(name) == module_key(doc.name or ""):
-                out.error("FS-MODULE-SELF-DEPEND", doc, ("spec", "depends", i), f"module {name!r} depends on itself",
+                out.warn("FS-MODULE-SELF-DEPEND", doc, ("spec", "depends", i), f"module {name!r} depends on itself",
                           "Remove the entry.")
             elif not index.has_module(name):
-                out.error("FS-MODULE-DEPENDS", doc, ("spec", "depends", i, "module"),
-                          f"depends on module {name!r}, which is not in this project",
-                          f"Install or create it, or fix the name (known modules: {known}).")
+                # FormSpec's validate/check do not resolve `depends`; a missing module shows up when
+                # the module is installed or started, so this is advice, not a block
+                out.warn("FS-MODULE-DEPENDS", doc, ("spec", "depends", i, "module"),
+                         f"depends on module {name!r}, which is not in this project",
+                         f"Install or create it, or fix the name (known modules: {known}).")
     if kind == "App":
         mods = as_list(spec.get("modules"))
         for i, name in enumerate(mods):

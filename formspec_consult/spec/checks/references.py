@@ -10,7 +10,9 @@ from formspec_consult.spec.checks.entity import fields_of
 from formspec_consult.spec.kinds import CORE_ENTITIES, CORE_MODULE, effective_kind
 from formspec_consult.spec.model import Document
 
-_VIEW_KINDS = frozenset({"Form", "Table", "Listing", "Kanban", "Calendar", "Timeline", "Print", "Report"})
+#: kinds whose `spec.entity` FormSpec's `check` resolves (a Report's `source.entity` wins over `entity`)
+_VIEW_KINDS = frozenset({"Form", "Table", "Listing", "Kanban", "Calendar", "Timeline", "Print", "Report", "Widget",
+                         "Wizard"})
 
 
 Reference = tuple[str, tuple[Any, ...], str, str]  # (code, path in doc, reference text, what refers)
@@ -28,8 +30,13 @@ def collect_references(doc: Document) -> list[Reference]:
             found.append(("FS-EXTEND-TARGET", ("spec", "extend_storage", "target"), ext["target"],
                           "extend_storage.target"))
     elif kind in _VIEW_KINDS:
+        source = spec.get("source")
+        if kind == "Report" and isinstance(source, dict) and isinstance(source.get("entity"), str) \
+                and source["entity"]:
+            found.append(("FS-VIEW-ENTITY", ("spec", "source", "entity"), source["entity"], "Report source.entity"))
+            return found
         for key in ("entity", "resource"):
-            if isinstance(spec.get(key), str):
+            if isinstance(spec.get(key), str) and spec[key]:
                 found.append(("FS-VIEW-ENTITY", ("spec", key), spec[key], f"{kind} {key}"))
     return found
 

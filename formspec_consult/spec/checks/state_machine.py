@@ -1,4 +1,10 @@
-"""State machine consistency: field, initial, from/to states and `via` actions."""
+"""State machine consistency: field, initial, from/to states and `via` actions.
+
+FormSpec's Go (`spec.ValidateEntitySpec`, `formspec validate`/`check`) checks none of this
+statically: a broken state machine fails only when a transition runs. So these are warnings —
+the gate passes what FormSpec passes — that still tell the author what will go wrong
+(docs/fidelity.md, "checks of ours").
+"""
 
 from __future__ import annotations
 
@@ -20,10 +26,10 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
     field_name = sm.get("field")
     target = by_name.get(field_name) if isinstance(field_name, str) else None
     if isinstance(field_name, str) and target is None:
-        out.error("FS-SM-FIELD", doc, base + ("field",), f"state_machine.field {field_name!r} is not a field",
+        out.warn("FS-SM-FIELD", doc, base + ("field",), f"state_machine.field {field_name!r} is not a field",
                   f"Add an enum field `{field_name}` whose enum_values are the states.")
     elif target is not None and target.get("type") != "enum":
-        out.error("FS-SM-FIELD-TYPE", doc, base + ("field",),
+        out.warn("FS-SM-FIELD-TYPE", doc, base + ("field",),
                   f"state_machine.field {field_name!r} is of type {target.get('type')!r}, not enum",
                   "Make the state field `type: enum` with the states as enum_values.")
     raw_states = as_list(sm.get("states"))
@@ -32,7 +38,7 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
         name = state.get("name") if isinstance(state, dict) else None
         if isinstance(name, str):
             if name in states:
-                out.error("FS-SM-STATE-DUPLICATE", doc, base + ("states", i), f"state {name!r} is declared twice",
+                out.warn("FS-SM-STATE-DUPLICATE", doc, base + ("states", i), f"state {name!r} is declared twice",
                           "State names must be unique.")
             states.append(name)
     enum_values = _enum_values(target)
@@ -42,7 +48,7 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
     listing = ", ".join(states) or "(none)"
     initial = sm.get("initial")
     if isinstance(initial, str) and initial not in declared:
-        out.error("FS-SM-INITIAL", doc, base + ("initial",), f"initial state {initial!r} is not declared",
+        out.warn("FS-SM-INITIAL", doc, base + ("initial",), f"initial state {initial!r} is not declared",
                   f"Use one of the states: {listing}." if states else
                   "Give the state field enum_values (they are the states), or declare `states:`.")
     if "states" in sm and enum_values is not None:
@@ -66,16 +72,16 @@ def _check_transitions(doc: Document, sm: dict[str, Any], spec: dict[str, Any], 
         sources = tr.get("from")
         for source in [sources] if isinstance(sources, str) else sources if isinstance(sources, list) else []:
             if source != "*" and source not in declared:
-                out.error("FS-SM-FROM", doc, where + ("from",), f"transition from unknown state {source!r}",
+                out.warn("FS-SM-FROM", doc, where + ("from",), f"transition from unknown state {source!r}",
                           f"Use a declared state ({listing}) or \"*\" for any state.")
         to = tr.get("to")
         if isinstance(to, str) and to not in declared:
-            out.error("FS-SM-TO", doc, where + ("to",), f"transition to unknown state {to!r}",
+            out.warn("FS-SM-TO", doc, where + ("to",), f"transition to unknown state {to!r}",
                       f"Use a declared state: {listing}.")
         via = tr.get("via", tr.get("action"))  # `action:` is the legacy spelling of `via:`
         if isinstance(via, str) and via not in action_names and via not in RESERVED_ACTIONS \
                 and via not in _implicit_actions(spec):
-            out.error("FS-SM-VIA", doc, where + ("via",), f"transition via unknown action {via!r}",
+            out.warn("FS-SM-VIA", doc, where + ("via",), f"transition via unknown action {via!r}",
                       f"Declare the action under `actions:` or use a built-in one "
                       f"({', '.join(sorted(RESERVED_ACTIONS))}).")
 

@@ -1,4 +1,9 @@
-"""Forms and Tables may only list fields their entity has (or gains through an extension)."""
+"""Forms and Tables may only list fields their entity has (or gains through an extension).
+
+FormSpec's `check` (checkForms) refuses a Form section field its entity lacks: an error here too.
+It does not resolve Table columns (dot-paths and system fields make that a guess), so a column
+naming no field is a warning (FS-VIEW-COLUMN).
+"""
 
 from __future__ import annotations
 
@@ -48,6 +53,16 @@ def collect_view_fields(doc: Document) -> list[FieldRef]:
     return found
 
 
+def _full_name(doc: Document, path: tuple[Any, ...]) -> str | None:
+    node: Any = doc.data
+    for step in path:
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return _name_of(node)
+
+
 def check_view_fields(doc: Document, refs: list[FieldRef], index: Index, out: Findings) -> None:
     """Report listed fields that the view's entity does not have."""
     if not refs:
@@ -58,11 +73,25 @@ def check_view_fields(doc: Document, refs: list[FieldRef], index: Index, out: Fi
     if key is None:
         return  # an unknown entity is already reported as FS-VIEW-ENTITY
     names = index.field_names(key)
+    is_table = effective_kind(doc.kind) == "Table"
     for path, ref in refs:
         name = ref.rstrip(".")
+        if not is_table:
+            # FormSpec's checkForms compares a form field with the declared fields, exactly: a
+            # dot-path or a system field is reported (fields of Entity Extensions stay allowed)
+            if ref.endswith(".") or name not in names:
+                full = _full_name(doc, path) or name
+                out.error("FS-VIEW-FIELD", doc, path, f"{target!r} has no field {full!r}",
+                          f"A form field names one declared field of the entity (or of its extensions): "
+                          f"{', '.join(sorted(names)) or '(none)'}.")
+            continue
         if ref.endswith(".") and f"{name}_id" in names:
             continue
         if name not in names and name not in _SYSTEM_FIELDS:
             listing = ", ".join(sorted(names)) or "(none)"
-            out.error("FS-VIEW-FIELD", doc, path, f"{target!r} has no field {name!r}",
-                      f"List only fields of the entity (or of its extensions): {listing}.")
+            if effective_kind(doc.kind) == "Table":
+                out.warn("FS-VIEW-COLUMN", doc, path, f"{target!r} has no field {name!r}; the column would stay empty",
+                         f"Use a field of the entity (or of its extensions): {listing}.")
+            else:  # pragma: no cover - forms are handled above
+                out.error("FS-VIEW-FIELD", doc, path, f"{target!r} has no field {name!r}",
+                          f"List only fields of the entity (or of its extensions): {listing}.")

@@ -3,10 +3,13 @@
 - `formspec validate` (dangling references): an App menu item's `view` names a registered
   view (Page, Form, Table, Wizard, Report, Kanban, Timeline, Calendar, Dashboard, Listing).
 - `formspec check`: FormSpecExpr strings (`fields.<name>`) name fields of the view's entity and
-  stay inside the expression subset; aggregates are sum/avg/count/min/max over a field that
-  exists, and all but count need a numeric or money field.
+  stay inside the expression subset (its tokens, and calls only to len/sum/amount/currency/today),
+  menu `when` conditions too; aggregates are sum/avg/count/min/max over a field that exists, and
+  all but count need a numeric or money field; Page blocks/tabs and Dashboard widgets name a
+  Form/Table/Widget some module declares (a component block needs its asset).
 - the engine loader: Page `blocks`/`tabs` are exclusive and `mode: custom` needs an asset; a
-  Form binds an entity or an auth action, not both; an App's persist_backend is installed.
+  Form binds an entity or an auth action, not both; an App's persist_backend is installed; a
+  Page/Form `context:` entry has a unique name and the key its source needs.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from formspec_consult.spec.checks.context import Findings, Index
+from formspec_consult.spec.checks.context import Findings, Index, module_key
 from formspec_consult.spec.kinds import effective_kind
 from formspec_consult.spec.model import Document
 
@@ -26,7 +29,19 @@ INSTALLED_PERSIST_BACKENDS = frozenset({"jsonb-persist"})
 _FIELD_REF = re.compile(r"fields\.([a-z_][a-z0-9_]*)")
 _EXPR_KEYS = ("visible_when", "readonly_when", "required_when", "compute")
 _FORBIDDEN = ("def ", "import ", "return ", "lambda")
-_PAIRS = {")": "(", "]": "[", "}": "{"}
+#: the only functions a FormSpecExpr may call (what FormSpec's client evaluator implements)
+EXPR_CALLABLES = ("len", "sum", "amount", "currency", "today")
+_ONE_CHAR_OPS = frozenset("+-*/<>!")
+_TWO_CHAR_OPS = frozenset({"==", "!=", "<=", ">=", "&&", "||"})
+_OP_STARTS = frozenset("=!<>&|")
+_CALL = re.compile(r"(?<![A-Za-z0-9_.])([A-Za-z_][A-Za-z0-9_.]*)[ \t]*\(")
+EXPR_HINT = ("Keep to literals (numbers, 'text' or \"text\"), fields.<name>, == != < > <= >=, && || !, "
+             f"+ - * /, brackets, and calls to {', '.join(EXPR_CALLABLES)} only.")
+#: what a reference from a Page block, Page tab or Dashboard may name (FormSpec's `check`)
+REF_KINDS = frozenset({"Form", "Table", "Page", "Report", "Print", "Widget", "Dashboard", "Wizard", "Kanban",
+                       "Timeline", "Calendar", "Listing", "NotificationCenter", "ApprovalInbox"})
+#: a context entry's source and the key that source needs (FormSpec's ValidateContextDecls)
+CONTEXT_NEEDS = {"entity": "entity", "api": "call", "config": "config", "expr": "expr"}
 
 
 def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
@@ -39,6 +54,8 @@ def check_view_shape(doc: Document, out: Findings) -> None:
     """Page, Form and App rules of FormSpec's loader that need no other document."""
     kind = effective_kind(doc.kind)
     spec = doc.spec
+    if kind in ("Page", "Form"):
+        check_context(doc, spec, out)
     if kind == "Page":
         blocks, tabs = spec.get("blocks"), spec.get("tabs")
         if blocks and tabs:
@@ -69,18 +86,110 @@ def check_view_shape(doc: Document, out: Findings) -> None:
 
 
 def expression_grammar(expr: str) -> str | None:
-    """Why `expr` is outside the FormSpecExpr subset (None when it is inside)."""
+    """Why `expr` is outside the FormSpecExpr subset (None when it is inside).
+
+    Scans the text token by token the way FormSpec's client lexer does: strings in either quote,
+    numbers, identifiers with dotted member access, the listed operators, ( ) [ ] and commas.
+    """
     if "ctx." in expr:
         return "ctx access is server-side only and not allowed in FormSpecExpr"
     if any(word in expr for word in _FORBIDDEN):
         return "function definitions, imports and statements are outside the expression subset"
     stack: list[str] = []
-    for ch in expr:
-        if ch in "([{":
+    i, n = 0, len(expr)
+    while i < n:
+        ch = expr[i]
+        if ch in " \t\r\n,":
+            i += 1
+        elif ch in "'\"":
+            end = _string_end(expr, i)
+            if end < 0:
+                return f"the string literal starting at column {i + 1} is not closed"
+            i = end + 1
+        elif ch in "([":
             stack.append(ch)
-        elif ch in _PAIRS and (not stack or stack.pop() != _PAIRS[ch]):
-            return "its brackets do not match"
-    return "its brackets do not match" if stack else None
+            i += 1
+        elif ch in ")]":
+            if not stack:
+                return "its brackets do not match"
+            if stack.pop() != ("(" if ch == ")" else "["):
+                return "its brackets do not match"
+            i += 1
+        elif ch in "{}":
+            return "braces (dict or set literals, blocks) are outside the expression subset"
+        elif ch in _ONE_CHAR_OPS or ch in _OP_STARTS:
+            if expr[i:i + 2] in _TWO_CHAR_OPS:
+                i += 2
+            elif ch in _ONE_CHAR_OPS:
+                i += 1
+            else:
+                return f"operator {ch!r} is not part of FormSpecExpr (comparisons are ==, !=; logic is &&, ||, !)"
+        elif ch.isascii() and ch.isdigit():
+            while i < n and expr[i].isascii() and (expr[i].isdigit() or expr[i] == "."):
+                i += 1
+        elif ch.isascii() and (ch.isalpha() or ch == "_"):
+            while i < n and expr[i].isascii() and (expr[i].isalnum() or expr[i] in "_."):
+                i += 1
+        else:
+            return f"character {ch!r} is not part of FormSpecExpr"
+    if stack:
+        return "its brackets do not match"
+    bad = _unknown_call(expr)
+    if bad:
+        return f"it calls {bad!r}, and FormSpecExpr can only call {', '.join(EXPR_CALLABLES)}"
+    return None
+
+
+def _string_end(expr: str, start: int) -> int:
+    """Index of the quote closing the string opened at `start` (-1 when it is never closed)."""
+    quote, i = expr[start], start + 1
+    while i < len(expr):
+        if expr[i] == "\\":
+            i += 2
+            continue
+        if expr[i] == quote:
+            return i
+        i += 1
+    return -1
+
+
+def _unknown_call(expr: str) -> str | None:
+    """The first function called in `expr` (outside string literals) that FormSpecExpr lacks."""
+    parts, i = [], 0
+    while i < len(expr):  # blank out string literals so a "(" inside one is not a call
+        if expr[i] in "'\"":
+            end = _string_end(expr, i)
+            end = len(expr) - 1 if end < 0 else end
+            parts.append(" " * (end - i + 1))
+            i = end + 1
+        else:
+            parts.append(expr[i])
+            i += 1
+    for match in _CALL.finditer("".join(parts)):
+        name = match.group(1).rstrip(".")  # `user.has(` is reported whole: a member call is no function
+        if name not in EXPR_CALLABLES:
+            return name
+    return None
+
+
+def check_context(doc: Document, spec: dict[str, Any], out: Findings) -> None:
+    """A Page/Form `context:` entry: a unique name, and the key its source reads from."""
+    seen: set[str] = set()
+    for i, decl in _items(spec.get("context")):
+        name, source = decl.get("name"), decl.get("source")
+        if isinstance(name, str) and name:
+            if name in seen:
+                out.error("FS-CONTEXT-DECL", doc, ("spec", "context", i, "name"),
+                          f"context name {name!r} is declared twice", "Give each context entry its own `name`.")
+            seen.add(name)
+        needed = CONTEXT_NEEDS.get(source) if isinstance(source, str) else None
+        if needed and not decl.get(needed):
+            example = {"entity": "<module>.<entity>", "call": "<module>.<service>.<action>",
+                       "config": "<config-name>.<key>", "expr": "a FormSpecExpr"}[needed]
+            out.error("FS-CONTEXT-DECL", doc, ("spec", "context", i),
+                      f"context {name!r} reads from source {source!r} but has no `{needed}`",
+                      f"Add `{needed}:` ({example}); each source needs its own key: "
+                      + ", ".join(f"{s} → {k}" for s, k in CONTEXT_NEEDS.items()) + ".")
 
 
 # ── tree: across documents ───────────────────────────────────────────────────────────────────
@@ -89,14 +198,82 @@ def check_views_across(docs: list[Document], index: Index, out: Findings) -> Non
     """App menu views, FormSpecExpr field references and aggregates."""
     views = {n for d in docs if effective_kind(d.kind) in VIEW_KINDS and d.name
              for n in (d.name, f"{d.module}/{d.name}")}
+    declared: dict[str, set[tuple[str, str]]] = {}
+    for d in docs:
+        if effective_kind(d.kind) in REF_KINDS and d.name:
+            declared.setdefault(effective_kind(d.kind), set()).add((module_key(d.module or ""), d.name))
     for doc in docs:
         kind = effective_kind(doc.kind)
+        if kind in ("App", "Module"):
+            _check_menu_when(doc, doc.spec.get("menu"), ("spec", "menu"), out)
         if kind == "App":
             _check_menu_views(doc, doc.spec.get("menu"), ("spec", "menu"), views, out)
         elif kind in ("Form", "Kanban", "Wizard"):
             _check_expressions(doc, kind, index, out)
         elif kind in ("Report", "Widget"):
             _check_aggregates(doc, kind, index, out)
+        elif kind in ("Page", "Dashboard"):
+            _check_view_refs(doc, kind, declared, out)
+
+
+def _check_menu_when(doc: Document, items: Any, base: tuple[Any, ...], out: Findings) -> None:
+    for i, item in _items(items):
+        when = item.get("when")
+        if isinstance(when, str) and when:
+            problem = expression_grammar(when)
+            if problem:
+                out.error("FS-EXPR-GRAMMAR", doc, base + (i, "when"),
+                          f"menu item {item.get('label')!r}: `when` {when!r} is not a FormSpecExpr: {problem}",
+                          EXPR_HINT + " `when` is a business condition; to hide an item by permission use "
+                          "`permissions: [<permission>]`.")
+        _check_menu_when(doc, item.get("children"), base + (i, "children"), out)
+
+
+def _split_view_ref(ref: str, own_module: str | None) -> tuple[str, str, bool]:
+    """(module, name, qualified) — `m/name` or `m.name` names the module, a bare name does not."""
+    for sep in ("/", "."):
+        i = ref.rfind(sep)
+        if i > 0:
+            return module_key(ref[:i]), ref[i + 1:], True
+    return module_key(own_module or ""), ref, False
+
+
+def _check_view_refs(doc: Document, kind: str, declared: dict[str, set[tuple[str, str]]], out: Findings) -> None:
+    spec = doc.spec
+    refs: list[tuple[tuple[Any, ...], str, Any, Any]] = []  # (path, kind named, ref, asset)
+    if kind == "Page":
+        for i, block in _items(spec.get("blocks")):
+            for key in ("form", "table", "component", "widget"):
+                if isinstance(block.get(key), dict):
+                    refs.append((("spec", "blocks", i, key), key, block[key].get("ref"), block[key].get("asset")))
+        for i, tab in _items(spec.get("tabs")):
+            for key in ("form", "table", "component"):
+                if isinstance(tab.get(key), dict):
+                    refs.append((("spec", "tabs", i, key), key, tab[key].get("ref"), tab[key].get("asset")))
+    else:
+        for i, widget in _items(spec.get("widgets")):
+            refs.append((("spec", "widgets", i, "ref"), "widget", widget.get("ref"), None))
+        defaults = spec.get("defaults")
+        for i, name in enumerate(defaults if isinstance(defaults, list) else []):
+            refs.append((("spec", "defaults", i), "widget", name, None))
+    for path, key, ref, asset in refs:
+        if not isinstance(ref, str) or not ref or asset:
+            continue  # an inline asset replaces the reference
+        if key == "component":
+            out.error("FS-VIEW-REF", doc, path, f"component block names {ref!r}, but FormSpec has no Component "
+                      "kind a reference could name",
+                      "Give the block `asset: modules/<module>/assets/<component>.js` (the code that draws it).")
+            continue
+        target = key.capitalize()
+        module, name, qualified = _split_view_ref(ref, doc.module)
+        have = declared.get(target, set())
+        if (module, name) in have or (not qualified and any(n == name for _, n in have)):
+            continue
+        known = sorted(f"{m}/{n}" for m, n in have)
+        out.error("FS-VIEW-REF", doc, path,
+                  f"{kind} {doc.name!r} places {key} {ref!r}, but no module declares a {target} of that name",
+                  f"Name a `kind: {target}` document by its metadata.name (bare for any module, or "
+                  f"`<module>/<name>`): {', '.join(known[:12]) or f'none declared yet - create the {target}'}.")
 
 
 def _check_menu_views(doc: Document, items: Any, base: tuple[Any, ...], views: set[str], out: Findings) -> None:

@@ -27,6 +27,7 @@ _MENU_KEYS = ("type", "label", "icon", "module", "view", "route", "when", "child
 def _menu_level(prefix: str, level: int, module_relative: bool) -> Schema:
     """One menu level: an adopt node, a group or a leaf (FormSpec's three shapes, 3 levels at most)."""
     props: dict[str, Schema] = {k: STR for k in _MENU_KEYS if k != "children"}
+    props["permissions"] = STRS
     props["children"] = ({"type": "array", "minItems": 1, "items": ref(f"{prefix}{level + 1}")} if level < 3
                          else {"type": "array"})
     one_of_view_route: Schema = {"oneOf": [{"required": ["view"], "not": {"required": ["route"]}},
@@ -55,7 +56,11 @@ DEFS: dict[str, Schema] = {
     "AppChrome": obj({"brand": enum("auto", "show", "hide"), "nav": enum("auto", "menu", "none"),
                       "auth": enum("auto", "links", "button", "none"), "footer": enum("auto", "show", "hide"),
                       "breadcrumbs": enum("auto", "show", "hide"), "theme_switcher": enum("auto", "show", "hide"),
-                      "profile_route": STR}),
+                      "profile_route": STR, "regions": STR_MAP}),
+    "AppConfirm": obj({"create": STR, "update": STR, "delete": STR}),
+    "AppAuth": obj({"login_page": STR, "setup_page": STR, "change_password_page": STR, "reset_password_page": STR,
+                    "oauth_callback_page": STR, "chrome_auth": STR}),
+    "RegisteredViewDecl": obj({"entity": STR, "view": STR}),
     "AppInterface": obj({"service": STR, "actions": STRS}, "service"),
     "AppConsume": obj({"app": STR, "service": STR, "actions": STRS}, "app", "service"),
     "ConfigKey": obj({"type": STR, "default": ANY, "secret": BOOL}, "type"),
@@ -103,12 +108,16 @@ SPECS: dict[str, Schema] = {
         "app_renderer": enum("sidebar-nav", "topnav", "no-nav"), "access": enum("private", "public"),
         "stack_family": STR, "persist_backend": STR, "theme_ref": STR, "auth_config_ref": STR,
         "renderers": STR_MAP, "chrome": ref("AppChrome"), "menu": arr(ref("AppMenuItem1")),
+        "workspaces": STRS, "auth": ref("AppAuth"), "confirm": ref("AppConfirm"),
+        "page_transition": enum("none", "fade", "slide", "slide-up", "scale"),
+        "registered_views": arr(ref("RegisteredViewDecl")),
         "publishes": arr(ref("AppInterface")), "consumes": arr(ref("AppConsume")),
     }, "root_url", title="App"),
     "Module": obj({
         "version": STR, "vendor": STR, "depends": arr(ref("Dependency")), "datastore": STR,
         "datastores": STR_MAP, "config": MAP, "ai_index": ref("AiIndexDecl"), "menu": arr(ref("ModuleMenuItem1")),
-        "runtime": MAP,
+        # FormSpec's ModuleSpec.runtime: where the module's code runs (a closed set, checked by its loader)
+        "runtime": enum("local", "typescript", "node", "php", "python", "go", "java", "dotnet", "ruby", "rust"),
     }, "version", title="Module"),
     "Workspace": obj({"display_name": STR, "description": STR, "slug": pattern("^[a-z0-9]+(-[a-z0-9]+)*$"),
                       "owner_user_id": STR, "settings": MAP}, title="Workspace"),

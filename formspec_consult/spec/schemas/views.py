@@ -18,19 +18,32 @@ from formspec_consult.spec.schemas._dsl import (
                                                 ref,
 )
 
+#: closed sets from FormSpec's pkg/spec (widget.go, frontend.go); the generated schema enums carry them
+FORM_WIDGETS = ("input", "textarea", "richtext", "number", "decimalinput", "select", "switch", "radio-group",
+                "combobox", "password", "slider", "tags", "select-multi-tag", "uuid", "json", "fileinput",
+                "relation-picker", "datepicker", "datetimeinput", "child-grid", "grants-editor", "hidden", "qrcode",
+                "moneyinput", "timeinput")
+CELL_WIDGETS = ("badge", "boolean", "image", "qrcode")
+CELL_FORMATS = ("currency", "number", "date", "relative", "percent")
+REPORT_AGGREGATES = ("sum", "avg", "count", "min", "max")
+REPORT_FORMATS = ("currency", "date", "datetime", "percentage")
+REPORT_PARAM_TYPES = ("text", "date", "datetime", "select", "relation")
+PRINT_FORMATS = ("pdf", "thermal", "dotmatrix", "html")
+AUTH_ACTIONS = ("login", "register", "change_password", "forgot_password", "reset_password")
+CONTEXT_SOURCES = ("session", "entity", "api", "const", "expr", "config")
 FILTER_OPS = ("eq", "neq", "gt", "gte", "lt", "lte", "between", "in", "nin", "like", "ilike", "null", "notnull")
 RENDER_MODES = ("modal", "drawer", "separate_page")
 
 DEFS: dict[str, Schema] = {
     "FilterSpec": obj({
         "field": STR, "label": STR, "type": enum("text", "select", "date", "date_range"), "op": enum(*FILTER_OPS),
-        "default": STR, "show_all": BOOL, "all_label": STR,
+        "default": STR, "value": STR, "show_all": BOOL, "all_label": STR,
         # row_scope entries (an Entity's server-side filters) say where their value comes from
         "from": STR, "attr": STR, "param": STR,
     }, "field"),
-    "ContextDecl": obj({"name": STR, "source": enum("session", "entity", "api", "const", "expr"), "entity": STR,
-                        "id": STR, "call": STR, "params": MAP, "value": ANY, "expr": STR, "realtime": BOOL,
-                        "fallback": ANY}, "name", "source"),
+    "ContextDecl": obj({"name": STR, "source": enum(*CONTEXT_SOURCES), "entity": STR, "id": STR, "call": STR,
+                        "config": STR, "params": MAP, "value": ANY, "expr": STR, "realtime": BOOL, "fallback": ANY},
+                       "name", "source"),
     "BlockBinds": obj({"source": STR, "param": STR}, "source", "param"),
     "BlockRef": obj({"ref": STR, "asset": STR, "id": STR, "mode": STR, "param": MAP, "props": MAP,
                      "binds": ref("BlockBinds")}),
@@ -47,24 +60,27 @@ DEFS: dict[str, Schema] = {
                    "label"),
     "PageLayout": obj({"columns": INT, "mode": enum("", "split")}),
     "PageBinds": obj({"entities": STRS, "actions": STRS, "subscribe": STRS}),
-    "FormField": obj({"field": STR, "label": STR, "placeholder": STR, "help": STR, "widget": STR,
+    "FormField": obj({"field": STR, "label": STR, "placeholder": STR, "help": STR, "widget": enum(*FORM_WIDGETS),
                       "read_only": BOOL, "readonly_when": STR, "required_when": STR, "visible_when": STR,
-                      "compute": STR}, "field"),
+                      "compute": STR, "default_from": STR}, "field"),
     "FormSection": obj({"title": STR, "description": STR, "columns": INT, "visible_when": STR,
                         "fields": arr(ref("FormField"))}, "title"),
     "FormAction": obj({"action": STR, "label": STR, "style": STR, "confirm": STR}, "action"),
-    "FormSubmit": obj({"label": STR, "redirect": STR, "message": STR}),
-    "FormRenderDecl": obj({"mode": enum(*RENDER_MODES)}, "mode"),
-    "TableColumn": obj({"field": STR, "label": STR, "sortable": BOOL, "width": STR, "align": STR, "link": STR,
-                        "format": STR, "widget": STR}, "field"),
+    "FormSubmit": obj({"label": STR, "call": STR, "redirect": STR, "message": STR}),
+    "FormConfirm": obj({"create": STR, "update": STR, "delete": STR}),
+    "FormRenderDecl": obj({"mode": enum(*RENDER_MODES), "picker_panel": enum("", "inline", "aside")}, "mode"),
+    "TableColumn": obj({"field": STR, "label": STR, "sortable": BOOL, "width": STR,
+                        "align": enum("", "left", "center", "right"), "link": STR, "format": enum(*CELL_FORMATS),
+                        "widget": enum(*CELL_WIDGETS)}, "field"),
     "TableAction": obj({"action": STR, "label": STR, "icon": STR, "confirm_msg": STR}, "action", "label"),
     "WidgetLayout": obj({"x": INT, "y": INT, "w": INT, "h": INT}, "x", "y", "w", "h"),
     "DashboardWidget": obj({"ref": STR, "layout": ref("WidgetLayout"), "config": MAP}, "ref", "layout"),
     "ReportSource": obj({"entity": STR, "filter": STR_MAP}, "entity"),
-    "ReportParam": obj({"field": STR, "label": STR, "type": STR, "required": BOOL, "default": ANY},
+    "ReportParam": obj({"field": STR, "label": STR, "type": enum(*REPORT_PARAM_TYPES), "required": BOOL, "default": ANY},
                        "field", "label", "type"),
     "ReportGroup": obj({"field": STR, "label": STR}, "field"),
-    "ReportColumn": obj({"field": STR, "label": STR, "aggregate": STR, "format": STR}, "field", "label"),
+    "ReportColumn": obj({"field": STR, "label": STR, "aggregate": enum(*REPORT_AGGREGATES),
+                         "format": enum(*REPORT_FORMATS), "widget": enum(*CELL_WIDGETS)}, "field", "label"),
     "ReportTotal": obj({"label": STR, "field": STR, "fn": STR}, "label", "field", "fn"),
     "WizardSummaryItem": obj({"label": STR, "field": STR}, "label", "field"),
     "WizardOnComplete": obj({"restart": BOOL, "redirect": STR, "banner": arr(ref("WizardSummaryItem"))}),
@@ -79,12 +95,14 @@ DEFS: dict[str, Schema] = {
                        "component": STR}, "title"),
     "PrintCustomPaper": obj({"width": NUM, "height": NUM, "unit": STR}, "width", "height", "unit"),
     "PrintPaper": obj({"size": STR, "margin": STR, "custom": ref("PrintCustomPaper")}),
-    "PrintOutput": obj({"format": STR, "paper": ref("PrintPaper")}, "format"),
+    "PrintOutput": obj({"format": enum(*PRINT_FORMATS), "paper": ref("PrintPaper")}, "format"),
     "PrintHeader": obj({"logo": BOOL, "title": STR, "subtitle": STR}),
     "PrintChildTable": obj({"field": STR, "columns": STRS}, "field"),
     "PrintTotals": obj({"field": STR, "format": STR}, "field"),
+    "PrintQrcode": obj({"payload": {"type": "string", "minLength": 1}, "label": STR, "absolute": BOOL,
+                        "size_mm": {"type": "integer", "minimum": 0}}, "payload"),
     "PrintBodyItem": obj({"fields": STRS, "separator": STR, "child_table": ref("PrintChildTable"),
-                          "totals": ref("PrintTotals")}),
+                          "totals": ref("PrintTotals"), "qrcode": ref("PrintQrcode")}),
     "PrintFooter": obj({"text": STR}),
     "TimelineDisplay": obj({"title_field": STR, "subtitle_field": STR, "content_field": STR, "icon_field": STR,
                             "component": STR}),
@@ -99,7 +117,8 @@ SPECS: dict[str, Schema] = {
                  "context": arr(ref("ContextDecl")), "renderer": STR}, "route", "title", title="Page"),
     "Form": obj({**PUBLIC, "entity": STR, "mode": enum("create", "edit", "view"),
                  "sections": arr(ref("FormSection")), "actions": arr(ref("FormAction")), "submit": ref("FormSubmit"),
-                 "render": ref("FormRenderDecl"), "context": arr(ref("ContextDecl")), "auth_action": STR},
+                 "render": ref("FormRenderDecl"), "context": arr(ref("ContextDecl")),
+                 "auth_action": enum(*AUTH_ACTIONS), "confirm": ref("FormConfirm")},
                 title="Form"),  # a Form binds `entity` or an `auth_action` (login, register, …)
     "Table": obj({**PUBLIC, "entity": STR, "columns": arr(ref("TableColumn")), "default_sort": STR,
                   "page_size": INT, "search": BOOL, "realtime": BOOL, "row_actions": arr(ref("TableAction")),
@@ -128,7 +147,7 @@ SPECS: dict[str, Schema] = {
                  "entity", title="Print"),
     "Timeline": obj({**PUBLIC, "entity": STR, "event_field": STR, "date_field": STR, "bind_param": STR,
                      "bind_value": STR, "display": ref("TimelineDisplay"), "group_by": STR, "sort": STR,
-                     "page_size": INT, "empty_state": STR}, "entity", title="Timeline"),
+                     "page_size": INT, "empty_state": STR, "realtime": BOOL}, "entity", title="Timeline"),
     "Theme": obj({**PUBLIC, "tokens": MAP, "stylesheet": STR, "widgets": MAP}, title="Theme"),
     "Calendar": obj({**PUBLIC, "entity": STR, "date_field": STR, "end_field": STR, "title_field": STR,
                      "resource_field": STR, "color_field": STR, "views": STRS, "realtime": BOOL},

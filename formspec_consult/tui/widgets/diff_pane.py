@@ -2,8 +2,11 @@
 
 Keys (while the pane has focus): `a` accept the selected draft, `r` reject it, `u` undo the
 last apply, `A` accept all valid drafts, `p` switch between the diff, the owner's preview of an
-Entity draft (fields and lifecycle) and the overview of every proposed entity. The pane only asks
-(messages up); the app calls the local server and hands back the refreshed drafts (attributes down).
+Entity draft (fields and lifecycle) and the overview of every proposed entity. The keys that
+change the project act only while the pane is *armed* — entered on purpose (`ctrl+r`, a click) —
+and each of them sends the focus back to the prompt (see `tui/review_keys.py`, which routes them).
+The pane only asks (messages up); the app calls the local server and hands back the refreshed
+drafts (attributes down).
 
 Colours come from the app's theme, made readable on the pane's background (see `contrast`).
 """
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.color import Color
@@ -139,7 +143,13 @@ class DiffPane(Vertical, can_focus=False):
         Binding("p", "next_view", "Diff/preview"),
     ]
 
+    # The actions that change the project: they need the pane armed, and hand the focus back.
+    DESTRUCTIVE = frozenset({"request('accept')", "request('reject')", "request('undo')", "request('accept_all')"})
+
     drafts: reactive[tuple[DraftView, ...]] = reactive(())
+    # Entered on purpose (ctrl+r, F4 on a small screen, a click): the review keys act. Leaving the
+    # pane, or any review action, disarms it; reached by Tab, its printable keys are typing.
+    armed: reactive[bool] = reactive(False)
     syntax_theme: reactive[str] = reactive("ansi_dark")  # follows the app's light/dark: recolours
     view: reactive[str] = reactive("diff")
 
@@ -237,6 +247,43 @@ class DiffPane(Vertical, can_focus=False):
                 preview = Text(f"No preview: {draft.path} {why}.")
             return Group(Text(f"Preview of {draft.path} — p: the session overview\n", style="bold"), preview)
         return draft_details(draft, colours)
+
+    def review_action(self, key: str) -> str | None:
+        """The action a key is bound to in this pane (from BINDINGS, so the footer agrees)."""
+        return next((b.action for b in self.BINDINGS if isinstance(b, Binding) and b.key == key), None)
+
+    def run_review_key(self, action: str) -> None:
+        """Run a review key's action now; one that changes the project disarms the pane first."""
+        if action in self.DESTRUCTIVE:
+            self.armed = False
+        if action == "next_view":
+            self.action_next_view()
+        else:  # request('accept') …: the one parameterised action of the pane
+            self.action_request(action.removeprefix("request('").removesuffix("')"))
+
+    _hinted = False
+
+    def hint_unarmed(self) -> None:
+        """Once per visit: a review key pressed in a pane reached by Tab went to the prompt."""
+        if not self._hinted:
+            self._hinted = True
+            self.notify("That key went to the prompt: review keys act after ctrl+r (or a click on a draft).",
+                        severity="information")
+
+    def watch_armed(self, armed: bool) -> None:
+        self.set_class(armed, "-armed")
+        if armed:
+            self._hinted = False
+
+    def on_click(self, event: events.Click) -> None:
+        self.armed = True  # a click in the pane is entering it on purpose
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        node = self.app.focused
+        while node is not None and node is not self:
+            node = node.parent  # type: ignore[assignment]
+        if node is None:  # the focus left the pane (Esc, Tab, a click elsewhere): disarmed
+            self.armed = False
 
     def action_next_view(self) -> None:
         self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]

@@ -1,0 +1,111 @@
+"""Review keys that can never eat typing: after a review action the focus is back on the prompt,
+and a key that changes the project acts only in a pane entered on purpose (ctrl+r, a click)."""
+
+from __future__ import annotations
+
+import pytest
+from textual import events
+
+from formspec_consult.tui.app import ConsultApp
+from formspec_consult.tui.widgets.diff_pane import DiffPane
+from formspec_consult.tui.widgets.prompt_input import PromptInput
+from tests.tui.conftest import SIZE, wait_until
+from tests.tui.fakes import FakeEngine, factory_for
+from tests.tui.test_panes_flow import drafts
+
+pytestmark = pytest.mark.anyio
+
+BOOKING = "modules/shop/entities/booking.yaml"
+
+
+async def ready(pilot) -> DiffPane:  # type: ignore[no-untyped-def]
+    app = pilot.app
+    await wait_until(pilot, lambda: app.query(DiffPane) and len(app.query_one(DiffPane).drafts) == 3)
+    return app.query_one(DiffPane)
+
+
+def burst(app: ConsultApp, text: str) -> None:
+    """Keys as a terminal sends a fast-typed or pasted sentence: all queued before the first is handled."""
+    assert app._driver is not None
+    for char in text:
+        key = {" ": "space", "/": "slash"}.get(char, char)
+        event = events.Key(key, char)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_a_sentence_typed_at_once_after_accepting_goes_to_the_prompt_and_undoes_nothing(
+        size: tuple[int, int]) -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=size) as pilot:
+        pane = await ready(pilot)
+        await pilot.press("ctrl+r")
+        pane.select(BOOKING)
+        burst(app, "a")
+        burst(app, "sounds great, undo nothing")
+        prompt = app.query_one(PromptInput)
+        await wait_until(pilot, lambda: prompt.value == "sounds great, undo nothing")
+        await wait_until(pilot, lambda: engine.applied == [BOOKING])
+        assert ("undo_apply", {}) not in engine.tool_calls and ("reject_draft", {"file": BOOKING}) not in engine.tool_calls
+        assert app.focused is prompt and not pane.armed
+
+
+@pytest.mark.parametrize(("key", "tool"), [("r", "reject_draft"), ("A", "apply_draft")])
+async def test_every_review_action_hands_the_focus_back_to_the_prompt(key: str, tool: str) -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await ready(pilot)
+        await pilot.press("ctrl+r")
+        pane.select(BOOKING)
+        await pilot.press(key, "u", "r", "a")
+        prompt = app.query_one(PromptInput)
+        assert app.focused is prompt and prompt.value == "ura"
+        await wait_until(pilot, lambda: any(name == tool for name, _ in engine.tool_calls))
+        assert {name for name, _ in engine.tool_calls if name in {"undo_apply", "reject_draft", "apply_draft"}} == {tool}
+
+
+async def test_review_keys_in_a_pane_reached_by_tab_are_typing_not_actions() -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await ready(pilot)
+        pane.query_one("#draft-list").focus()  # as Tab would: not entered on purpose
+        await pilot.pause()
+        assert not pane.armed
+        await pilot.press("a", "u")
+        prompt = app.query_one(PromptInput)
+        assert app.focused is prompt and prompt.value == "au"
+        assert engine.applied == [] and not [c for c in engine.tool_calls if c[0] in {"apply_draft", "undo_apply"}]
+        assert any("review keys act after ctrl+r" in n for n in app.recent_notices)
+
+
+async def test_a_click_on_a_draft_arms_the_pane_and_other_letters_there_go_to_the_prompt() -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await ready(pilot)
+        await pilot.click("#draft-list")
+        assert pane.armed
+        await pilot.press("p")  # switching views keeps the pane and its focus
+        assert pane.view == "preview" and pane.armed and app.focused is not app.query_one(PromptInput)
+        await pilot.press("h", "i")
+        prompt = app.query_one(PromptInput)
+        assert app.focused is prompt and prompt.value == "hi" and not pane.armed
+
+
+async def test_esc_leaves_the_pane_disarmed_so_a_later_tab_back_cannot_undo() -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await ready(pilot)
+        await pilot.press("ctrl+r")
+        assert pane.armed and pane.has_class("-armed")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not pane.armed)
+        pane.query_one("#draft-list").focus()
+        await pilot.pause()
+        await pilot.press("u")
+        assert app.query_one(PromptInput).value == "u" and ("undo_apply", {}) not in engine.tool_calls
