@@ -120,3 +120,19 @@ async def test_a_second_copy_of_our_server_under_a_long_name_gets_no_unguarded_a
         assert not (project / "spec" / DRAFT_PATH).exists()
     finally:
         await engine.aclose()
+
+
+async def test_a_tool_no_server_offers_is_called_unknown_not_asked_about(project: Path) -> None:
+    asked: list[PermissionRequest] = []
+
+    async def approver(request: PermissionRequest) -> Any:
+        asked.append(request)
+        return "allow_once"
+
+    engine = await open_with(project, [call("publish_everything"), "Sorry."], lambda root, sid: [])
+    engine.set_approver(approver)
+    try:
+        (outcome,) = await finished(engine)
+        assert not outcome.ok and "unknown tool 'publish_everything'" in outcome.result and asked == []
+    finally:
+        await engine.aclose()

@@ -444,6 +444,7 @@ def _assemble(
     loop.permissions.rules = cast("dict[str, Rule]", dict(settings.permissions))  # checked by config
     loop.permissions.identify = manager.identity  # the servers' own word decides what needs asking
     loop.permissions.own_servers = frozenset({LOCAL})
+    loop.permissions.refresh = manager.refresh
     tools.permissions = loop.permissions  # a guarded tool nobody could allow is not offered
     return Session(
         session_id,

@@ -99,6 +99,7 @@ class Permissions:
     # None only without servers (unit tests of the loop): then the name list alone decides.
     identify: Callable[[str], ToolIdentity | None] | None = None
     own_servers: frozenset[str] = frozenset()  # the local server: its draft writes need no answer
+    refresh: Callable[[], Awaitable[bool]] | None = None  # re-list tools a server said changed
 
     def _identity(self, name: str) -> ToolIdentity | None:
         return self.identify(name) if self.identify is not None else None
@@ -133,6 +134,11 @@ class Permissions:
 
     async def check(self, call_id: str, name: str, arguments: dict[str, Any]) -> str | None:
         """None when the call may run; else the tool result to give the model instead."""
+        if self.identify is not None and self.identify(name) is None:
+            if self.refresh is not None:  # a tool a server listed since the last request
+                await self.refresh()
+            if self.identify(name) is None:
+                return None  # no server offers it: the call answers "unknown tool", nothing runs
         rule = self.rule(name)
         if rule == "allow" or name in self.allowed_for_session:
             return None
