@@ -161,7 +161,7 @@ def _run(args: list[str], cwd: Path) -> tuple[int, str]:
 def test_allow_tool_refuses_a_name_that_is_no_write_tool_naming_the_valid_ones(cloned: Path, name: str) -> None:
     code, out = _run(["-m", "scripted:none.yaml", "-p", "hi", "--allow-tool", name], cloned)
     assert code == 2
-    assert "apply_draft, reject_draft, restart_server, stop_server, undo_apply" in out
+    assert "apply_draft, install_module, reject_draft, restart_server, stop_server, undo_apply" in out
     if name == "aply_draft":
         assert "did you mean apply_draft?" in out
     if name.lower() == "default":
