@@ -110,8 +110,18 @@ def verify_lifecycle(doc: Document) -> list[Finding]:
             "FSV-DUE-NO-OVERDUE", doc, SM,
             f"{doc.name!r} has a due date ({due[0]}) but no overdue state",
             f"Ask what happens when {due[0]} passes (overdue, late fee, expired); to model it as a state, "
-            + _new_state(spec, life, "overdue", _open_states(life), "mark_overdue")))
+            + _new_state(spec, life, "overdue", _open_states(life), "mark_overdue")
+            + _way_on(spec, life, "overdue")))
     return out
+
+
+def _way_on(spec: dict[str, Any], life: Lifecycle, state: str) -> str:
+    """Advice text for the way out of a state that goes on (an overdue record is still settled)."""
+    ends = [s for s in life.states if s != state and is_terminal(s)
+            and not any(w in ENDING_BRANCH_WORDS for w in _words(s))]
+    if not ends:
+        return ""
+    return " A record goes on from there: " + _transition(spec, life, [state], ends[0], f"move_to_{ends[0]}") + "."
 
 
 def _has_branch(life: Lifecycle) -> bool:
