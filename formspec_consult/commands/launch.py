@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -84,8 +85,9 @@ def pending_trust(options: Mapping[str, Any]) -> TrustRequest | None:
         return None
 
 
-def run_app(options: Mapping[str, Any]) -> None:
-    """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …)."""
+def run_app(options: Mapping[str, Any]) -> int:
+    """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …); return the
+    exit code: 2 when the consultation could not start (its reason is printed in the shell)."""
     import asyncio
 
     from formspec_consult.tui.app import ConsultApp
@@ -103,3 +105,7 @@ def run_app(options: Mapping[str, Any]) -> None:
             await app.close_engine()
 
     asyncio.run(run())
+    if app.start_failure:  # the terminal is back: say it once more where the shell keeps it
+        print(f"Could not start: {app.start_failure}", file=sys.stderr, flush=True)
+        return 2
+    return 0
