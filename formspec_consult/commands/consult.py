@@ -66,6 +66,24 @@ def _check_model_configured(options: Mapping[str, Any]) -> None:
         raise _setup_error(no_model_error())
 
 
+def _check_before_the_app(options: Mapping[str, Any]) -> None:
+    """A start that cannot work fails here, in the shell, with one message and exit code 2 —
+    not in an app that opened, said `ready`, and then could do nothing: a folder that is not a
+    project, a model name without a provider, no key, a model litellm does not know (see
+    providers/preflight.py; litellm is imported only to confirm a name its map may not hold)."""
+    from formspec_consult.config import load_settings
+    from formspec_consult.providers.preflight import check_before_start
+    from formspec_consult.spec.discovery import find_root
+
+    try:
+        root = find_root(options.get("project") or Path.cwd())
+        check_before_start(load_settings(root, cli_flags(options)))
+    except click.ClickException:
+        raise
+    except Exception as exc:  # ProjectError, ProviderError, ConfigError: their text says what to do
+        raise _setup_error(exc) from exc
+
+
 def run_consult(ctx: click.Context, **options: Any) -> None:
     """Entry point of `formspec-consult` without a sub-command (cli.py calls it)."""
     if options.get("resume") and options.get("continue_"):
@@ -79,7 +97,10 @@ def run_consult(ctx: click.Context, **options: Any) -> None:
         except ImportError as exc:
             message = f'The terminal app is not available in this build ({exc}); use -p "message" (headless).'
             raise _setup_error(click.ClickException(message)) from exc
-        run_app(options)
+        _check_before_the_app(options)
+        code = run_app(options)
+        if code:
+            ctx.exit(code)
         return
     prompt = options["prompt"]
     turns: Iterable[str] = (line.rstrip("\n") for line in sys.stdin) if prompt == "-" else [prompt]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -68,8 +69,9 @@ def engine_factory_for(
     return factory
 
 
-def run_app(options: Mapping[str, Any]) -> None:
-    """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …)."""
+def run_app(options: Mapping[str, Any]) -> int:
+    """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …); return the
+    exit code: 2 when the consultation could not start (its reason is printed in the shell)."""
     import asyncio
 
     from formspec_consult.tui.app import ConsultApp
@@ -87,3 +89,7 @@ def run_app(options: Mapping[str, Any]) -> None:
             await app.close_engine()
 
     asyncio.run(run())
+    if app.start_failure:  # the terminal is back: say it once more where the shell keeps it
+        print(f"Could not start: {app.start_failure}", file=sys.stderr, flush=True)
+        return 2
+    return 0

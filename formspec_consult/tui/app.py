@@ -236,9 +236,13 @@ class ConsultApp(LayoutActions, App[None]):
             bar.info = info.with_(compactions=max(info.compactions, bar.info.compactions))  # the log's count stays
         self._send_queued()
 
+    # Why the consultation could not start (None while it can): said once in the conversation,
+    # and in the shell after the app closes, with exit code 2 (see commands/launch.run_app).
+    start_failure: str | None = None
+
     async def _could_not_start(self, exc: Exception) -> None:
-        """Say, in the conversation and a toast, why the consultation could not start."""
-        self.start_failed = True
+        """Say in the conversation (once: the toast only points there) why it could not start."""
+        self.start_failure = str(exc)
         self.query_one(StatusBar).info = StatusInfo(state="not started")
         advice = f"Could not start: {exc}"
         from formspec_consult.agent.engine.engine import ProviderError
@@ -246,7 +250,8 @@ class ConsultApp(LayoutActions, App[None]):
         if isinstance(exc, ProviderError):
             advice += "\n\nNo model at hand? `formspec-consult demo` runs an offline demo, no key needed."
         await self.query_one(ConversationView).add(Entry("notice-error", advice))
-        self.notify(str(exc), title="Could not start the consultation", severity="error", timeout=15)
+        self.notify("The reason and what to do are in the conversation; ctrl+q quits.",
+                    title="Could not start the consultation", severity="error", timeout=15)
 
     async def ask_permission(self, request: PermissionRequest) -> Decision:
         """The approver of the engine: show the approval prompt (with the draft's diff) and wait."""
@@ -375,7 +380,7 @@ class ConsultApp(LayoutActions, App[None]):
         queued (and said so), then sent once it is: after the earlier conversation, never in the
         middle of mounting it."""
         if self.engine is None or not self.session_shown or not self.model_joined:
-            if getattr(self, "start_failed", False):
+            if self.start_failure is not None:
                 self.notify("The consultation could not start — see the conversation for how to fix it.",
                             severity="error")
                 return False
