@@ -14,6 +14,7 @@ from formspec_consult.spec.checks.bindings import check_bindings
 from formspec_consult.spec.checks.context import Findings, Index
 from formspec_consult.spec.checks.delivery import check_delivery
 from formspec_consult.spec.checks.entity import check_entity
+from formspec_consult.spec.checks.entity_data import check_entity_data
 from formspec_consult.spec.checks.events import check_entity_engine_rules
 from formspec_consult.spec.checks.formulas import check_formulas
 from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
@@ -168,6 +169,7 @@ def _local_findings(doc: Document, validator: CompiledSchema) -> Findings:
     if effective_kind(doc.kind) == "Entity":
         check_entity(doc, found)
         check_entity_engine_rules(doc, found)
+        check_entity_data(doc, found)
         check_formulas(doc, found)
         check_natural_key_formats(doc, found)
         check_automatic_transitions(doc, found)

@@ -450,6 +450,9 @@ def _assemble(
         tool_result_cap=settings.tool_result_cap,
     )
     loop.permissions.rules = cast("dict[str, Rule]", dict(settings.permissions))  # checked by config
+    loop.permissions.identify = manager.identity  # the servers' own word decides what needs asking
+    loop.permissions.own_servers = frozenset({LOCAL})
+    loop.permissions.refresh = manager.refresh
     tools.permissions = loop.permissions  # a guarded tool nobody could allow is not offered
     return Session(
         session_id,
