@@ -1,7 +1,8 @@
 """`formspec-consult replay <session>`: play a recorded session through the app, read-only.
 
 Keys: space play/pause, n step, +/- speed. `--check` replays it headless through the real engine
-and local server on a fresh copy of the project and reports the first divergence (exit 1).
+and local server on a fresh copy of the project and reports the first divergence (exit 1), naming
+the line of the recording's events.jsonl; the verdict is on stdout, the servers' logs on stderr.
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ def _check(recording: Recording, project: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="formspec-check-") as tmp:
         isolated_registry(Path(tmp))
         divergence, steps = anyio.run(check, recording, project, server_specs)
+    # The verdict is the command's output (stdout); the servers' log lines stay on stderr.
     if divergence is None:
         click.echo(f"ok: {steps} steps replayed, no divergence from the recording")
         return
-    click.echo(f"DIVERGED at {divergence.describe()}", err=True)
+    click.echo(f"DIVERGED at {divergence.describe()}")
     raise SystemExit(1)

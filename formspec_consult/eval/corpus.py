@@ -2,7 +2,7 @@
 
     id: laundry-kiloan
     language: id                 # en | id
-    starter: barbershop          # barbershop | empty | <path to a project folder>
+    starter: barbershop          # barbershop | empty (init's starter project) | <path to a project folder>
     template: laundry            # optional: the business template the case exercises
     opening: "Saya punya laundry kiloan di Depok ..."
     owner_facts: ["Pelanggan bayar di muka atau saat ambil", ...]

@@ -32,17 +32,6 @@ from formspec_consult.providers.base import Provider
 from formspec_consult.store.layout import STATE_DIR, SessionLayout
 
 VERIFY_MODES = ("off", "deterministic", "llm")
-EMPTY_APP = """apiVersion: formspec.dev/v1
-kind: App
-metadata: {name: main}
-spec:
-  version: v1
-  vendor: eval
-  root_url: /app
-  modules: []
-"""
-
-
 class EvalError(ValueError):
     """Bad eval options (the message says what to change); nothing was run."""
 
@@ -140,10 +129,12 @@ def prepare(config: EvalConfig) -> Prepared:
 def _fresh_project(case: Case, work: Path) -> Path:
     project = work / "project"
     starter = case.starter_path()
-    if starter is None:
-        (project / "spec" / "apps").mkdir(parents=True)
-        (project / "formspec-app.yaml").write_text("spec: spec\n", encoding="utf-8")
-        (project / "spec" / "apps" / "main.yaml").write_text(EMPTY_APP, encoding="utf-8")
+    if starter is None:  # what a new business starts from: `formspec-consult init`'s project
+        from formspec_consult.spec.starter import starter_files
+
+        for rel, text in starter_files(case.id.replace("-", " ").title(), case.id).items():
+            (project / rel).parent.mkdir(parents=True, exist_ok=True)
+            (project / rel).write_text(text, encoding="utf-8")
     else:
         shutil.copytree(starter, project, ignore=shutil.ignore_patterns(STATE_DIR, "__pycache__"))
     return project

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from formspec_consult.registry.importer import collect
+from formspec_consult.registry.packages import packages_dir, with_package_facts
 from formspec_consult.registry.store import RegistryStore, SaveResult
 from formspec_consult.resources import package_path
 
@@ -62,10 +63,12 @@ def catalogue_dir() -> Path:
 
 
 def catalogue_fingerprint() -> str:
-    """A hash of the bundled catalogue files: seeding re-runs only when the catalogue changed."""
+    """A hash of the bundled catalogue files and the module files that ship with it: seeding re-runs
+    only when either changed (a shipped module's checksum is part of its record)."""
     digest = hashlib.sha256()
-    for path in sorted(catalogue_dir().rglob("*.yaml")):
-        digest.update(path.relative_to(catalogue_dir()).as_posix().encode() + b"\0" + path.read_bytes())
+    for base in (catalogue_dir(), packages_dir()):
+        for path in sorted(p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(path.relative_to(base.parent).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -79,9 +82,8 @@ def seed_bundled(store: RegistryStore[Any]) -> SaveResult:
     if store.meta_value(_SEED_KEY) == fingerprint:
         return SaveResult(skipped=True)  # fast path: no YAML parsing on every start
     batch = collect(catalogue_dir(), honour_annotations=True)
-    return store.save(
-        list(batch.templates.values()), list(batch.modules.values()), marker=(_SEED_KEY, fingerprint)
-    )
+    modules = [with_package_facts(module) for module in batch.modules.values()]
+    return store.save(list(batch.templates.values()), modules, marker=(_SEED_KEY, fingerprint))
 
 
 __all__ = ["DB_ENV", "catalogue_dir", "default_db_url", "open_store", "seed_bundled"]

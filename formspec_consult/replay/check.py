@@ -2,8 +2,10 @@
 
 The recorded assistant messages are replayed by the replay provider into the real engine and
 the real local server (in-process), working on a fresh copy of the project, and the user's steps
-are sent in order. The two event logs are then compared on what matters — user turns, replies,
-tool calls and results, apply and undo — with session ids and folders masked, timings ignored.
+are sent in order; a turn the person cancelled (Esc) is cancelled again where it was, so it does
+not take the next turn's reply. The two event logs are then compared on what matters — user
+turns, replies, tool calls and results, apply, undo, reject, commands and compactions — with
+session ids and folders masked, timings ignored. A divergence names the line of `events.jsonl`.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ import re
 import shutil
 import tempfile
 from collections.abc import Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from formspec_consult.replay.recording import Recording, read_events
-from formspec_consult.store.layout import STATE_DIR
+from formspec_consult.replay.recording import MOVES, Recording, Step, read_events
+from formspec_consult.store.layout import EVENTS, STATE_DIR
 from formspec_consult.store.records import (
     ApplyRecord,
     CommandRecord,
@@ -33,31 +36,38 @@ from formspec_consult.store.records import (
 )
 
 if TYPE_CHECKING:
-    from formspec_consult.agent.engine.engine import ServerSpecs
+    from formspec_consult.agent.engine.engine import Engine, ServerSpecs
 
 _COMPARED = (
     TurnStartedRecord, ResponseRecord, ToolCallRecord, ToolResultRecord, ApplyRecord, UndoRecord, RejectRecord,
     CompactionRecord, CommandRecord,
 )
-_IGNORED = frozenset({"v", "seq", "ts", "duration_ms", "call_id", "backup"})
+# Not behaviour: positions, clocks, ids — and a compaction's token figures, estimates that move
+# with the length of the folder names the replay's copy of the project has.
+_IGNORED = frozenset({"v", "seq", "ts", "duration_ms", "call_id", "backup", "tokens_before", "tokens_after"})
 _SESSION_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
 
 
 @dataclass(frozen=True)
 class Divergence:
-    """The first point where the runs differ (index in the compared sequence)."""
+    """The first point where the runs differ: `line` is the recorded event's line in its
+    `events.jsonl` (None past the end of the recording), `replayed_line` the replayed one's."""
 
-    index: int
+    line: int | None
     recorded: str
     replayed: str
+    replayed_line: int | None = None
 
     def describe(self) -> str:
-        """Both lines cut around the first character where they differ, with a caret under it."""
+        """Where (the line of events.jsonl), then both lines cut around the first character where
+        they differ, with a caret under it."""
         at = first_difference(self.recorded, self.replayed)
         recorded, start = excerpt(self.recorded, at)
         replayed, _ = excerpt(self.replayed, at)
         caret = " " * (len("  replayed: ") + at - start) + "^"
-        return (f"event {self.index + 1}, character {at + 1}:\n  recorded: {recorded}\n"
+        where = f"line {self.line} of {EVENTS}" if self.line is not None else f"the end of {EVENTS}"
+        theirs = f" (replayed line {self.replayed_line})" if self.replayed_line is not None else ""
+        return (f"{where}{theirs}, character {at + 1}:\n  recorded: {recorded}\n"
                 f"  replayed: {replayed}\n{caret} first difference")
 
 
@@ -83,28 +93,60 @@ def excerpt(line: str, at: int) -> tuple[str, int]:
 
 def signature(events: Sequence[EventRecord]) -> list[str]:
     """The comparable lines of a log: kind plus the fields that must match, ids masked."""
-    out: list[str] = []
-    for event in events:
+    return [line for _, line in _compared(events)]
+
+
+def _compared(events: Sequence[EventRecord]) -> list[tuple[int, str]]:
+    """(index in `events`, comparable line) of each event that is compared."""
+    out: list[tuple[int, str]] = []
+    for index, event in enumerate(events):
         if not isinstance(event, _COMPARED):
             continue
         fields = {k: v for k, v in event.to_json().items() if k not in _IGNORED}
         if isinstance(event, ResponseRecord):
             fields["tool_calls"] = [{"name": c.get("name"), "arguments": c.get("arguments")} for c in event.tool_calls]
-        out.append(_SESSION_ID.sub("<session>", json.dumps(fields, sort_keys=True, ensure_ascii=False)))
+        out.append((index, _SESSION_ID.sub("<session>", json.dumps(fields, sort_keys=True, ensure_ascii=False))))
     return out
 
 
-def compare(recorded: Sequence[EventRecord], replayed: Sequence[EventRecord]) -> Divergence | None:
-    """The first divergence between two logs, or None when they match."""
-    old, new = signature(recorded), signature(replayed)
-    for index, (a, b) in enumerate(zip(old, new, strict=False)):
+def event_lines(log: Path) -> list[int]:
+    """The line number of each event of an events.jsonl, in order (blank lines hold none, as
+    `load_events` reads them)."""
+    try:
+        return [n for n, raw in enumerate(log.read_bytes().splitlines(), start=1) if raw.strip()]
+    except OSError:
+        return []
+
+
+def compare(recorded: Sequence[EventRecord], replayed: Sequence[EventRecord],
+            recorded_lines: Sequence[int] = (), replayed_lines: Sequence[int] = ()) -> Divergence | None:
+    """The first divergence between two logs, or None when they match. `*_lines` give each
+    event's line in its file (from `event_lines`); without them an event's line is its position."""
+    old, new = _compared(recorded), _compared(replayed)
+
+    def line(lines: Sequence[int], pairs: list[tuple[int, str]], at: int) -> int | None:
+        if at >= len(pairs):
+            return None
+        index = pairs[at][0]
+        return lines[index] if index < len(lines) else index + 1
+
+    for at in range(max(len(old), len(new))):
+        a = old[at][1] if at < len(old) else "(end)"
+        b = new[at][1] if at < len(new) else "(end)"
         if a != b:
-            return Divergence(index, a, b)
-    if len(old) != len(new):
-        index = min(len(old), len(new))
-        return Divergence(index, old[index] if index < len(old) else "(end)",
-                          new[index] if index < len(new) else "(end)")
+            return Divergence(line(recorded_lines, old, at), a, b, line(replayed_lines, new, at))
     return None
+
+
+async def _run(engine: Engine, step: Step) -> None:
+    """Send one step; a turn the person cancelled is cancelled once it has got as far as it did
+    (its responses, tool calls and results), as Esc does: the engine closes the turn."""
+    log = engine.session_dir / EVENTS
+    before = len(read_events(log)) if step.cancelled and log.exists() else 0
+    async with aclosing(engine.run_turn(step.text)) as events:
+        async for _ in events:
+            if step.cancelled and sum(isinstance(e, MOVES) for e in read_events(log)[before:]) >= step.moves:
+                break
 
 
 def copy_project(source: Path, into: Path) -> Path:
@@ -127,9 +169,10 @@ async def check(recording: Recording, project: Path, servers: ServerSpecs) -> tu
         engine = await Engine.open(EngineOptions(project=copy, provider=provider, in_memory_server=True, servers=servers))
         try:
             for step in recording.steps:
-                async for _ in engine.run_turn(step.text):
-                    pass
+                await _run(engine, step)
             replayed = read_events(engine.session_dir)
+            replayed_lines = event_lines(engine.session_dir / EVENTS)
         finally:
             await engine.aclose()
-    return compare(recording.raw, replayed), len(recording.steps)
+    recorded_lines = event_lines(recording.folder / EVENTS if recording.folder.is_dir() else recording.folder)
+    return compare(recording.raw, replayed, recorded_lines, replayed_lines), len(recording.steps)

@@ -25,6 +25,7 @@ from formspec_consult.store.agent_events import (
     DraftsChanged,
     ToolCallFinished,
     ToolCallStarted,
+    TurnFinished,
     UsageUpdated,
 )
 from formspec_consult.store.review_results import (
@@ -123,6 +124,10 @@ class RecordedEngine:
             elif isinstance(event, UsageUpdated):
                 self._usage = event
             yield event
+        if not any(isinstance(e, TurnFinished) for e in step.events):
+            # As the engine ends every turn and command: a review step or a command (no turn_finished
+            # in the log) is done; a message whose turn was cut off without one was cancelled.
+            yield TurnFinished("cancelled" if step.cancelled else "done")
         await self._pause(0.4)
 
     def _review(self, step: Step) -> None:

@@ -27,14 +27,18 @@ from formspec_consult.store.records import (
     DecisionRecord,
     EventRecord,
     RejectRecord,
+    ResponseRecord,
     SessionStartedRecord,
     SummaryWrittenRecord,
     ToolCallRecord,
     ToolResultRecord,
+    TurnFinishedRecord,
     TurnStartedRecord,
     UndoRecord,
     UsageRecord,
 )
+
+MOVES = (ResponseRecord, ToolCallRecord, ToolResultRecord)  # how far a turn got, as a replay counts it
 
 EVENT_LOG = EVENTS
 
@@ -52,6 +56,12 @@ class Step:
     events: list[AgentEvent] = field(default_factory=list)
     path: str | None = None
     file: str | None = None  # the project file an apply or reject concerned, as recorded
+    turn: int | None = None  # a message's turn number, as recorded
+    # A message whose turn was cancelled (Esc; or interrupted, closed on resume), and how far it
+    # had got: its model responses, tool calls and tool results in the log. A replay cancels it
+    # at the same point, so it does not consume the next turn's recorded reply.
+    cancelled: bool = False
+    moves: int = 0
 
 
 @dataclass
@@ -111,13 +121,27 @@ def load(path: Path) -> Recording:
     steps: list[Step] = []
     answer: str | None = None  # the letter typed for the next turn, from its "decision" event
     compactions = 0
+    turns: dict[int, Step] = {}  # each message's step by its turn number
+    open_turn: Step | None = None  # the message whose turn has started and not finished
     for event in records:
+        if open_turn is not None and isinstance(event, MOVES):
+            open_turn.moves += 1
         if isinstance(event, DecisionRecord):
             answer = str(event.answer or "") or None
         elif isinstance(event, TurnStartedRecord):
-            steps.append(Step(answer or event.user_text, "say"))
+            if open_turn is not None:  # a new turn before the last one finished: that one was cut off
+                open_turn.cancelled = True
+            steps.append(Step(answer or event.user_text, "say", turn=event.turn))
+            turns[event.turn] = open_turn = steps[-1]
             answer = None
             steps[-1].events.extend(events_from_log([event]))
+        elif isinstance(event, TurnFinishedRecord):
+            step = turns.get(event.turn)
+            if step is not None:
+                step.cancelled = event.reason == "cancelled"
+                step.events.extend(events_from_log([event]))  # with its own turn, closed late or not
+            if step is open_turn:
+                open_turn = None
         elif isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)) and _within_tool_call(records, event):
             continue  # the model called the tool in its turn: replaying the turn calls it again
         elif isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)):
@@ -139,6 +163,8 @@ def load(path: Path) -> Recording:
             else:
                 compactions += isinstance(event, CompactionRecord)
                 steps[-1].events.extend(events_from_log([event]))
+    if open_turn is not None:  # the log ends inside a turn: it was cut off
+        open_turn.cancelled = True
     if not steps:
         raise RecordingError(f"{path} holds no turns to replay; pick a session that has a conversation.")
     return Recording(path, header, steps, records)

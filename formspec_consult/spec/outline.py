@@ -101,6 +101,9 @@ class _Walker:
     def __init__(self, refs: RefResolver) -> None:
         self.refs = refs
         self.first_summarised: str | None = None
+        # Our schemas describe only what a model cannot guess (a key's meaning, rule names): their
+        # descriptions are shown. An official schema describes most keys at length: not shown.
+        self.notes = refs.resolution.file is None
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -251,6 +254,9 @@ class _Walker:
                 out[label] = self.render(child, child_path, expanded)
             else:
                 out[label] = self.summary(child, 0)
+                about = self.node(child).get("description") if self.notes else None
+                if isinstance(about, str) and about:
+                    out[label] += f" — {about}"
         extra = self._shapes(obj)
         if extra:
             out["(shapes)"] = extra

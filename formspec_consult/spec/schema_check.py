@@ -15,6 +15,9 @@ from formspec_consult.spec.schema_registry import CompiledSchema
 from formspec_consult.spec.schemas.data import IDENT
 
 MAX_SCHEMA_ERRORS = 20
+#: keys a model writes on a field or an input that FormSpec takes only as validation rules
+_RULE_KEYS = frozenset({"min", "max", "min_length", "max_length", "pattern", "precision", "min_items", "max_items",
+                        "positive", "email", "url", "future", "past", "after", "before"})
 _TYPO_HINTS = {"depends_on": "The key is `depends` (a list of {module, version?}).",
                "target": "A relation names its entity with `resource:`, not `target:`.",
                "entity": "A relation names its entity with `resource:`.",
@@ -134,6 +137,11 @@ def _hint(error: ValidationError, kind: str, path: tuple[Any, ...], validator: C
         for key in extra:
             if key in _TYPO_HINTS:
                 return _TYPO_HINTS[key]
+            if key in _RULE_KEYS and "rules" in allowed:
+                value = error.instance[key]
+                shown = json.dumps(value) if isinstance(value, (int, float, bool)) else value
+                return (f"`{key}` is a validation rule here, not a key: write it under `rules`, e.g. "
+                        f"`rules: [{{{key}: {shown}}}]`. {here} lists the rule names.")
         matches = [(key, difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)) for key in extra]
         guess = next(((key, match[0]) for key, match in matches if match), None)
         if guess:

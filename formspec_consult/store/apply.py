@@ -114,6 +114,8 @@ def undo_last(review: Review, *, force: bool = False) -> dict[str, Any]:
     again — unless a newer draft of the same file is already under review, which is kept."""
     root = Path(review.project.root)
     newest = review.undo_stack.entries()
+    if newest and newest[-1].group:
+        return _undo_group(review, root, force=force)
     draft = ["not kept"]
 
     def put_back(entry: UndoEntry, applied: bytes | None) -> None:
@@ -132,6 +134,24 @@ def undo_last(review: Review, *, force: bool = False) -> dict[str, Any]:
         "outcome": outcome,
         "draft": draft[0],
         "undo_step": entry.seq,
+        "remaining_steps": len(review.undo_stack.entries()),
+        "validation": review.project.validate(None).to_dict(),
+    }
+
+
+def _undo_group(review: Review, root: Path, *, force: bool) -> dict[str, Any]:
+    """Undo a step of several writes (a module install) at once: no draft comes back for review."""
+    group = review.undo_stack.newest_group()
+    app = group[0].project_rel  # the last write of an install is its App manifest
+    with target_lock(state_dir(root), app):
+        entries = review.undo_stack.restore_group(root, force=force)
+    written = sorted(e.project_rel for e in entries)
+    return {
+        "undone": entries[0].group,
+        "file": ", ".join(written),
+        "outcome": "every file it wrote restored or removed",
+        "draft": "not kept",
+        "undo_step": entries[-1].seq,
         "remaining_steps": len(review.undo_stack.entries()),
         "validation": review.project.validate(None).to_dict(),
     }

@@ -29,6 +29,23 @@ VENDORS_MESSAGE = (
 )
 
 
+#: file names FormSpec's CLI reads as its own dev/serve config at the project root (`spec: spec`,
+#: `dsn`, …): never a manifest, and not ours to write
+CLI_CONFIG_NAMES = frozenset({"formspec-app.yaml", "formspec-app.yml", "formspec-sidecar.yaml", "formspec-sidecar.yml"})
+CLI_CONFIG_MESSAGE = (
+    "'{path}' is refused: {name} is the FormSpec CLI's dev/serve config at the project root (where "
+    "the spec folder, database and runtime are), not a manifest, and FormSpec reads no kind from it. "
+    "Spec paths are relative to the spec folder: an App manifest goes in 'apps/<app>.yaml' (the file "
+    "spec/apps/<app>.yaml), a module's in 'modules/<module>/module.yaml'."
+)
+#: folders FormSpec's loader skips when it walks the spec folder for manifests (besides hidden ones)
+SKIPPED_FOLDERS = frozenset({"impl", "node_modules"})
+SKIPPED_MESSAGE = (
+    "'{path}' is inside {folder}/, a folder FormSpec's loader skips ({why}): a spec file there is never "
+    "read. Put it where its module is, e.g. 'modules/<module>/<characteristic>/<entity>/entity.yaml'."
+)
+
+
 class PathRefused(ValueError):
     """A write path breaks a rule; the message says which and what to do instead."""
 
@@ -75,6 +92,12 @@ def normalise(raw: object) -> str:
         )
     for part in parts:
         _check_segment(path, part)
+    if parts[-1].lower() in CLI_CONFIG_NAMES:
+        raise PathRefused(CLI_CONFIG_MESSAGE.format(path=path, name=parts[-1]))
+    for part in parts[:-1]:
+        if part.lower() in SKIPPED_FOLDERS:
+            why = "build-time code" if part.lower() == "impl" else "installed packages"
+            raise PathRefused(SKIPPED_MESSAGE.format(path=path, folder=part, why=why))
     clean = "/".join(parts)
     if not clean.lower().endswith(YAML_SUFFIXES):
         raise PathRefused(f"The path {clean!r} is not a spec file; spec files end in .yaml or .yml.")

@@ -4,7 +4,8 @@ Every apply pushes one numbered entry holding the exact previous bytes of the ta
 fact that it did not exist) and the exact bytes apply wrote (the draft, so an undo can put it
 back for review). ``restore`` pops the newest entry,
 refusing when the file changed since that apply unless forced. Applying the same path twice
-stacks two entries, undone newest first.
+stacks two entries, undone newest first. Entries pushed under one ``group`` (a module install:
+its files, the lock and the App manifest) are one step: ``restore_group`` takes them all back.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ class UndoEntry:
     applied_at: str
     # Folders the apply had to create (project-relative, deepest first): undo removes them if empty.
     created_dirs: tuple[str, ...] = ()
+    # Entries written as one step share a group ("install <module>"); "" for a draft's apply.
+    group: str = ""
 
 
 class UndoStack:
@@ -71,6 +74,8 @@ class UndoStack:
         before: bytes | None,
         after: bytes,
         created_dirs: tuple[str, ...] = (),
+        *,
+        group: str = "",
     ) -> UndoEntry:
         """Record the state of a target just before apply overwrites it with ``after``."""
         entries = self.entries()
@@ -91,6 +96,7 @@ class UndoStack:
             after_sha256=sha256_bytes(after),
             applied_at=datetime.now(UTC).isoformat(timespec="seconds"),
             created_dirs=tuple(created_dirs),
+            group=group,
         )
         folder = self.entry_dir(entry)
         if before is not None:
@@ -184,3 +190,47 @@ class UndoStack:
             before_drop(entry, applied)
         self.drop(entry)
         return entry, outcome
+
+    def newest_group(self) -> list[UndoEntry]:
+        """The entries of the newest step when it is a group (newest first); [] for a plain apply."""
+        entries = self.entries()
+        if not entries or not entries[-1].group:
+            return []
+        group = entries[-1].group
+        out = []
+        for entry in reversed(entries):
+            if entry.group != group:
+                break
+            out.append(entry)
+        return out
+
+    def restore_group(self, project_root: Path, *, force: bool = False) -> list[UndoEntry]:
+        """Undo the newest step when it is a group, every file of it, newest first; UndoError (and
+        nothing changed) when one of them changed since unless ``force``. Returns its entries."""
+        group = self.newest_group()
+        if not group:
+            raise UndoError("The newest step is not a group of writes.")
+        for entry in group:
+            target = project_root.joinpath(*entry.project_rel.split("/"))
+            current = sha256_of(target)
+            if current not in (entry.after_sha256, entry.before_sha256) and not force:
+                state = "was deleted" if current == ABSENT else "was edited"
+                raise UndoError(
+                    f"{entry.rel} {state} after {entry.group}, so undo would lose those changes. Review the "
+                    "file, then call undo_apply with force: true to restore the earlier version anyway."
+                )
+            if entry.existed:
+                self._verified_before(entry)  # every backup is checked before anything is written
+        for entry in group:
+            target = project_root.joinpath(*entry.project_rel.split("/"))
+            if sha256_of(target) != entry.before_sha256:
+                if entry.existed:
+                    write_atomic(target, self._verified_before(entry))
+                else:
+                    remove_file(target)
+            for rel_dir in entry.created_dirs:
+                folder = project_root.joinpath(*rel_dir.split("/"))
+                if folder.is_dir() and not any(folder.iterdir()):
+                    folder.rmdir()
+            self.drop(entry)
+        return group

@@ -37,6 +37,7 @@ async def test_every_tool_is_listed_with_a_description_and_the_right_hints(clien
         "reject_draft",
         "restart_server",
         "stop_server",
+        "install_module",
     }
     for name, tool in tools.items():
         assert tool.description and len(tool.description) > 30, name

@@ -41,6 +41,8 @@ CASES = [
     ("FS-FORMULA-NAME", LINES % (GOOD_ROW, "round(fee)"), LINES % (GOOD_ROW, "money_zero(fee) + fee")),
     ("FS-FORMULA-NAME", LINES % (GOOD_ROW, "resource.tax + fee"), LINES % (GOOD_ROW, "resource.discount or fee")),
     ("FS-FORMULA-NAME", LINES % (GOOD_ROW, "fee if true else fee"), LINES % (GOOD_ROW, "fee if True else fee")),
+    ("FS-FORMULA-NAME", LINES % (GOOD_ROW, "fee if today() < days_ago(grace_days) else discount"),
+     LINES % (GOOD_ROW, "fee if today() < days_ago(backdate_limit_days) else discount")),
     ("FS-GUARD-SYNTAX", SM % "'balance = 0'", SM % "'resource.balance == None'"),
     ("FS-GUARD-NAME", SM % "'paid_amount >= balance'", SM % "'sum_line_amount >= 0 and line_count > 0'"),
     ("FS-GUARD-NAME", SM % "{expression: 'resource.owed > 0', message: Unpaid}",

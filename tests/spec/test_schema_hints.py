@@ -68,3 +68,11 @@ def test_every_outline_call_a_hint_names_shows_that_part(shop: Project, rel: str
     assert calls, [p.hint for p in problems]
     for call in calls:
         assert kind_outline(call.group(1), shop, call.group(2)).outline
+
+
+def test_a_bound_written_as_a_field_key_is_answered_with_the_rule_that_the_gate_accepts(shop: Project) -> None:
+    rel = "spec/modules/shop/master/a/a.yaml"
+    (problem,) = schema_problems(shop, rel, entity("a", "  fields:\n    - {name: price, type: money, min: 0}\n"))
+    assert "`rules: [{min: 0}]`" in problem.hint
+    suggested = re.search(r"`rules: (\[[^`]+\])`", problem.hint).group(1)  # type: ignore[union-attr]
+    assert not schema_problems(shop, rel, entity("a", f"  fields:\n    - {{name: price, type: money, rules: {suggested}}}\n"))

@@ -38,3 +38,11 @@ def test_an_approval_formspec_would_never_run_is_warned_about_with_the_fix(
 
 def test_an_approval_on_a_declared_transition_passes_quietly(shop: Project) -> None:
     assert warned(shop, "booking.appointment", "checked_in", "cancelled") == []
+
+
+def test_a_transition_named_by_its_action_is_matched_by_that_action(shop: Project) -> None:
+    text = WORKFLOW.replace("{{from: {frm}, to: {to}}}", "{{name: {frm}}}")
+    for via, expected in (("cancel", []), ("vanish", ["check_in"])):
+        result = shop.validate(overlay={DRAFT: text.format(entity="booking.appointment", frm=via, to="")})
+        hints = [w.hint for w in result.warnings if w.code == "FS-WORKFLOW-TRANSITION"]
+        assert [e for e in expected if any(e in h for h in hints)] == expected and len(hints) == len(expected)

@@ -91,3 +91,20 @@ async def test_allow_for_the_session_stops_asking_for_that_tool(project: Path) -
         results = [json.loads(line) for line in log.splitlines()]
         applies = [e["result"] for e in results if e.get("type") == "tool_result" and e.get("name") == "apply_draft"]
         assert len(applies) == 2 and not any("permission denied" in r for r in applies)
+
+
+async def test_the_model_asking_to_install_a_registry_module_waits_for_the_person_and_installs_on_yes(
+        project: Path) -> None:
+    replies = [_calls("install_module", {"name": "rental-calendar"}), "Installed."]
+    app = app_for(project, replies)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None, timeout=60)  # a real engine: slower to open
+        await send(pilot, "we rent tents; use the rental module")
+        await wait_until(pilot, lambda: isinstance(app.screen, PermissionScreen), timeout=30)
+        shown = widget_text(app.screen.query_one("VerticalScroll Static"))
+        assert "wants to install the registry module rental-calendar" in shown
+        assert not (project / "vendors").exists()  # nothing runs while the person decides
+        await pilot.press("o")
+        await wait_until(pilot, lambda: "Installed." in texts(app), timeout=30)
+    assert (project / "vendors" / "rental-calendar" / "module.yaml").is_file()
+    assert "rental-calendar" in (project / "formspec.lock").read_text(encoding="utf-8")

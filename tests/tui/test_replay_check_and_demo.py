@@ -22,8 +22,8 @@ def test_a_divergence_shows_both_lines_around_the_first_character_that_differs()
     same = '{"type": "tool_result", "name": "list_business_templates", ' + "x" * 300
     recorded = same + ' "result": "{\\"count\\": 13}"}'
     replayed = same + ' "result": "{\\"count\\": 0}"}'
-    text = Divergence(4, recorded, replayed).describe()
-    assert "event 5" in text and "count\\\": 13" in text and "count\\\": 0" in text
+    text = Divergence(42, recorded, replayed, 40).describe()
+    assert text.startswith("line 42 of events.jsonl (replayed line 40), character") and "count\\\": 13" in text and "count\\\": 0" in text
     lines = text.splitlines()
     caret = next(line for line in lines if line.rstrip().endswith("first difference"))
     replayed_line = next(line for line in lines if line.startswith("  replayed: "))

@@ -24,7 +24,9 @@ Decision = Literal["allow_once", "allow_session", "deny"]
 RULES: tuple[Rule, ...] = ("allow", "ask", "deny")
 
 # Tools of the local server that change the project, the drafts or the servers.
-GUARDED_TOOLS: frozenset[str] = frozenset({"apply_draft", "undo_apply", "reject_draft", "stop_server", "restart_server"})
+GUARDED_TOOLS: frozenset[str] = frozenset(
+    {"apply_draft", "undo_apply", "reject_draft", "stop_server", "restart_server", "install_module"}
+)
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,12 @@ class PermissionRequest:
     @property
     def summary(self) -> str:
         """What the model asks to do, in the person's terms."""
-        target = self.arguments.get("file") or self.arguments.get("path") or self.arguments.get("server")
+        target = (self.arguments.get("file") or self.arguments.get("path") or self.arguments.get("server")
+                  or (self.arguments.get("name") if self.name == "install_module" else None))
         verb = {"apply_draft": "apply the draft", "undo_apply": "undo the last apply",
                 "reject_draft": "discard the draft", "stop_server": "stop the server",
-                "restart_server": "restart the server"}.get(self.name, f"run {self.name}")
+                "restart_server": "restart the server",
+                "install_module": "install the registry module"}.get(self.name, f"run {self.name}")
         return f"The consultant wants to {verb}{f' {target}' if target else ''}."
 
 
@@ -56,6 +60,8 @@ def denial_text(name: str, *, asked: bool) -> str:
                        "to review it with /diff and accept it there (or `formspec-consult apply`).",
         "undo_apply": "Ask the person to undo it themselves with /undo if they want to.",
         "reject_draft": "Ask the person to reject it themselves with /reject <path> if they want to.",
+        "install_module": "Tell the person which module would fit and why; they can install it themselves with "
+                          "FormSpec's `formspec module install --from https://registry.formspec.dev <name> --use`.",
     }.get(name, "Ask the person to do it themselves if they want it done.")
     return f"ERROR: permission denied — {who}. {review} Do not call {name} again for this unless they ask you to."
 

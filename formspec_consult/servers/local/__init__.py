@@ -64,7 +64,7 @@ def create_local_server(
     asked to list its tools (a health check) leaves nothing behind. Raises
     ``formspec_consult.spec.ProjectError`` when ``project_dir`` is not a FormSpec project.
     """
-    from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, read_tools
+    from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, module_tools, read_tools
     from formspec_consult.servers.local.state import LocalState
     from formspec_consult.spec import open_project
 
@@ -104,6 +104,7 @@ def create_local_server(
     draft_tools.register(server, state)
     dev_tools.register(server, state)
     extra_tools.register(server, state)
+    module_tools.register(server, state)
     return server
 
 
@@ -120,10 +121,10 @@ class _CatalogueState:
 async def tool_catalogue() -> list[Tool]:
     """The local server's tools as a client lists them (name, title, description, hints), without
     a project: what `formspec-consult skill install` writes into the skill's tool guide."""
-    from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, read_tools
+    from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, module_tools, read_tools
 
     server = CitizenServer("formspec-local-catalogue")
     state = cast("LocalState", _CatalogueState())
-    for module in (read_tools, draft_tools, dev_tools, extra_tools):
+    for module in (read_tools, draft_tools, dev_tools, extra_tools, module_tools):
         module.register(server, state)
     return await server.list_tools()

@@ -46,7 +46,8 @@ def register(server: MCPServer, state: LocalState) -> None:
             str,
             Field(
                 description=(
-                    "Spec path, e.g. 'modules/booking/entities/appointment.yaml' ('overrides/…' for a shadow copy)."
+                    "Relative to the spec folder: 'apps/<app>.yaml', 'modules/<module>/module.yaml', "
+                    "'modules/<module>/<characteristic>/<entity>/entity.yaml'; 'overrides/…' for a shadow copy."
                 )
             ),
         ],

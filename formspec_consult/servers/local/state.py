@@ -27,6 +27,7 @@ from formspec_consult.store.folder import (
     existing_session,
     set_current_external_session,
 )
+from formspec_consult.store.install import InstallRefused
 from formspec_consult.store.layout import consult_dir
 from formspec_consult.store.locks import external_session_claim
 from formspec_consult.store.paths import PathRefused, tool_path
@@ -49,6 +50,7 @@ EXPECTED_ERRORS: tuple[type[Exception], ...] = (
     ProjectError,
     SkillNotFound,
     UnknownKind,
+    InstallRefused,
 )
 
 

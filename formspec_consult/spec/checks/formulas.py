@@ -4,7 +4,7 @@ Each is one Starlark expression FormSpec evaluates with the record's fields boun
 `starlark_expr`). What each evaluator binds besides the fields (FormSpec's internal/starlark and
 internal/action):
 - `computed.formula`: the fields of the record (in a child field: of its row), `resource`/`data`,
-  the helpers. A formula that fails leaves the field empty on every save, without an error.
+  `backdate_limit_days` (the entity's backdate_policy.max_days_back, 3 by default), the helpers. A formula that fails leaves the field empty on every save, without an error.
 - `state_machine.transitions[].guard` (a string, or `{expression, message}`): also `sum_line(field)`,
   `sum_line_<field>`, `item_count`, `line_count`. A guard that fails refuses the transition.
 - `actions[].conditions[]` and a transition's `conditions` (`script` or `expression`): also `params` and `param_<name>`. A condition
@@ -31,6 +31,7 @@ from formspec_consult.spec.checks.starlark_expr import (
 from formspec_consult.spec.model import Document
 
 _LIST_METHODS = frozenset({"append", "clear", "extend", "index", "insert", "pop", "remove"})
+_COMPUTED_NAMES = frozenset({"backdate_limit_days"})  # the entity's backdate_policy.max_days_back (default 3)
 _GUARD_NAMES = frozenset({"sum_line", "item_count", "line_count"})
 _CONDITION_NAMES = frozenset({"params"})
 #: the functions a hint offers (FormSpec's helpers first, then the common Starlark built-ins)
@@ -65,14 +66,14 @@ def check_formulas(doc: Document, out: Findings) -> None:
         names |= {"is_active"}  # the engine adds it
     for i, f in fields:
         base = ("spec", "fields", i)
-        _computed(doc, f, base, _Scope(f"computed formula of field {f.get('name')!r}", names, rows=lists), out)
+        _computed(doc, f, base, _Scope(f"computed formula of field {f.get('name')!r}", names, _COMPUTED_NAMES, rows=lists), out)
         child = f.get("child")
         if isinstance(child, dict):
             rows = [(j, cf) for j, cf in enumerate(as_list(child.get("fields"))) if isinstance(cf, dict)]
             row_names = frozenset(str(cf["name"]) for _, cf in rows if isinstance(cf.get("name"), str))
             for j, cf in rows:
                 # a row's formula sees the row; the parent's fields are allowed too, to stay on the safe side
-                scope = _Scope(f"computed formula of {f.get('name')}.{cf.get('name')}", row_names | names, rows=lists)
+                scope = _Scope(f"computed formula of {f.get('name')}.{cf.get('name')}", row_names | names, _COMPUTED_NAMES, rows=lists)
                 _computed(doc, cf, base + ("child", "fields", j), scope, out)
     _guards(doc, spec, names, lists, out)
     _conditions(doc, spec, names, lists, out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from formspec_consult.spec.checks.context import Findings, Index, as_list, module_key
-from formspec_consult.spec.kinds import effective_kind
+from formspec_consult.spec.kinds import CORE_MODULE, effective_kind
 from formspec_consult.spec.model import Document
 
 _MODULELESS = frozenset({"App", "Workspace", "Module"})
@@ -46,11 +46,18 @@ def _check_manifest(doc: Document, kind: str, spec: dict[str, Any], index: Index
                          f"Install or create it, or fix the name (known modules: {known}).")
     if kind == "App":
         mods = as_list(spec.get("modules"))
+        declared = sorted(index.module_docs)
         for i, name in enumerate(mods):
-            if isinstance(name, str) and not index.has_module(name):
+            # FormSpec's validateDanglingRefs: an App mounts only modules a `kind: Module` declares
+            # (a folder without module.yaml mounts nothing)
+            if isinstance(name, str) and module_key(name) not in index.module_docs and module_key(name) != CORE_MODULE:
+                folder = index.has_module(name)
                 out.error("FS-APP-MODULE", doc, ("spec", "modules", i),
-                          f"the App activates module {name!r}, which is not in this project",
-                          f"Fix the name or install the module (known modules: {known}).")
+                          f"the App mounts module {name!r}, which no `kind: Module` document declares"
+                          + (" (its folder has no module.yaml)" if folder else ""),
+                          (f"Add modules/{name}/module.yaml (kind: Module, metadata.name: {name})" if folder else
+                           "Fix the name or install the module")
+                          + f"; declared modules: {', '.join(declared) or '(none)'}.")
     _check_menu(doc, spec.get("menu"), index, out, ("spec", "menu"))
 
 

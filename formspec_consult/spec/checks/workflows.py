@@ -1,7 +1,8 @@
 """A Workflow (approval) must intercept a transition its entity really has.
 
-FormSpec indexes a Workflow under the text `{spec.entity}.{from}.{to}` and looks it up with
-`module.entity` and the transition's states when that transition runs (internal/workflow). A
+FormSpec indexes a Workflow under the text `{spec.entity}.{from}.{to}` (newer versions also accept
+`on.transition: {name: <via action>}`) and looks it up with `module.entity` and the transition
+when that transition runs (internal/workflow). A
 Workflow whose `entity` is not written `module.entity`, names no entity, or names a transition the
 entity's state machine does not declare is loaded without complaint and never asks anyone to
 approve anything, so the gate warns.
@@ -35,13 +36,27 @@ def check_workflows(docs: list[Document], index: Index, out: Findings) -> None:
         key = index.entity_key(entity, doc.module)
         if key is None:
             continue  # an unknown entity is reported by the reference checks
-        pairs = _transitions(index.entities[key].spec)
+        spec = index.entities[key].spec
+        if "name" in transition:  # newer FormSpec names the transition by its `via` action
+            vias = _vias(spec)
+            if transition["name"] not in vias:
+                out.warn("FS-WORKFLOW-TRANSITION", doc, ("spec", "on", "transition", "name"),
+                         f"{entity} has no transition via {transition['name']!r}, so this approval would never run",
+                         f"Name one of its transitions' `via` actions: {', '.join(sorted(vias)) or '(none)'}.")
+            continue
+        pairs = _transitions(spec)
         wanted = (transition.get("from"), transition.get("to"))
         if wanted not in pairs and ("*", wanted[1]) not in pairs:
             listing = ", ".join(f"{a} → {b}" for a, b in sorted(pairs, key=str)) or "none (it has no state_machine)"
             out.warn("FS-WORKFLOW-TRANSITION", doc, ("spec", "on", "transition"),
                      f"{entity} has no transition {wanted[0]} → {wanted[1]}, so this approval would never run",
                      f"Name one of its transitions ({listing}), or add it to the entity's state_machine.")
+
+
+def _vias(spec: dict[str, Any]) -> set[str]:
+    sm = spec.get("state_machine")
+    return {str(tr.get("via") or tr.get("action")) for tr in as_list(sm.get("transitions") if isinstance(sm, dict)
+                                                                     else None) if isinstance(tr, dict)}
 
 
 def _transitions(spec: dict[str, Any]) -> set[tuple[Any, Any]]:

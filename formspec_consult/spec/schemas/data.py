@@ -22,6 +22,12 @@ FIELD_TYPES = ("string", "text", "richtext", "integer", "decimal", "money", "per
                "datetime", "time", "uuid", "json", "file", "attachment", "relation", "child", "number")
 IMPL_TYPES = ("script_ref", "script", "native", "compiled", "sidecar")
 IDENT = "^[a-z][a-z0-9_]*$"
+#: the rule names FormSpec's validator applies to a value (internal/validation: Core Basic §10.6 and
+#: the cross-field ones); said in the schema so the outline of `fields` shows them
+RULES = {"type": "array", "items": {"$ref": "#/$defs/ValidationRule"},
+         "description": "names: required, positive, email, url, future, past; with a value: min, max, min_length, "
+                        "max_length, pattern, precision, min_items, max_items, after, before (another field), "
+                        "exists; e.g. [required, {min: 0}, 'after:start_date']"}
 
 DEFS: dict[str, Schema] = {
     "Characteristic": enum("master", "transaction", "reference", "summary"),
@@ -59,7 +65,7 @@ DEFS: dict[str, Schema] = {
         "name": pattern(IDENT, minLength=1, maxLength=128), "type": ref("FieldType"), "title": STR,
         "description": STR, "default": ANY, "required": BOOL, "immutable": BOOL, "read_only": BOOL,
         "unique": BOOL, "index": BOOL, "natural_key": BOOL, "natural_key_rule": ref("NaturalKeyRuleDecl"),
-        "audited": BOOL, "enum_values": STRS, "rules": arr(ref("ValidationRule")),
+        "audited": BOOL, "enum_values": STRS, "rules": RULES,
         "relation": ref("RelationDecl"), "child": ref("ChildDecl"), "computed": ref("ComputedDecl"),
         "precision": INT, "scale": INT, "visible_when": STR, "readonly_when": STR, "required_when": STR,
         "auto_fill": ref("AutoFillDecl"), "tree": BOOL, "classification": ref("FieldClassification"),
@@ -82,7 +88,7 @@ DEFS: dict[str, Schema] = {
     "ParamInput": obj({
         "name": pattern(IDENT, minLength=1, maxLength=128), "type": ref("FieldType"), "label": STR,
         "placeholder": STR, "help": STR, "widget": STR, "required": BOOL, "default": ANY, "enum_values": STRS,
-        "options": arr(MAP), "multiple": BOOL, "rules": arr(ref("ValidationRule")), "visible_when": STR,
+        "options": arr(MAP), "multiple": BOOL, "rules": RULES, "visible_when": STR,
         "readonly_when": STR, "required_when": STR, "compute": STR, "persist": BOOL,
     }, "name"),
     "InputSet": obj({"name": pattern(IDENT, minLength=1, maxLength=128), "inputs": arr(ref("ParamInput"))}, "name"),

@@ -13,7 +13,8 @@ LOWER_BOUND_KEYS = frozenset({"min", "minimum", "gte", "gt", "positive", "non_ne
 
 
 def has_lower_bound(spec_field: dict[str, Any]) -> bool:
-    """`min:` on the field, or a rule that bounds it below (`positive`, `{min: 0}`, `"min:0"`)."""
+    """A rule that bounds it below (`positive`, `{min: 0}`, `"min:0"`, `{name: min, value: 0}`); a `min:` key
+    on the field itself counts too, though the gate refuses it (that refusal says what to write)."""
     if spec_field.get("min") is not None:
         return True
     rules = spec_field.get("rules")
@@ -21,7 +22,8 @@ def has_lower_bound(spec_field: dict[str, Any]) -> bool:
     for item in items:
         if isinstance(item, tuple) and str(item[0]).lower() in LOWER_BOUND_KEYS:
             return True
-        if isinstance(item, dict) and any(str(k).lower() in LOWER_BOUND_KEYS for k in item):
+        if isinstance(item, dict) and (any(str(k).lower() in LOWER_BOUND_KEYS for k in item)
+                                       or str(item.get("name", "")).lower() in LOWER_BOUND_KEYS):
             return True
         if isinstance(item, str) and item.split(":")[0].strip().lower() in LOWER_BOUND_RULES:
             return True
@@ -40,6 +42,6 @@ def verify_amounts(doc: Document) -> list[Finding]:
             out.append(finding(
                 "FSV-AMOUNT-NO-LOWER-BOUND", doc, ("spec", "fields", i),
                 f"{f['name']!r} of {doc.name!r} ({kind}) accepts negative values",
-                f"Add `min: 0` (or `rules: [positive]`) to {f['name']!r}, unless a negative amount is meaningful "
-                "(a refund or a correction)."))
+                f"Add `{{min: 0}}` to the `rules` of field `{f['name']}` (`positive` instead when zero is not "
+                "allowed either), unless a negative amount is meaningful (a refund or a correction)."))
     return out

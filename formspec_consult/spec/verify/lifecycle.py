@@ -8,11 +8,16 @@ from typing import Any
 
 from formspec_consult.spec.model import Document
 from formspec_consult.spec.verify.findings import Finding, finding
-from formspec_consult.spec.verify.vocabulary import DUE_WORDS, is_branch, is_terminal, mentions
+from formspec_consult.spec.verify.vocabulary import BRANCH_WORDS, DUE_WORDS, is_terminal, mentions
 
 OVERDUE_WORDS = frozenset({"overdue", "late", "lapsed", "expired", "terlambat", "telat", "kedaluwarsa",
                            "kadaluarsa", "menunggak", "tunggak", "hangus"})
 SM = ("spec", "state_machine")
+#: words of a state where things did not go as planned and the record ends there. Not `returned`,
+#: `overdue`, `reopened` and the like: a rental ends well when it is returned, and a late or
+#: reopened record goes on — the structure decides those (two ends are a branch)
+ENDING_BRANCH_WORDS = BRANCH_WORDS - frozenset({"returned", "overdue", "reopened", "suspended", "disputed",
+                                                "terlambat", "telat", "dikembalikan", "retur"})
 
 
 @dataclass
@@ -68,35 +73,128 @@ def verify_lifecycle(doc: Document) -> list[Finding]:
             return [finding("FSV-TRANSACTION-NO-LIFECYCLE", doc, ("spec",),
                             f"transaction {doc.name!r} has no state_machine, so it never moves between states",
                             "Ask how one moves from start to finish (and how it can be cancelled), then add a "
-                            "state_machine with an enum status field.")]
+                            "status field and a state_machine, e.g. add `{name: status, type: enum, enum_values: "
+                            "[open, done, cancelled], default: open}` to `spec.fields`, set `spec.state_machine` to "
+                            "`{field: status, initial: open, states: [{name: open, label: Open}, {name: done, label: "
+                            "Done}, {name: cancelled, label: Cancelled}], transitions: [{from: open, to: done, via: "
+                            "complete}, {from: open, to: cancelled, via: cancel}]}` and add `{name: complete}` to "
+                            "`spec.actions`, with the states the person names.")]
         return []
     out: list[Finding] = []
-    if transaction and len(life.states) >= 2 and not any(is_branch(s) for s in life.states):
+    if transaction and len(life.states) >= 2 and not _has_branch(life):
         out.append(finding(
             "FSV-LIFECYCLE-NO-BRANCH", doc, SM,
             f"the lifecycle of {doc.name!r} ({' → '.join(life.states)}) has no cancelled, rejected or lost branch",
-            "Ask what happens when it does not go as planned (cancelled, rejected, lost, refunded) and add that "
-            "state with a transition from the states where it can happen."))
+            "Ask what happens when it does not go as planned (cancelled, rejected, lost, refunded); then "
+            + _new_state(spec, life, "cancelled", _open_states(life), "cancel")))
     if life.has_transitions:
         for i, state in enumerate(life.states):
             if not life.outgoing.get(state) and not is_terminal(state):
+                target = _next_state(life, state)
                 out.append(finding(
                     "FSV-STATE-DEAD-END", doc, SM + ("states", i) if _declared(spec) else SM,
                     f"state {state!r} of {doc.name!r} has no transition out, but does not read as an end state",
-                    f"Add a transition from {state!r} to the next state, or confirm with the person that "
-                    f"{state!r} ends the lifecycle."))
+                    f"Add a transition out of {state!r}: "
+                    + _transition(spec, life, [state], target, f"move_to_{target}")
+                    + f"; or confirm with the person that {state!r} ends the lifecycle."))
             if state != life.initial and not life.incoming.get(state):
+                source = life.initial or next(s for s in life.states if s != state)
                 out.append(finding(
                     "FSV-STATE-UNREACHABLE", doc, SM + ("states", i) if _declared(spec) else SM,
                     f"state {state!r} of {doc.name!r} is never reached: no transition leads to it",
-                    f"Add the transition (and its action) that moves a record into {state!r}, or drop the state."))
+                    f"Add the transition that moves a record into {state!r}: "
+                    + _transition(spec, life, [source], state, f"move_to_{state}") + "; or drop the state."))
     due = [f["name"] for f in _fields(spec) if f.get("type") in ("date", "datetime") and mentions(f["name"], DUE_WORDS)]
     if due and life.states and not any(mentions(s, OVERDUE_WORDS) for s in life.states):
         out.append(finding(
             "FSV-DUE-NO-OVERDUE", doc, SM,
             f"{doc.name!r} has a due date ({due[0]}) but no overdue state",
-            f"Ask what happens when {due[0]} passes (overdue, late fee, expired) and model it as a state."))
+            f"Ask what happens when {due[0]} passes (overdue, late fee, expired); to model it as a state, "
+            + _new_state(spec, life, "overdue", _open_states(life), "mark_overdue")
+            + _way_on(spec, life, "overdue")))
     return out
+
+
+def _way_on(spec: dict[str, Any], life: Lifecycle, state: str) -> str:
+    """Advice text for the way out of a state that goes on (an overdue record is still settled)."""
+    ends = [s for s in life.states if s != state and is_terminal(s)
+            and not any(w in ENDING_BRANCH_WORDS for w in _words(s))]
+    if not ends:
+        return ""
+    return " A record goes on from there: " + _transition(spec, life, [state], ends[0], f"move_to_{ends[0]}") + "."
+
+
+def _has_branch(life: Lifecycle) -> bool:
+    """A state named as an unplanned ending, or (with transitions) two different ways to end."""
+    if any(w in ENDING_BRANCH_WORDS for s in life.states for w in _words(s)):
+        return True
+    ends = [s for s in life.states if not life.outgoing.get(s) and (s == life.initial or life.incoming.get(s))]
+    return life.has_transitions and len(ends) >= 2
+
+
+def _words(name: str) -> list[str]:
+    from formspec_consult.spec.verify.vocabulary import words
+
+    return words(name)
+
+
+def _open_states(life: Lifecycle) -> list[str]:
+    """The states a record can still leave (those with a way out; the initial one without transitions)."""
+    open_ = [s for s in life.states if life.outgoing.get(s)]
+    return open_ or ([life.initial] if life.initial else life.states[:1])
+
+
+def _next_state(life: Lifecycle, state: str) -> str:
+    """Where a dead end most plausibly goes: the next declared state, else the first end state."""
+    index = life.states.index(state)
+    later = [s for s in life.states[index + 1:] if s != state]
+    ends = [s for s in life.states if s != state and is_terminal(s)]
+    return (later or ends or [s for s in life.states if s != state])[0]
+
+
+def _status_field(spec: dict[str, Any]) -> str | None:
+    sm = spec.get("state_machine")
+    name = sm.get("field") if isinstance(sm, dict) else None
+    return name if isinstance(name, str) and any(f.get("name") == name and isinstance(f.get("enum_values"), list)
+                                                 for f in _fields(spec)) else None
+
+
+def _actions(spec: dict[str, Any]) -> set[str]:
+    return {a["name"] for a in spec.get("actions") or [] if isinstance(a, dict) and isinstance(a.get("name"), str)}
+
+
+def _via(spec: dict[str, Any], to: str, fallback: str) -> str:
+    """The action of an existing transition into `to`, else `fallback`."""
+    sm = spec.get("state_machine")
+    for tr in (sm.get("transitions") if isinstance(sm, dict) else None) or []:
+        if isinstance(tr, dict) and tr.get("to") == to and isinstance(tr.get("via"), str):
+            return str(tr["via"])
+    return fallback
+
+
+def _transition(spec: dict[str, Any], life: Lifecycle, sources: list[str], to: str, action: str) -> str:
+    """Advice text adding one transition (and its action when it is new), as YAML the gate accepts."""
+    from formspec_consult.spec.kinds import RESERVED_ACTIONS
+
+    via = _via(spec, to, action)
+    origin = sources[0] if len(sources) == 1 else "[" + ", ".join(sources) + "]"
+    text = f"add `{{from: {origin}, to: {to}, via: {via}}}` to `spec.state_machine.transitions`"
+    if via not in _actions(spec) and via not in RESERVED_ACTIONS:
+        text += f" and `{{name: {via}}}` to `spec.actions`"
+    return text
+
+
+def _new_state(spec: dict[str, Any], life: Lifecycle, state: str, sources: list[str], action: str) -> str:
+    """Advice text adding the state `state` (declared where the states are) and a transition into it."""
+    parts = []
+    if _declared(spec):
+        parts.append(f"add `{{name: {state}, label: {state.replace('_', ' ').capitalize()}}}` to "
+                     "`spec.state_machine.states`")
+    field = _status_field(spec)
+    if field:
+        parts.append(f"add `{state}` to the `enum_values` of field `{field}`")
+    parts.append(_transition(spec, life, sources, state, action))
+    return ", ".join(parts) + "."
 
 
 def _declared(spec: dict[str, Any]) -> bool:

@@ -64,6 +64,14 @@ def verify_inverses(doc: Document, index: EntityIndex) -> list[Finding]:
                 "FSV-RELATION-NO-INVERSE", doc, ("spec", "fields", i),
                 f"{doc.name}.{f['name']} is {rel['type']} {rel['resource']}, but {target.name!r} has no belongs_to "
                 f"back to {doc.name!r}",
-                f"Add a belongs_to relation to {doc.name!r} in {target.name!r} (it holds the key), or name an "
-                "existing field with foreign_key."))
+                f"Add {_back_field(doc, target)} to the `spec.fields` of {target.name!r} (it holds the key), or "
+                f"name an existing field of {target.name!r} with `foreign_key`."))
     return out
+
+
+def _back_field(doc: Document, target: Document) -> str:
+    """The belongs_to field (as YAML the gate accepts) that points `target` back at `doc`."""
+    taken = {g.get("name") for g in target.spec.get("fields") or [] if isinstance(g, dict)}
+    name = next(n for n in (doc.name, f"{doc.name}_ref", f"parent_{doc.name}") if n not in taken)
+    resource = f"{doc.module}.{doc.name}" if doc.module else str(doc.name)
+    return f"`{{name: {name}, type: relation, relation: {{type: belongs_to, resource: {resource}}}}}`"
