@@ -64,7 +64,8 @@ def check_capability(provider: Provider, *, allow_unvalidated: bool | None = Non
     override = provider.allow_unvalidated if allow_unvalidated is None else allow_unvalidated
     if override:
         return
-    hint = OVERRIDE
-    if not verdict.known:
+    hint, problems = OVERRIDE, verdict.problems
+    if not verdict.known:  # the hint says what to set; the unknown window is not said twice
         hint = f"set context_window (--context-window N) for it and {OVERRIDE}"
-    raise ProviderError(f"{provider.model} is below the minimum capability bar: " + "; ".join(verdict.problems), hint=hint)
+        problems = problems[:1]
+    raise ProviderError(f"{provider.model} is below the minimum capability bar: " + "; ".join(problems), hint=hint)

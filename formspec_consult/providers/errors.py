@@ -98,6 +98,61 @@ def _cause(exc: BaseException) -> str:
     return ""
 
 
+# Network failures by what they are, found in the exception's chain: litellm wraps a refused
+# connection as "InternalServerError 500 … Connection error." (a provider outage, read as such),
+# with aiohttp's "ssl:<ssl.SSLContext object at 0x…>" inside. Matched by class name, innermost
+# first, so neither litellm nor aiohttp is imported here.
+_NETWORK_KINDS = (
+    ("refused", {"ConnectionRefusedError"}),
+    ("dns", {"gaierror", "ClientConnectorDNSError"}),
+    ("tls", {"SSLError", "SSLCertVerificationError", "ClientConnectorCertificateError", "ClientSSLError",
+             "ClientConnectorSSLError", "SSLZeroReturnError"}),
+    ("timeout", {"TimeoutError", "ConnectTimeout", "ReadTimeout", "ServerTimeoutError", "APITimeoutError",
+                 "Timeout", "ConnectionTimeoutError", "SocketTimeoutError"}),
+    ("reset", {"ConnectionResetError", "ServerDisconnectedError", "RemoteProtocolError"}),
+)
+_NOISE = re.compile(r"\s*ssl:<ssl\.SSLContext object at 0x[0-9a-f]+>|\s*ssl:(?:default|None|True|False)\b")
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    inner: BaseException | None = exc
+    while inner is not None and len(out) < 10 and inner not in out:
+        out.append(inner)
+        inner = inner.__cause__ or inner.__context__
+    return out
+
+
+def network_failure(exc: BaseException) -> tuple[str, str] | None:
+    """(kind, the innermost reason) when the chain holds a network failure: "refused", "dns",
+    "tls", "timeout" or "reset"; None for anything else (an answer from the server)."""
+    chain = _chain(exc)
+    for inner in reversed(chain):  # innermost first: the socket's own word
+        name = type(inner).__name__
+        for kind, names in _NETWORK_KINDS:
+            if name in names:
+                text = _NOISE.sub("", str(inner).strip().splitlines()[0] if str(inner).strip() else name)
+                return kind, text[:200]
+    return None
+
+
+def _network_error(kind: str, reason: str, model: str, where: str) -> ProviderError:
+    if kind == "refused":
+        return ProviderError(f"{model}: the connection{where} was refused — nothing is listening there ({reason})",
+                             hint="start the model server, or check the address and port of --base-url")
+    if kind == "dns":
+        return ProviderError(f"{model}: the host{where} was not found (DNS: {reason})",
+                             hint="check the host name in --base-url, and that this machine is online")
+    if kind == "tls":
+        return ProviderError(f"{model}: the secure (TLS) connection{where} failed ({reason})",
+                             hint="check http:// versus https:// in --base-url, and the server's certificate")
+    if kind == "timeout":
+        return ProviderError(f"{model}: the request{where} timed out ({reason})",
+                             hint="the server is slow or unreachable; retry, or raise request_timeout", retryable=True)
+    return ProviderError(f"{model}: the connection{where} was closed by the server ({reason})",
+                         hint="retry; if it keeps happening, check the server's log", retryable=True)
+
+
 def map_error(exc: BaseException, *, model: str, account: str, endpoint: str | None = None) -> ProviderError:
     """Turn any provider exception into a ProviderError whose hint says what to do; network
     failures name the endpoint (`endpoint`, else the provider's own API) and the cause."""
@@ -108,6 +163,9 @@ def map_error(exc: BaseException, *, model: str, account: str, endpoint: str | N
     cause = _cause(exc)
     retryable = is_retryable(exc)
     auth = f"`formspec-consult auth set {account}`"
+    network = network_failure(exc)
+    if network is not None:  # said as what it is, before any status litellm gave the wrapper
+        return _network_error(*network, model, where)
     if name == "ContextWindowExceededError":
         hint = "the conversation is too long for this model: run /compact, or lower context_window"
         return ProviderError(f"{model}: context window exceeded ({detail})", hint=hint)

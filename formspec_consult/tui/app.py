@@ -36,6 +36,7 @@ from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
     from formspec_consult.agent.loop.permissions import Decision, PermissionRequest
+    from formspec_consult.config.trust import TrustRequest
     from formspec_consult.tui.slash_router import SlashRouter
     from formspec_consult.tui.widgets.diff_pane import DiffPane
     from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
@@ -75,8 +76,12 @@ class ConsultApp(LayoutActions, App[None]):
         *,
         max_blocks: int = ConversationView.DEFAULT_MAX_BLOCKS,
         theme: str | None = None,
+        trust_request: TrustRequest | None = None,
     ) -> None:
         super().__init__()
+        # What the project's settings ask for that waits for the folder's trust: asked once,
+        # before the engine (and with it anything those settings start) opens.
+        self.trust_request = trust_request
         read_meta_letters_as_alt()  # alt+b / alt+f from a real terminal, see tui/keys.py
         self._initial_theme = theme  # applied on mount: the theme watcher needs a screen
         self.engine_factory = engine_factory
@@ -172,6 +177,29 @@ class ConsultApp(LayoutActions, App[None]):
         await self.query_one("#side").mount(ToolCallsPane(id="tools-pane"), diffs)
         await self.mount(Footer())
         self.apply_size(self.size.width, self.size.height)
+        request, self.trust_request = self.trust_request, None
+        if request is None:
+            self.open_engine(None)
+            return
+        from formspec_consult.tui.screens.trust import TrustScreen
+
+        self.push_screen(TrustScreen(request), lambda trusted: self._trust_decided(request, bool(trusted)))
+
+    def _trust_decided(self, request: TrustRequest, trusted: bool) -> None:
+        """Record the person's trust (the engine then honours the settings), or say once what stays
+        off; then open the engine."""
+        from formspec_consult.config.trust import trust
+
+        said = request.one_line()
+        if trusted:
+            try:
+                trust(request.folder, request.digest)
+                said = ""
+            except OSError as exc:
+                said = f"Could not record the trust ({exc.strerror or exc}); {said}"
+        if said:
+            self.run_worker(self.query_one(ConversationView).add(Entry("notice-warning", said)),
+                            exit_on_error=False)
         self.open_engine(None)
 
     # -- engine lifecycle ---------------------------------------------------------------------
@@ -236,9 +264,13 @@ class ConsultApp(LayoutActions, App[None]):
             bar.info = info.with_(compactions=max(info.compactions, bar.info.compactions))  # the log's count stays
         self._send_queued()
 
+    # Why the consultation could not start (None while it can): said once in the conversation,
+    # and in the shell after the app closes, with exit code 2 (see commands/launch.run_app).
+    start_failure: str | None = None
+
     async def _could_not_start(self, exc: Exception) -> None:
-        """Say, in the conversation and a toast, why the consultation could not start."""
-        self.start_failed = True
+        """Say in the conversation (once: the toast only points there) why it could not start."""
+        self.start_failure = str(exc)
         self.query_one(StatusBar).info = StatusInfo(state="not started")
         advice = f"Could not start: {exc}"
         from formspec_consult.agent.engine.engine import ProviderError
@@ -246,7 +278,8 @@ class ConsultApp(LayoutActions, App[None]):
         if isinstance(exc, ProviderError):
             advice += "\n\nNo model at hand? `formspec-consult demo` runs an offline demo, no key needed."
         await self.query_one(ConversationView).add(Entry("notice-error", advice))
-        self.notify(str(exc), title="Could not start the consultation", severity="error", timeout=15)
+        self.notify("The reason and what to do are in the conversation; ctrl+q quits.",
+                    title="Could not start the consultation", severity="error", timeout=15)
 
     async def ask_permission(self, request: PermissionRequest) -> Decision:
         """The approver of the engine: show the approval prompt (with the draft's diff) and wait."""
@@ -375,7 +408,7 @@ class ConsultApp(LayoutActions, App[None]):
         queued (and said so), then sent once it is: after the earlier conversation, never in the
         middle of mounting it."""
         if self.engine is None or not self.session_shown or not self.model_joined:
-            if getattr(self, "start_failed", False):
+            if self.start_failure is not None:
                 self.notify("The consultation could not start — see the conversation for how to fix it.",
                             severity="error")
                 return False

@@ -104,6 +104,9 @@ async def test_a_model_refused_after_ready_is_said_and_the_new_session_leaves_no
         blocks = app.query_one(ConversationView)
         said = [getattr(b, "text", "") for b in blocks.blocks]
         assert any("Could not start" in t and "cannot call tools" in t for t in said)
+        # said once: the toast points at the conversation; the shell gets it after the app (exit 2)
+        assert not any("cannot call tools" in n for n in app.recent_notices)
+        assert app.start_failure is not None and "cannot call tools" in app.start_failure
         assert app.engine is None and app.resume_hint() is None
         assert not session_dir.exists()  # the half-made session is gone
         # Sending now says the start failed instead of queueing for ever.
