@@ -331,7 +331,7 @@ class AgentLoop:
                 duration_ms=round(outcome.duration_ms, 1),
             )
         )
-        content: str | list[dict[str, Any]] = cap_result(outcome.text, self.tool_result_cap, logged.seq)
+        content: str | list[dict[str, Any]] = cap_result(outcome.text, self.tool_result_cap, logged.seq, call.id)
         if outcome.parts and self.provider.supports_images:
             # Images go next to the text that names them, for models that take them; others
             # read only the placeholder. The message (images included) is what the log keeps.
