@@ -33,6 +33,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "undo": ("formspec_consult.commands.review:undo", "Undo the last apply, restoring the exact bytes."),
     "sessions": ("formspec_consult.commands.sessions:sessions", "List consultation sessions of the project."),
     "doctor": ("formspec_consult.commands.doctor:doctor", "Show how the model and key are resolved."),
+    "trust": (
+        "formspec_consult.commands.trust:trust_command",
+        "Trust this project's settings (MCP servers, model endpoint, …); --revoke, --status, --list.",
+    ),
     "auth": ("formspec_consult.commands.auth:auth", "Store or remove provider keys in the OS keyring."),
     "demo": ("formspec_consult.commands.demo:demo", "Run the offline demo (no key needed)."),
     "replay": ("formspec_consult.commands.replay:replay", "Replay a recorded session."),
@@ -97,6 +101,8 @@ class LazyGroup(click.Group):
 @click.option("--json", "json_output", is_flag=True, help="Headless: print events as JSON lines.")
 @click.option("--allow-tool", "allow_tool", multiple=True, metavar="NAME",
               help="Let the model call this write tool (apply_draft, undo_apply, …) without asking; repeatable.")
+@click.option("--trust-project", "trust_project", is_flag=True,
+              help="Honour this run the project's settings that need trust (MCP servers, model endpoint, …).")
 @click.pass_context
 def cli(ctx: click.Context, **options: Any) -> None:
     """Talk with an AI consultant that designs and drafts your FormSpec app.

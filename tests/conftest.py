@@ -74,6 +74,13 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", _guarded_getaddrinfo)
 
 
+@pytest.fixture(autouse=True)
+def _private_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's config folder (config.yaml, trusted folders) is a fresh one per test: a
+    developer's own settings and trust never leak in, and a test's trust never leaks out."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

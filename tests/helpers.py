@@ -94,3 +94,11 @@ class HeldWarmUp(ScriptedProvider):
             raise RuntimeError("the test never released the warm-up")
         if self.refuse is not None:
             raise self.refuse
+
+
+def trust_project(project: Path) -> None:
+    """Trust the project's settings file as it is now, as `formspec-consult trust` would (in the
+    user config folder the test set, XDG_CONFIG_HOME)."""
+    from formspec_consult.config.trust import digest_of, trust
+
+    trust(project, digest_of((project / ".formspec" / "consult.yaml").read_bytes()))

@@ -50,7 +50,7 @@ def test_project_config_beats_user_config(layers: tuple[Path, Path]) -> None:
     user, project = layers
     user.write_text("model: openai/gpt-4o\n")
     (project / ".formspec" / "consult.yaml").write_text("model: anthropic/claude-x\n")
-    settings = _load(user, project)
+    settings = _load(user, project, trust_project=True)  # a remote model waits for the folder's trust
     assert settings.model == "anthropic/claude-x"
     assert settings.source_of("model").startswith("project config ")
 

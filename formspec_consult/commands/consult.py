@@ -49,20 +49,35 @@ def unwritable_message(exc: OSError) -> str:
     )
 
 
-def _check_model_configured(options: Mapping[str, Any]) -> None:
-    """Without a model (and nothing to resume) say exactly how to configure one, and offer the demo."""
-    if options.get("resume") or options.get("continue_"):
-        return
-    from formspec_consult.config import load_settings
-    from formspec_consult.providers.resolve import no_model_error
-
+def _project_root(options: Mapping[str, Any]) -> Path | None:
     try:
         from formspec_consult.spec.discovery import find_root
 
-        root: Path | None = find_root(options.get("project") or Path.cwd())
+        return find_root(options.get("project") or Path.cwd())
     except Exception:  # noqa: BLE001 - the project error is reported when the engine opens
-        root = None
-    if not load_settings(root, cli_flags(options)).model:
+        return None
+
+
+def _check_model_configured(options: Mapping[str, Any], root: Path | None, *, headless: bool) -> None:
+    """Without a model (and nothing to resume) say exactly how to configure one, and offer the demo.
+
+    Headless, project settings left out for want of trust are said here, once, in one line (the
+    TUI asks instead, see commands/launch.py)."""
+    from formspec_consult.config import ConfigError, load_settings
+    from formspec_consult.providers.resolve import no_model_error
+
+    try:
+        settings = load_settings(root, cli_flags(options))
+    except ConfigError as exc:
+        raise _setup_error(exc) from exc
+    if headless and settings.withheld is not None:
+        click.echo(settings.withheld.one_line(), err=True)
+    if options.get("resume") or options.get("continue_"):
+        return
+    if not settings.model and not (headless or settings.withheld is None):
+        # The app asks about the folder's trust first: the model may be one of those settings.
+        settings = load_settings(root, {**cli_flags(options), "trust_project": True})
+    if not settings.model:
         raise _setup_error(no_model_error())
 
 
@@ -77,7 +92,14 @@ def _check_before_the_app(options: Mapping[str, Any]) -> None:
 
     try:
         root = find_root(options.get("project") or Path.cwd())
-        check_before_start(load_settings(root, cli_flags(options)))
+        settings = load_settings(root, cli_flags(options))
+        try:
+            check_before_start(settings)
+        except Exception:
+            if settings.withheld is None:
+                raise
+            # The app asks about the folder's trust first: with it, the start may work.
+            check_before_start(load_settings(root, {**cli_flags(options), "trust_project": True}))
     except click.ClickException:
         raise
     except Exception as exc:  # ProjectError, ProviderError, ConfigError: their text says what to do
@@ -88,7 +110,8 @@ def run_consult(ctx: click.Context, **options: Any) -> None:
     """Entry point of `formspec-consult` without a sub-command (cli.py calls it)."""
     if options.get("resume") and options.get("continue_"):
         raise _setup_error(click.UsageError("use either --continue or --resume ID, not both"))
-    _check_model_configured(options)
+    cli_flags(options)  # a bad --allow-tool stops here, before anything opens (exit 2)
+    _check_model_configured(options, _project_root(options), headless=options.get("prompt") is not None)
     if options.get("prompt") is None:
         if options.get("json_output"):
             raise _setup_error(click.UsageError("--json needs -p (headless mode)"))

@@ -47,7 +47,7 @@ def project_root_of(option: Path | None) -> Path | None:
 
 def cli_flags(ctx: click.Context, local: Mapping[str, Any]) -> dict[str, Any]:
     """Options given to doctor itself win over the same options given before it."""
-    merged = {key: (ctx.obj or {}).get(key) for key in MODEL_FLAG_KEYS}
+    merged = {key: (ctx.obj or {}).get(key) for key in (*MODEL_FLAG_KEYS, "trust_project")}
     merged.update({key: value for key, value in local.items() if value not in (None, False)})
     return merged
 
@@ -59,6 +59,9 @@ def report_configuration(project_root: Path | None, settings: Settings) -> None:
         _line("project config", "no FormSpec project here (only user config, env and flags apply)")
     else:
         _line("project config", _file_state(project_config_path(project_root)))
+        if settings.withheld is not None:
+            _line("project trust", f"not trusted — left out: {', '.join(settings.withheld.keys)} "
+                                   "(review the file, then run `formspec-consult trust`)")
     _line("model", f"{settings.model or '(none)'}  [from {settings.source_of('model')}]")
     if settings.base_url:
         _line("base URL", f"{settings.base_url}  [from {settings.source_of('base_url')}]")

@@ -22,6 +22,7 @@ from formspec_consult.agent.engine.port import EngineFactory, EngineLike
 PRELOAD = ("formspec_consult.agent.engine.engine",)
 
 if TYPE_CHECKING:
+    from formspec_consult.config.trust import TrustRequest
     from formspec_consult.providers.base import Provider
 
 
@@ -69,6 +70,21 @@ def engine_factory_for(
     return factory
 
 
+def pending_trust(options: Mapping[str, Any]) -> TrustRequest | None:
+    """What the project's settings ask for that the app must ask about before it opens the engine;
+    None when trusted (or `--trust-project`), when there is nothing to ask, or outside a project."""
+    if options.get("trust_project"):
+        return None
+    from formspec_consult.config import ConfigError, trust_request
+    from formspec_consult.spec import ProjectError
+    from formspec_consult.spec.discovery import find_root
+
+    try:
+        return trust_request(find_root(options.get("project") or Path.cwd()))
+    except (ProjectError, ConfigError):  # said by the engine's start, in the app
+        return None
+
+
 def run_app(options: Mapping[str, Any]) -> int:
     """Run the app for the CLI's options (`project`, `model`, `resume`, `continue_`, …); return the
     exit code: 2 when the consultation could not start (its reason is printed in the shell)."""
@@ -76,7 +92,7 @@ def run_app(options: Mapping[str, Any]) -> int:
 
     from formspec_consult.tui.app import ConsultApp
 
-    app = ConsultApp(engine_factory_for(options))
+    app = ConsultApp(engine_factory_for(options), trust_request=pending_trust(options))
     app.close_engine_on_unmount = False  # closed below, once the terminal is back: quitting is instant
 
     async def run() -> None:

@@ -62,8 +62,17 @@ def _log_to_file(consult_dir: Path) -> None:
     metavar="[HOST:]PORT",
     help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only; 0 picks a port).",
 )
+@click.option(
+    "--trust-project",
+    "trust_project",
+    is_flag=True,
+    help="Honour the project's settings that need trust (consult.dev_command in formspec-app.yaml) "
+    "although the folder is not trusted (`formspec-consult trust`).",
+)
 @click.pass_context
-def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | None, http: str | None) -> None:
+def mcp_serve(
+    ctx: click.Context, project_opt: Path | None, session_id: str | None, http: str | None, trust_project: bool
+) -> None:
     """Run the local FormSpec MCP server on stdio, bound to one consultation session."""
     from formspec_consult.spec import ProjectError, open_project
     from formspec_consult.store.folder import SessionError, check_session_id
@@ -87,7 +96,8 @@ def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | No
 
     from formspec_consult.servers.local import create_local_server, server_state
 
-    server = create_local_server(Path(project.root), session_id)
+    trusted = trust_project or bool((ctx.obj or {}).get("trust_project")) or _trusted(Path(project.root))
+    server = create_local_server(Path(project.root), session_id, trusted=trusted)
     state = server_state(server)
     logging.getLogger(__name__).info("serving %s, session %s", project.root, state.session_id)
     _stop_dev_server_on_exit(state.devserver, stdio=address is None)
@@ -99,6 +109,18 @@ def mcp_serve(ctx: click.Context, project_opt: Path | None, session_id: str | No
     from formspec_consult.servers.stdio_guard import serve_stdio
 
     anyio.run(serve_stdio, server)
+
+
+def _trusted(root: Path) -> bool:
+    """Whether the person trusts the folder (or it asks for nothing that needs trust). Nobody is at
+    the terminal to ask (Claude Code, Cursor start this): untrusted, those settings are simply left
+    out and the server starts all the same; a broken settings file trusts nothing."""
+    from formspec_consult.config import ConfigError, trust_request
+
+    try:
+        return trust_request(root) is None
+    except ConfigError:
+        return False
 
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")

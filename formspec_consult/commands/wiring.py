@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import click
+
 from formspec_consult.agent.engine.setup import LOCAL, REGISTRY
 from formspec_consult.mcp_client.config import ServerSpec, parse_servers
 from formspec_consult.store.layout import MCP_REGISTRY_LOG, MCP_SERVER_LOG, consult_dir
@@ -24,12 +26,34 @@ if TYPE_CHECKING:
 
 
 def cli_flags(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings the command line gives (config.load_settings' `flags`); raises click.BadParameter
+    for an --allow-tool name that is no write tool."""
     from formspec_consult.commands.model_options import model_flags
 
     flags = model_flags(options)
+    if options.get("trust_project"):  # --trust-project: honour the project's gated settings this run
+        flags["trust_project"] = True
     if options.get("allow_tool"):  # --allow-tool NAME: the model may call it without asking
-        flags["permissions"] = {str(name): "allow" for name in options["allow_tool"]}
+        # Added to the person's rules (config merges them rule by rule), never replacing them.
+        flags["permissions"] = {check_allowed_tool(str(name)): "allow" for name in options["allow_tool"]}
     return flags
+
+
+def check_allowed_tool(name: str) -> str:
+    """`name` when it is a write tool of the local server that --allow-tool may allow; else
+    click.BadParameter naming the valid ones (`default`, which would allow every one, is refused)."""
+    from formspec_consult.agent.loop.permissions import GUARDED_TOOLS
+
+    if name in GUARDED_TOOLS:
+        return name
+    valid = ", ".join(sorted(GUARDED_TOOLS))
+    why = ("'default' would allow every write tool at once; name each one" if name.strip().lower() == "default"
+           else f"{name!r} is not a write tool")
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(GUARDED_TOOLS), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise click.BadParameter(f"{why}{hint}; the tools it can allow are: {valid}", param_hint="--allow-tool")
 
 
 def engine_options(options: Mapping[str, Any]) -> EngineOptions:
@@ -45,20 +69,27 @@ def engine_options(options: Mapping[str, Any]) -> EngineOptions:
     )
 
 
-def local_server_spec(project_root: Path, session_id: str, *, in_memory: bool, timeout: float) -> ServerSpec:
-    """The local FormSpec server: the same `mcp-serve` command external clients run (or in-process)."""
+def local_server_spec(
+    project_root: Path, session_id: str, *, in_memory: bool, timeout: float, trusted: bool = False
+) -> ServerSpec:
+    """The local FormSpec server: the same `mcp-serve` command external clients run (or in-process).
+
+    `trusted`: this session honours the project's settings that need trust (the folder is trusted,
+    or --trust-project), so the server may run the project's own dev-server command too."""
     if in_memory:
         from formspec_consult.servers.local import create_local_server
 
-        return ServerSpec(
-            name=LOCAL, in_process=create_local_server(project_root, session_id=session_id), timeout=timeout
-        )
+        server = create_local_server(project_root, session_id=session_id, trusted=trusted)
+        return ServerSpec(name=LOCAL, in_process=server, timeout=timeout)
     # `python -m formspec_consult` is the `formspec-consult` script without relying on PATH.
     env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
     return ServerSpec(
         name=LOCAL,
         command=sys.executable,
-        args=("-m", "formspec_consult", "mcp-serve", "--project", str(project_root), "--session", session_id),
+        args=(
+            "-m", "formspec_consult", "mcp-serve", "--project", str(project_root), "--session", session_id,
+            *(("--trust-project",) if trusted else ()),
+        ),
         env=env,
         cwd=str(project_root),
         errlog=consult_dir(project_root) / MCP_SERVER_LOG,
@@ -115,7 +146,8 @@ def registry_server_spec(
 def server_specs(settings: Settings, project_root: Path, session_id: str, *, in_memory: bool) -> list[ServerSpec]:
     """Local server first, then the registry, then the user's extra `mcpServers`."""
     timeout = float(getattr(settings, "tool_timeout", 60.0))
-    specs = [local_server_spec(project_root, session_id, in_memory=in_memory, timeout=timeout)]
+    trusted = getattr(settings, "withheld", None) is None  # nothing of the project's left out
+    specs = [local_server_spec(project_root, session_id, in_memory=in_memory, timeout=timeout, trusted=trusted)]
     registry = registry_server_spec(settings, project_root, timeout, in_memory=in_memory)
     if registry is not None:
         specs.append(registry)

@@ -48,10 +48,23 @@ def _words(value: object) -> tuple[str, ...] | None:
     return None
 
 
+UNTRUSTED_COMMAND = (
+    "default; consult.dev_command in formspec-app.yaml waits for the folder's trust (`formspec-consult trust`)"
+)
+
+
 def resolve_config(
-    project_root: Path, command: list[str] | None = None, health_url: str | None = None
+    project_root: Path,
+    command: list[str] | None = None,
+    health_url: str | None = None,
+    *,
+    project_command: bool = True,
 ) -> DevConfig:
-    """Work out the dev-server command and health URL for ``project_root``."""
+    """Work out the dev-server command and health URL for ``project_root``.
+
+    With `project_command` False (a folder the person has not trusted) a ``consult.dev_command``
+    in ``formspec-app.yaml`` is not run: the default command is, and `source` says why.
+    """
     app = _app_config(project_root)
     consult = _consult if isinstance(_consult := app.get("consult"), dict) else {}
     env_command = _words(os.environ.get("FORMSPEC_DEV_COMMAND"))
@@ -59,8 +72,10 @@ def resolve_config(
         resolved, source = tuple(command), "factory argument"
     elif env_command:
         resolved, source = env_command, "FORMSPEC_DEV_COMMAND"
-    elif (from_file := _words(consult.get("dev_command"))) is not None:
+    elif (from_file := _words(consult.get("dev_command"))) is not None and project_command:
         resolved, source = from_file, "formspec-app.yaml consult.dev_command"
+    elif from_file is not None:
+        resolved, source = DEFAULT_COMMAND, UNTRUSTED_COMMAND
     else:
         resolved, source = DEFAULT_COMMAND, "default"
     url = health_url or os.environ.get("FORMSPEC_HEALTH_URL") or consult.get("health_url")

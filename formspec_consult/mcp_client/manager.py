@@ -46,6 +46,21 @@ VALID_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _INVALID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
+@dataclass(frozen=True)
+class ToolIdentity:
+    """Whose tool an exposed name is, and what its server says the tool does (MCP annotations).
+
+    However its exposed name was cut or hashed, a tool keeps its server and its own name here.
+    `read_only` is true only when the server declares readOnlyHint; `destructive` follows
+    destructiveHint with MCP's default (true) when the server says nothing.
+    """
+
+    server: str
+    name: str
+    read_only: bool
+    destructive: bool
+
+
 class ToolError(RuntimeError):
     """A tool call failed (tool error, protocol error, unknown tool or dead server)."""
 
@@ -61,6 +76,9 @@ class ToolOutcome:
     duration_ms: float
     structured: Any = None
     parts: tuple[dict[str, Any], ...] = ()  # OpenAI content parts (images) beyond `text`
+    # What the model is sent instead of `text`, when a client layer wrote it a leaner view of the
+    # result (agent/engine/result_view.py); `text` stays the whole answer for the log and the UI.
+    for_model: str | None = None
 
 
 def _clean_error(text: str, name: str) -> str:
@@ -254,6 +272,20 @@ class MCPManager:
         conn = self.connections.get(server)
         tool = next((t for t in conn.tools if t.name == name), None) if conn is not None else None
         return bool(tool is not None and tool.annotations is not None and tool.annotations.read_only_hint)
+
+    def identity(self, exposed: str) -> ToolIdentity | None:
+        """The server, real name and annotations of an exposed tool; None when no server offers it."""
+        route = self._routes.get(exposed)
+        if route is None:
+            return None
+        server, name = route
+        tool = next((t for t in self.connections[server].tools if t.name == name), None)
+        if tool is None:
+            return None
+        hints = tool.annotations
+        read_only = bool(hints is not None and hints.read_only_hint)
+        destructive = hints is None or hints.destructive_hint is None or bool(hints.destructive_hint)
+        return ToolIdentity(server, name, read_only, destructive)
 
     def real_name(self, exposed: str) -> str:
         """The server's own name of an exposed tool (the name itself when unknown)."""

@@ -1,8 +1,9 @@
 """Where an API key comes from: OS keyring > the provider's usual env var > FORMSPEC_LLM_API_KEY.
 
 The keyring entry is service ``formspec-consult``, account = the provider (``anthropic``,
-``openai``…; for a remote OpenAI-compatible endpoint, its host name, so a gateway never receives
-your OpenAI key). Local endpoints (Ollama, a base URL on this machine or the LAN) need no key.
+``openai``…; for any other endpoint — a base URL that is not the provider's own host — that host
+name, so a gateway never receives your OpenAI key). A provider's variable (``OPENAI_API_KEY``…)
+is sent only to that provider's own endpoint, whoever named it in ``api_key_env``. Local endpoints (Ollama, a base URL on this machine or the LAN) need no key.
 A missing or broken keyring backend (common on headless Linux) is noted and skipped, never fatal.
 Keys are returned to the caller only: never logged, never in a repr, never written to a file.
 """
@@ -33,6 +34,22 @@ PROVIDER_ENV: dict[str, str] = {
     "fireworks_ai": "FIREWORKS_API_KEY",
     "perplexity": "PERPLEXITYAI_API_KEY",
 }
+# The hosts each provider's own API answers on: a base URL elsewhere is another endpoint.
+PROVIDER_HOSTS: dict[str, frozenset[str]] = {
+    "anthropic": frozenset({"api.anthropic.com"}),
+    "openai": frozenset({"api.openai.com"}),
+    "deepseek": frozenset({"api.deepseek.com"}),
+    "gemini": frozenset({"generativelanguage.googleapis.com"}),
+    "mistral": frozenset({"api.mistral.ai"}),
+    "groq": frozenset({"api.groq.com"}),
+    "openrouter": frozenset({"openrouter.ai"}),
+    "together_ai": frozenset({"api.together.xyz", "api.together.ai"}),
+    "xai": frozenset({"api.x.ai"}),
+    "cohere": frozenset({"api.cohere.ai", "api.cohere.com"}),
+    "fireworks_ai": frozenset({"api.fireworks.ai"}),
+    "perplexity": frozenset({"api.perplexity.ai"}),
+}
+OWNER_OF_VARIABLE = {variable: provider for provider, variable in PROVIDER_ENV.items()}
 KEYRING_TIMEOUT = 5.0  # seconds
 KEYLESS_PROVIDERS = {"ollama", "ollama_chat", "lm_studio", "llamafile", "hosted_vllm"}
 
@@ -70,9 +87,18 @@ def is_local_url(url: str | None) -> bool:
 def account_for(provider: str, base_url: str | None) -> str:
     """The keyring account: the provider, or the host of a custom OpenAI-compatible endpoint."""
     host = urlparse(base_url).hostname if base_url else None
-    if provider == "openai" and host and host != "api.openai.com":
+    if host and provider in PROVIDER_HOSTS and host.lower() not in PROVIDER_HOSTS[provider]:
         return host
     return provider
+
+
+def foreign_variable(variable: str | None, provider: str, account: str) -> str | None:
+    """The provider whose key `variable` holds, when this endpoint is not that provider's own
+    (the key must not go there); None when the variable may be used."""
+    owner = OWNER_OF_VARIABLE.get(variable or "")
+    if owner is None or (owner == provider and account == provider):
+        return None
+    return owner
 
 
 def keyring_get(account: str, timeout: float = KEYRING_TIMEOUT) -> tuple[str | None, str | None]:
@@ -120,11 +146,15 @@ def find_key(
     environ = os.environ if env is None else env
     account = account_for(provider, base_url)
     required = provider not in KEYLESS_PROVIDERS and not is_local_url(base_url)
+    refused: tuple[str, ...] = ()
+    if (owner := foreign_variable(api_key_env, provider, account)) is not None:
+        refused = (f"{api_key_env} holds your {owner} key and is sent only to {owner} itself, not to {account}",)
+        api_key_env = None
     variables = env_candidates(provider, account, api_key_env)
     if provider in KEYLESS_PROVIDERS and not api_key_env:
-        return KeyLookup(account, "not needed (local model server)", LOCAL_PLACEHOLDER_KEY, (), False)
+        return KeyLookup(account, "not needed (local model server)", LOCAL_PLACEHOLDER_KEY, (), False, refused)
     key, note = keyring_get(account)
-    notes = (note,) if note else ()
+    notes = refused + ((note,) if note else ())
     if key:
         return KeyLookup(account, f"OS keyring ({SERVICE}/{account})", key, variables, required, notes)
     for variable in variables:

@@ -301,6 +301,8 @@ class _Walker:
             extra = node.get("additionalProperties")
             if isinstance(extra, dict) and extra:
                 return "map of name → " + self.summary(extra, depth + 1)
+            if node.get("maxProperties") == 1:
+                return "{one key: its value}"
             return "map" if extra is not False else "{}"
         if not types:
             return "any"

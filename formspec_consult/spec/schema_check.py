@@ -58,7 +58,8 @@ def schema_problems(doc: Document, validator: CompiledSchema) -> tuple[list[Prob
         where = "/".join(str(p) for p in path) or "(document)"
         line, column = doc.position_of(scope + tuple(shown.absolute_path))
         out.append(Problem("FS-SCHEMA", doc.rel, line, "schema", f"{where}: {menu or shown.message}",
-                           _hint(shown, doc.kind, scope + tuple(shown.absolute_path), validator), column))
+                           _hint(shown, doc.kind, scope + tuple(shown.absolute_path), validator,
+                                 error if shown is not error else None), column))
     return out, warnings
 
 
@@ -126,10 +127,18 @@ def menu_item_problem(item: dict[str, Any], depth: int, module_relative: bool = 
     return None
 
 
-def _hint(error: ValidationError, kind: str, path: tuple[Any, ...], validator: CompiledSchema) -> str:
-    """What to write instead, in terms of the schema at that place, and where to read more of it."""
+def _hint(error: ValidationError, kind: str, path: tuple[Any, ...], validator: CompiledSchema,
+          alternatives: ValidationError | None = None) -> str:
+    """What to write instead, in terms of the schema at that place, and where to read more of it.
+
+    `alternatives` is the anyOf/oneOf error `error` was picked from: a value that fits none of
+    several shapes is told all of them, not only the one the pick happened to measure it against.
+    """
     reader = SchemaReader(validator.resolution)
     here = drill_call(kind, path)
+    if alternatives is not None and error.validator == "type" and list(alternatives.absolute_path) == list(
+            error.absolute_path):
+        return f"Expected {reader.summary(alternatives.schema)}. {here} shows this part."
     schema = error.schema if isinstance(error.schema, Mapping) else {}
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = sorted((schema.get("properties") or {}).keys())

@@ -36,6 +36,7 @@ from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
     from formspec_consult.agent.loop.permissions import Decision, PermissionRequest
+    from formspec_consult.config.trust import TrustRequest
     from formspec_consult.tui.slash_router import SlashRouter
     from formspec_consult.tui.widgets.diff_pane import DiffPane
     from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
@@ -75,8 +76,12 @@ class ConsultApp(LayoutActions, App[None]):
         *,
         max_blocks: int = ConversationView.DEFAULT_MAX_BLOCKS,
         theme: str | None = None,
+        trust_request: TrustRequest | None = None,
     ) -> None:
         super().__init__()
+        # What the project's settings ask for that waits for the folder's trust: asked once,
+        # before the engine (and with it anything those settings start) opens.
+        self.trust_request = trust_request
         read_meta_letters_as_alt()  # alt+b / alt+f from a real terminal, see tui/keys.py
         self._initial_theme = theme  # applied on mount: the theme watcher needs a screen
         self.engine_factory = engine_factory
@@ -172,6 +177,29 @@ class ConsultApp(LayoutActions, App[None]):
         await self.query_one("#side").mount(ToolCallsPane(id="tools-pane"), diffs)
         await self.mount(Footer())
         self.apply_size(self.size.width, self.size.height)
+        request, self.trust_request = self.trust_request, None
+        if request is None:
+            self.open_engine(None)
+            return
+        from formspec_consult.tui.screens.trust import TrustScreen
+
+        self.push_screen(TrustScreen(request), lambda trusted: self._trust_decided(request, bool(trusted)))
+
+    def _trust_decided(self, request: TrustRequest, trusted: bool) -> None:
+        """Record the person's trust (the engine then honours the settings), or say once what stays
+        off; then open the engine."""
+        from formspec_consult.config.trust import trust
+
+        said = request.one_line()
+        if trusted:
+            try:
+                trust(request.folder, request.digest)
+                said = ""
+            except OSError as exc:
+                said = f"Could not record the trust ({exc.strerror or exc}); {said}"
+        if said:
+            self.run_worker(self.query_one(ConversationView).add(Entry("notice-warning", said)),
+                            exit_on_error=False)
         self.open_engine(None)
 
     # -- engine lifecycle ---------------------------------------------------------------------

@@ -26,6 +26,7 @@ from formspec_consult.store.agent_events import (
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.review_results import DraftList
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.helpers import trust_project
 
 pytestmark = pytest.mark.anyio
 
@@ -224,6 +225,7 @@ def configure_extra_server(project: Path) -> None:
     }
     (project / ".formspec").mkdir(exist_ok=True)
     (project / ".formspec" / "consult.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    trust_project(project)
 
 
 @pytest.mark.slow
@@ -252,6 +254,7 @@ async def test_a_missing_variable_in_the_mcp_config_is_named_and_no_session_is_c
     (project / ".formspec" / "consult.yaml").write_text(
         "mcpServers:\n  files:\n    command: srv\n    env: {TOKEN: '${FILES_TOKEN}'}\n", encoding="utf-8"
     )
+    trust_project(project)
     with pytest.raises(MCPConfigError, match="FILES_TOKEN is not set"):
         await open_engine(project, [])
     assert not (project / ".formspec" / "consult").exists()
@@ -286,6 +289,7 @@ async def test_a_configured_server_that_cannot_start_is_reported_once_and_the_se
         yaml.safe_dump({"mcpServers": {"ghost": {"command": str(tmp_path / "no-such-server")}}}),
         encoding="utf-8",
     )
+    trust_project(project)
     engine, _ = await open_engine(project, ["first", "second"])
     try:
         first = await run(engine, "hi")

@@ -24,7 +24,7 @@ from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.review_results import DraftList
 from tests.e2e.project import make_project
-from tests.helpers import HeldWarmUp
+from tests.helpers import HeldWarmUp, trust_project
 
 pytestmark = pytest.mark.anyio
 FAKE = Path(__file__).parents[1] / "mcp_client" / "fake_server.py"
@@ -40,6 +40,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def configure(project: Path, **servers: dict[str, Any]) -> None:
     (project / ".formspec").mkdir(exist_ok=True)
     (project / ".formspec" / "consult.yaml").write_text(yaml.safe_dump({"mcpServers": servers}), encoding="utf-8")
+    trust_project(project)
 
 
 def gated(name: str, gate: Path, alive: Path | None = None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from tests.integrity import (  # noqa: F401 - they register their scenarios
     scenarios_models,
     scenarios_setup,
     scenarios_tamper,
+    scenarios_trust,
 )
 from tests.integrity.scenarios import SCENARIOS
 

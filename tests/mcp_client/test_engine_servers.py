@@ -21,6 +21,7 @@ from formspec_consult.store.agent_events import AgentEvent, ToolCallFinished
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import rebuild_history
 from tests.e2e.project import make_project
+from tests.helpers import trust_project
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 FAKE = Path(__file__).with_name("fake_server.py")
@@ -46,6 +47,7 @@ def configure(project: Path, **settings: Any) -> None:
     }
     (project / ".formspec").mkdir(exist_ok=True)
     (project / ".formspec" / "consult.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    trust_project(project)
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -75,7 +77,9 @@ async def test_the_session_tool_timeout_bounds_calls_to_configured_servers(proje
 
 
 async def test_a_tool_the_server_adds_is_offered_from_the_next_request(project: Path) -> None:
-    configure(project)
+    # grow writes (an additive write, by its annotations) and the tool it adds declares nothing:
+    # both would wait for the person; this trusted project allows them without asking.
+    configure(project, permissions={"extra__grow": "allow", "extra__fresh": "allow"})
     engine, _provider, events = await turn(project, [call("grow", tool="fresh"), call("fresh"), "Done."])
     try:
         finished = [e for e in events if isinstance(e, ToolCallFinished)]

@@ -41,6 +41,7 @@ def test_doctor_shows_where_model_and_key_come_from_but_never_the_key(
     (isolated / ".formspec").mkdir()
     (isolated / ".formspec" / "consult.yaml").write_text("model: anthropic/claude-sonnet-4-5\ncompaction_threshold: 0.5\n")
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    assert _run("trust")[0] == 0  # a remote model in the project file waits for the folder's trust
     code, out = _run("doctor")
     assert code == 0, out
     assert f"anthropic/claude-sonnet-4-5  [from project config {isolated / '.formspec' / 'consult.yaml'}]" in out
@@ -155,6 +156,7 @@ def test_doctor_lists_other_configured_settings_but_hides_the_registry_token(
     (isolated / ".formspec" / "consult.yaml").write_text(
         "max_steps: 9\nregistry_token: tok-secret\nmcpServers:\n  files: {command: npx}\n"
     )
+    assert _run("trust")[0] == 0
     monkeypatch.setenv("FORMSPEC_TOOL_TIMEOUT", "12")
     _, out = _run("doctor")
     assert "max steps       9  [from project config" in out

@@ -119,6 +119,35 @@ def test_a_remote_gateway_never_receives_the_openai_key(memory_keyring: MemoryKe
     assert lookup is not None and lookup.key == "gw-key"
 
 
+@pytest.mark.parametrize(
+    ("model", "base_url", "variable"),
+    [
+        ("openai/gpt-4o", "https://gateway.example.com/v1", "OPENAI_API_KEY"),  # the case
+        ("gpt-4o", "https://gateway.example.com/v1", "OPENAI_API_KEY"),  # the person's own --base-url
+        ("anthropic/claude-x", "https://gateway.example.com", "ANTHROPIC_API_KEY"),  # any provider prefix
+        ("anthropic/claude-x", None, "OPENAI_API_KEY"),  # one provider's key to another provider
+    ],
+)
+def test_a_providers_variable_never_goes_to_another_endpoint_whoever_named_it(
+    memory_keyring: MemoryKeyring, model: str, base_url: str | None, variable: str
+) -> None:
+    settings = Settings(model=model, base_url=base_url, api_key_env=variable)
+    with pytest.raises(ProviderError) as error:
+        open_provider(settings, env={variable: "sk-personal"})
+    assert f"{variable} holds your" in error.value.hint and "sk-personal" not in str(error.value)
+
+
+def test_a_providers_variable_still_goes_to_that_provider_and_a_gateways_own_variable_to_the_gateway(
+    memory_keyring: MemoryKeyring,
+) -> None:
+    own = resolve(Settings(model="openai/gpt-4o", base_url="https://api.openai.com/v1", api_key_env="OPENAI_API_KEY"),
+                  env={"OPENAI_API_KEY": "sk-openai"}).key
+    assert own is not None and own.key == "sk-openai"
+    gateway = resolve(Settings(model="gpt-4o", base_url="https://gateway.example.com/v1", api_key_env="GW_KEY"),
+                      env={"GW_KEY": "gw", "OPENAI_API_KEY": "sk-openai"}).key
+    assert gateway is not None and (gateway.key, gateway.source) == ("gw", "env GW_KEY")
+
+
 @pytest.mark.parametrize("model", ["scripted:", "replay:  "])
 def test_an_offline_model_without_a_path_is_refused(model: str) -> None:
     with pytest.raises(ProviderError, match="names no file"):

@@ -76,3 +76,10 @@ def test_a_bound_written_as_a_field_key_is_answered_with_the_rule_that_the_gate_
     assert "`rules: [{min: 0}]`" in problem.hint
     suggested = re.search(r"`rules: (\[[^`]+\])`", problem.hint).group(1)  # type: ignore[union-attr]
     assert not schema_problems(shop, rel, entity("a", f"  fields:\n    - {{name: price, type: money, rules: {suggested}}}\n"))
+
+
+def test_a_value_that_fits_none_of_several_shapes_is_told_all_of_them(shop: Project) -> None:
+    rel = "spec/modules/shop/master/a/a.yaml"
+    (problem,) = schema_problems(shop, rel, entity("a", "  fields:\n    - {name: p, type: money, rules: [{min: 0, max: 9}]}\n"))
+    assert "Expected string or {name*, value} or {one key: its value}" in problem.hint
+    assert not schema_problems(shop, rel, entity("a", "  fields:\n    - {name: p, type: money, rules: [{min: 0}, {max: 9}]}\n"))

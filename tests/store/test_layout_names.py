@@ -26,7 +26,7 @@ FOLDER_NAMES = {layout.CONSULT_DIR, layout.DRAFT, layout.UNDO, layout.LOCKS, lay
 # Modules that may spell a name themselves, and why.
 EXEMPT = {
     "store/layout.py": "the one place",
-    "config.py": "the project's settings file .formspec/consult.yaml; config imports nothing of ours",
+    "config/__init__.py": "the project's settings file .formspec/consult.yaml; config imports nothing of ours",
 }
 # Modules not yet reading the names from store/layout.py: none left; keep it that way.
 NOT_YET: set[str] = set()

@@ -6,8 +6,16 @@ call the local server's write tools, so the loop asks here first, per call:
 - `allow`: run it; `deny`: refuse it; `ask`: ask the person through the approver the app set
   (the TUI shows a prompt: allow once / allow for this session / deny, with the diff). With no
   approver (headless), `ask` refuses unless the call was allowed beforehand.
+- Which tools are guarded is the servers' own word: a tool whose server does not declare it
+  read-only (MCP's readOnlyHint) is guarded, for our servers and third-party ones alike — except
+  the local server's additive draft writes (readOnlyHint false, destructiveHint false:
+  propose_spec_file), which only make a draft the person reviews. GUARDED_TOOLS is a floor: those
+  names are guarded on any server, whatever it declares. A tool keeps its server's identity
+  however its exposed name was cut or hashed (`mcp_client.manager.ToolIdentity`).
 - The rule per tool comes from the `permissions` setting (`{apply_draft: allow, …}`, `default`
-  for every guarded tool); unset, every guarded tool is `ask`.
+  for every guarded tool); unset, every guarded tool is `ask`. A bare name (`apply_draft`) rules
+  the local server's tool; another server's tool is ruled as `<server>__<tool>` or by its
+  exposed name, so a second copy of our server cannot borrow the local server's `allow`.
 - A refusal is a tool result the model can act on: it names who reviews and how.
 
 The person's own commands (`/apply`, the diffs pane, `formspec-consult apply`) do not come here.
@@ -18,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from formspec_consult.mcp_client.manager import ToolIdentity
 
 Rule = Literal["allow", "ask", "deny"]
 Decision = Literal["allow_once", "allow_session", "deny"]
@@ -36,6 +46,7 @@ class PermissionRequest:
     call_id: str
     name: str
     arguments: dict[str, Any]
+    server: str = ""  # a server other than the local one, named to the person
 
     @property
     def summary(self) -> str:
@@ -46,6 +57,8 @@ class PermissionRequest:
                 "reject_draft": "discard the draft", "stop_server": "stop the server",
                 "restart_server": "restart the server",
                 "install_module": "install the registry module"}.get(self.name, f"run {self.name}")
+        if self.server:
+            verb = f"run {self.name} of the MCP server '{self.server}'"
         return f"The consultant wants to {verb}{f' {target}' if target else ''}."
 
 
@@ -88,12 +101,33 @@ class Permissions:
     rules: dict[str, Rule] = field(default_factory=dict)
     approver: Approver | None = None
     allowed_for_session: set[str] = field(default_factory=set)
+    # Who an exposed name belongs to and what its server declares (the MCP manager's `identity`);
+    # None only without servers (unit tests of the loop): then the name list alone decides.
+    identify: Callable[[str], ToolIdentity | None] | None = None
+    own_servers: frozenset[str] = frozenset()  # the local server: its draft writes need no answer
+    refresh: Callable[[], Awaitable[bool]] | None = None  # re-list tools a server said changed
+
+    def _identity(self, name: str) -> ToolIdentity | None:
+        return self.identify(name) if self.identify is not None else None
 
     def rule(self, name: str) -> Rule:
-        bare = name.rsplit("__", 1)[-1]
-        if bare not in GUARDED_TOOLS and name not in self.rules:
+        keys: tuple[str, ...]
+        if self.identify is None:
+            bare = name.rsplit("__", 1)[-1]
+            guarded, keys = bare in GUARDED_TOOLS, (name, bare)
+        elif (who := self.identify(name)) is None:
+            guarded, keys = True, (name,)  # no server offers it (yet): nobody vouches for it
+        else:
+            ours = who.server in self.own_servers
+            writes = not who.read_only and (who.destructive or not ours)
+            guarded = who.name in GUARDED_TOOLS or writes
+            keys = (name, f"{who.server}__{who.name}", *((who.name,) if ours else ()))
+        for key in keys:
+            if key in self.rules:
+                return self.rules[key]
+        if not guarded:
             return "allow"
-        return self.rules.get(name) or self.rules.get(bare) or self.rules.get("default") or "ask"
+        return self.rules.get("default") or "ask"
 
     def may_run(self, name: str) -> bool:
         """Whether a model call of `name` can run at all: allowed, or asked with someone to answer."""
@@ -106,12 +140,19 @@ class Permissions:
 
     async def check(self, call_id: str, name: str, arguments: dict[str, Any]) -> str | None:
         """None when the call may run; else the tool result to give the model instead."""
+        if self.identify is not None and self.identify(name) is None:
+            if self.refresh is not None:  # a tool a server listed since the last request
+                await self.refresh()
+            if self.identify(name) is None:
+                return None  # no server offers it: the call answers "unknown tool", nothing runs
         rule = self.rule(name)
         if rule == "allow" or name in self.allowed_for_session:
             return None
         if rule == "deny" or self.approver is None:
             return denial_text(name, asked=False)
-        decision = await self.approver(PermissionRequest(call_id, name, dict(arguments)))
+        who = self._identity(name)
+        server = who.server if who is not None and who.server not in self.own_servers else ""
+        decision = await self.approver(PermissionRequest(call_id, name, dict(arguments), server))
         if decision == "allow_session":
             self.allowed_for_session.add(name)
             return None

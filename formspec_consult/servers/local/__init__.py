@@ -54,6 +54,7 @@ def create_local_server(
     *,
     dev_command: list[str] | None = None,
     health_url: str | None = None,
+    trusted: bool = False,
 ) -> MCPServer:
     """Build the local server bound to the project at (or above) ``project_dir`` and one session.
 
@@ -61,7 +62,8 @@ def create_local_server(
     (see :func:`~formspec_consult.store.folder.current_external_session`) or, without one, a fresh
     id that becomes the current external session on its first write; ``"new"`` always starts a
     fresh one. A session folder is created only by the first write, so a server that is only
-    asked to list its tools (a health check) leaves nothing behind. Raises
+    asked to list its tools (a health check) leaves nothing behind. ``trusted`` says the person
+    trusts the folder: only then does ``consult.dev_command`` in ``formspec-app.yaml`` run. Raises
     ``formspec_consult.spec.ProjectError`` when ``project_dir`` is not a FormSpec project.
     """
     from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, module_tools, read_tools
@@ -78,7 +80,7 @@ def create_local_server(
     devserver = DevServer(
         Path(project.root),
         consult,
-        resolve_config(Path(project.root), dev_command, health_url),
+        resolve_config(Path(project.root), dev_command, health_url, project_command=trusted),
     )
     state = LocalState(project=project, session_id=sid, session_folder=folder, devserver=devserver)
     state.external = "follow" if session_id is None else ("adopt" if external else "")

@@ -9,17 +9,35 @@ Both config files are YAML mappings whose keys are the :class:`Settings` field n
 (``mcpServers`` is accepted for ``mcp_servers``, the shape other MCP clients use). A bad file,
 an unknown key or a bad value raises :class:`ConfigError` naming the file, the key and the fix.
 API keys never live here (see ``providers.keys``); ``registry_token`` is hidden from ``repr``.
+
+The project file is someone else's word until the person trusts the folder (see ``config.trust``):
+its settings that run code, widen permissions or decide where keys and prompts go are left out
+(and named in ``Settings.withheld``) until then. ``permissions`` merge rule by rule across the
+layers: the person's own layers (user config, environment, flags) override, the project's may
+always tighten and, trusted, add an ``allow`` the person has no rule of their own for.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from formspec_consult.config.trust import (
+    GATED,
+    TrustRequest,
+    describe,
+    digest_of,
+    is_trusted,
+    needs_trust,
+    shown,
+)
 
 USER_CONFIG_NAME = "config.yaml"
 PROJECT_CONFIG = Path(".formspec") / "consult.yaml"
@@ -50,6 +68,8 @@ class Settings:
     registry_url: str | None = None
     registry_token: str | None = field(default=None, repr=False)
     sources: dict[str, str] = field(default_factory=dict, repr=False)
+    # The project's settings left out because the folder is not trusted (None: nothing left out).
+    withheld: TrustRequest | None = field(default=None, repr=False)
 
     def source_of(self, name: str) -> str:
         """Where the value of field `name` came from ("default" when nobody set it)."""
@@ -187,14 +207,23 @@ def _parse(name: str, raw: Any, where: str) -> Any:
         raise ConfigError(f"{where}: '{name}' = {raw!r} is not valid ({exc}); fix or remove it") from None
 
 
-def _read_file(path: Path) -> dict[str, Any]:
-    """Read one YAML config file into {field: raw value}; a missing file is empty."""
+def _read_bytes(path: Path) -> bytes | None:
+    """The file's bytes; None when it does not exist."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_bytes()
     except FileNotFoundError:
-        return {}
+        return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror}); fix its permissions or remove it") from None
+
+
+def _read_file(path: Path, raw: bytes | None = None) -> dict[str, Any]:
+    """Read one YAML config file (or its bytes, `raw`) into {field: raw value}; a missing file is empty."""
+    raw = _read_bytes(path) if raw is None else raw
+    if raw is None:
+        return {}
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     try:
@@ -226,39 +255,158 @@ def load_settings(
     *,
     env: Mapping[str, str] | None = None,
     user_config: Path | None = None,
+    trust_store: Path | None = None,
 ) -> Settings:
     """Merge every layer into one :class:`Settings`; later layers win, ``None`` flags are skipped.
 
-    `env` defaults to ``os.environ`` and `user_config` to :func:`user_config_path` (both are
-    parameters so tests can isolate them). Flags that are not settings (``prompt``…) are ignored.
+    `env` defaults to ``os.environ``, `user_config` to :func:`user_config_path` and `trust_store`
+    to ``config.trust.trust_file()`` (parameters so tests can isolate them). Flags that are not
+    settings (``prompt``…) are ignored, except ``trust_project`` (``--trust-project``): trust the
+    project's settings for this run.
     """
     import os
 
     environ = os.environ if env is None else env
     settings = Settings()
-    layers: list[tuple[str, dict[str, Any]]] = []
     user_file = user_config if user_config is not None else user_config_path()
-    layers.append((f"user config {user_file}", _read_file(user_file)))
+    _apply(settings, f"user config {user_file}", _read_file(user_file), own=True)
     if project_root is not None:
         project_file = project_config_path(project_root)
-        layers.append((f"project config {project_file}", _read_file(project_file)))
-    for label, values in layers:
-        for name, raw in values.items():
-            setattr(settings, name, _parse(name, raw, label.split(" ", 2)[2]))
-            settings.sources[name] = label
+        raw = _read_bytes(project_file)
+        values = _read_file(project_file, raw) if raw is not None else {}
+        parsed = {name: _parse(name, value, f"project config {project_file}") for name, value in values.items()}
+        request = _trust_request(project_root, project_file, raw or b"", parsed)
+        trusted = request is None or bool(flags.get("trust_project")) or is_trusted(
+            project_root, request.digest, store=trust_store
+        )
+        if not trusted:
+            settings.withheld = request
+            parsed = {name: value for name, value in parsed.items() if name == "permissions" or not needs_trust(name, value)}
+        _apply(settings, f"project config {project_file}", parsed, own=False, parsed=True, loosen=trusted)
     for name, (_, var) in FIELDS.items():
         if environ.get(var) not in (None, ""):
-            setattr(settings, name, _parse(name, environ[var], f"environment variable {var}"))
-            settings.sources[name] = f"env {var}"
-    for name, raw in flags.items():
-        if name not in FIELDS or raw is None or (name == "allow_unvalidated" and raw is False):
+            _apply(settings, f"env {var}", {name: _parse(name, environ[var], f"environment variable {var}")},
+                   own=True, parsed=True)
+    for name, raw_flag in flags.items():
+        if name not in FIELDS or raw_flag is None or (name == "allow_unvalidated" and raw_flag is False):
             continue  # a bare flag that was not passed is False, not "turn it off"
         option = "--" + name.replace("_", "-")
-        setattr(settings, name, _parse(name, raw, f"option {option}"))
-        settings.sources[name] = f"flag {option}"
+        _apply(settings, f"flag {option}", {name: _parse(name, raw_flag, f"option {option}")}, own=True, parsed=True)
     return settings
+
+
+def _apply(
+    settings: Settings, label: str, values: Mapping[str, Any], *, own: bool, parsed: bool = False, loosen: bool = True
+) -> None:
+    """Set one layer's values; `permissions` merge rule by rule (see :func:`merge_permissions`)."""
+    for name, raw in values.items():
+        value = raw if parsed else _parse(name, raw, label.split(" ", 2)[2])
+        if name == "permissions":
+            value = merge_permissions(settings.permissions, value, own=own, loosen=loosen)
+            if value == settings.permissions:
+                continue
+        setattr(settings, name, value)
+        settings.sources[name] = label
+
+
+STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+
+
+def merge_permissions(
+    base: Mapping[str, str], layer: Mapping[str, str], *, own: bool, loosen: bool = True
+) -> dict[str, str]:
+    """The rules of `base` with a later `layer`'s.
+
+    The person's own layer (`own`) overrides rule by rule (`--allow-tool` adds to their config, it
+    does not replace it). A project's rule only tightens what the person's rules say — a project
+    `allow` never beats their `deny` or `ask` — and adds an `allow` only when `loosen` (the folder
+    is trusted) and the person has no rule for that tool. A project `default` tightens the
+    person's looser rules for single tools too.
+    """
+    out = dict(base)
+    for tool, rule in layer.items():
+        if own:
+            out[tool] = rule
+            continue
+        before = out.get(tool) or out.get("default")
+        if before is None:
+            if rule != "allow" or loosen:
+                out[tool] = rule
+        elif STRICTNESS[rule] >= STRICTNESS[before]:
+            out[tool] = rule
+        if tool == "default" and rule != "allow":
+            for other, was in list(out.items()):
+                if STRICTNESS[was] < STRICTNESS[rule]:
+                    out[other] = rule
+    return out
+
+
+def _trust_request(
+    project_root: Path, project_file: Path, raw: bytes, parsed: Mapping[str, Any]
+) -> TrustRequest | None:
+    """What the project's files ask for that needs trust; None when they ask for nothing of the kind.
+
+    Besides the settings file, ``consult.dev_command`` in ``formspec-app.yaml`` (the command the
+    local server runs to start the dev server) is asked about: the digest covers it too.
+    """
+    asked = [name for name in GATED if needs_trust(name, parsed.get(name))]
+    dev = dev_command(project_root)
+    if not asked and dev is None:
+        return None
+    wants = [line for name in asked for line in describe(name, parsed[name])]
+    keys = [shown(name) for name in asked]
+    digest = digest_of(raw)
+    if dev is not None:
+        keys.append(DEV_COMMAND_KEY)
+        wants.append(f"run the command `{shlex.join(dev)}` to start the dev server ({DEV_COMMAND_KEY})")
+        digest = digest_of(raw + b"\0" + json.dumps(dev).encode("utf-8"))
+    return TrustRequest(
+        folder=Path(project_root).resolve(),
+        settings_file=project_file,
+        digest=digest,
+        keys=tuple(keys),
+        wants=tuple(wants),
+    )
+
+
+DEV_COMMAND_KEY = "consult.dev_command in formspec-app.yaml"
+
+
+def dev_command(project_root: Path) -> list[str] | None:
+    """The dev-server command ``formspec-app.yaml`` names (``consult.dev_command``), if any."""
+    try:
+        data = yaml.safe_load((Path(project_root) / "formspec-app.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, ValueError):
+        return None
+    consult = data.get("consult") if isinstance(data, dict) else None
+    value = consult.get("dev_command") if isinstance(consult, dict) else None
+    if isinstance(value, str) and value.strip():
+        try:
+            return shlex.split(value)
+        except ValueError:
+            return [value]
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
+
+
+def trust_request(
+    project_root: Path, *, trust_store: Path | None = None, include_trusted: bool = False
+) -> TrustRequest | None:
+    """What the project's settings file asks for that waits for trust, when the folder is not yet
+    trusted with this version of the file (or, `include_trusted`, also when it is); None when there
+    is nothing to ask. Raises ConfigError for a broken file."""
+    project_file = project_config_path(project_root)
+    raw = _read_bytes(project_file)
+    label = f"project config {project_file}"
+    values = _read_file(project_file, raw) if raw is not None else {}
+    parsed = {name: _parse(name, value, label) for name, value in values.items()}
+    request = _trust_request(project_root, project_file, raw or b"", parsed)
+    if request is None or (not include_trusted and is_trusted(project_root, request.digest, store=trust_store)):
+        return None
+    return request
 
 
 def settings_field_names() -> list[str]:
     """The configurable keys, in documentation order."""
-    return [f.name for f in fields(Settings) if f.name != "sources"]
+    return [f.name for f in fields(Settings) if f.name not in {"sources", "withheld"}]

@@ -1,0 +1,109 @@
+"""`formspec-consult trust [--revoke | --status | --list]`: trust a project folder's settings.
+
+A project's `.formspec/consult.yaml` may ask for things only the person can allow: MCP servers that
+run commands, a model endpoint, the variable a key is read from, a registry, write tools without
+asking (see `config.trust`). Until the folder is trusted those settings are left out. `trust`
+shows exactly what the file asks for and records the folder (its real path, the file's SHA-256)
+in the user's config folder; a changed file is untrusted again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from formspec_consult.config import ConfigError, project_config_path, trust_request
+from formspec_consult.config import trust as store
+from formspec_consult.config.trust import digest_of, folder_key, trust_file, trusted_folders
+
+
+def _project(ctx: click.Context, option: Path | None) -> Path:
+    from formspec_consult.spec import ProjectError, open_project
+
+    folder = option or (ctx.obj or {}).get("project") or Path.cwd()
+    try:
+        return Path(open_project(Path(folder)).root)
+    except ProjectError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _file_digest(root: Path) -> str:
+    path = project_config_path(root)
+    try:
+        return digest_of(path.read_bytes())
+    except FileNotFoundError:
+        return digest_of(b"")
+    except OSError as exc:
+        raise click.ClickException(f"{path}: cannot be read ({exc.strerror})") from exc
+
+
+@click.command("trust")
+@click.option("--project", "project_opt", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The project folder (default: --project of the main command, else the current folder).")
+@click.option("--revoke", is_flag=True, help="Stop trusting the folder: its settings are left out again.")
+@click.option("--status", is_flag=True, help="Say whether the folder is trusted and what its settings ask for.")
+@click.option("--list", "list_", is_flag=True, help="List every trusted folder.")
+@click.pass_context
+def trust_command(ctx: click.Context, project_opt: Path | None, revoke: bool, status: bool, list_: bool) -> None:
+    """Trust this project folder's settings (MCP servers, model endpoint, key variable, registry,
+    write tools allowed without asking) after showing exactly what they ask for."""
+    if sum((revoke, status, list_)) > 1:
+        raise click.UsageError("use one of --revoke, --status, --list")
+    if list_:
+        _list()
+        return
+    root = _project(ctx, project_opt)
+    if revoke:
+        _revoke(root)
+        return
+    try:
+        request = trust_request(root, include_trusted=True)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    digest = request.digest if request is not None else _file_digest(root)
+    trusted = store.is_trusted(root, digest)
+    if request is None:
+        click.echo(f"{project_config_path(root)} asks for nothing that needs trust.")
+    else:
+        click.echo(f"{request.settings_file} asks to:")
+        for line in request.wants:
+            click.echo(f"  - {line}")
+    if status:
+        known = folder_key(root) in trusted_folders()
+        said = "trusted" if trusted else ("changed since you trusted it" if known else "not trusted")
+        click.echo(f"{folder_key(root)}: {said}.")
+        return
+    if trusted:
+        click.echo(f"{folder_key(root)} is already trusted with this file.")
+        return
+    try:
+        store.trust(root, digest)
+    except OSError as exc:
+        raise click.ClickException(f"cannot record the trust in {trust_file()} ({exc.strerror or exc})") from exc
+    click.echo(f"Trusted {folder_key(root)} (recorded in {trust_file()}). "
+               "A change to the file asks again; `formspec-consult trust --revoke` undoes it.")
+
+
+def _revoke(root: Path) -> None:
+    try:
+        removed = store.revoke(root)
+    except OSError as exc:
+        raise click.ClickException(f"cannot update {trust_file()} ({exc.strerror or exc})") from exc
+    if removed:
+        click.echo(f"{folder_key(root)} is no longer trusted; its settings that need trust are left out.")
+    else:
+        click.echo(f"{folder_key(root)} was not trusted.")
+
+
+def _list() -> None:
+    folders = trusted_folders()
+    if not folders:
+        click.echo("No trusted folders.")
+        return
+    for folder, entry in sorted(folders.items()):
+        root = Path(folder)
+        current = _file_digest(root) if root.is_dir() else None
+        state = "trusted" if current == entry.get("sha256") else (
+            "folder gone" if current is None else "changed since trusted (asks again)")
+        click.echo(f"{folder}  {state}  since {entry.get('trusted_at', '?')}")
