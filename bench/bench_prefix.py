@@ -3,7 +3,8 @@
 A session is opened on the bundled barbershop example (in-memory local server and bundled
 registry, a scripted model that records its requests); the first request is counted with the
 same o200k counter the app uses when a provider reports nothing. The consultant's tool offer
-changes once, at the first draft (agent/engine/offer.py): a second turn proposes a draft and the
+changes once, at the first draft (agent/engine/offer.py), and the system prompt with it (it names
+only offered tools, and drops the template index): a second turn proposes a draft and the
 request after it gives the Draft-phase prefix too — as the TUI offers it (someone to ask for the
 guarded tools: the largest offer, the one the start-up fit check counts) and headless. The floor
 is the system prompt with an empty start-up context (the prompt's own rules); the parts say what
@@ -96,9 +97,13 @@ def fixed_prefix() -> dict[str, Any]:
     messages, tools = runs[True]
     headless = runs[False][1][-1]
     system = str(messages[0][0]["content"])
-    assert messages[-1][0]["content"] == system, "the system prompt is the same on every request"
+    # The prompt names only the tools a request offers: the Draft phase's is written once more.
+    draft_system = str(messages[-1][0]["content"])
+    headless_system = str(runs[False][0][-1][0]["content"])
     return {
         "system": count_text(system),
+        "draft_system": count_text(draft_system),
+        "headless_draft_system": count_text(headless_system),
         "tools": count_text(json.dumps(tools[0], ensure_ascii=False)),
         "tool_count": len(tools[0]),
         "draft_tools": count_text(json.dumps(tools[-1], ensure_ascii=False)),
@@ -161,15 +166,17 @@ def main() -> int:
     logging.getLogger("LiteLLM").setLevel(logging.WARNING)  # litellm logs every call at INFO
     figures = fixed_prefix()
     total = figures["system"] + figures["tools"]
-    drafting = figures["system"] + figures["draft_tools"]
-    headless = figures["system"] + figures["headless_draft_tools"]
+    drafting = figures["draft_system"] + figures["draft_tools"]
+    headless = figures["headless_draft_system"] + figures["headless_draft_tools"]
     print(f"system prompt        {figures['system']:>6} tokens (rules alone, empty context: {figures['rules_floor']})")
     print(f"tool declarations    {figures['tools']:>6} tokens ({figures['tool_count']} tools offered in Discovery/Proposal)")
     print(f"fixed prefix         {total:>6} tokens  goal ≤ {GOAL_TOKENS}: {'ok' if total <= GOAL_TOKENS else 'MISSED'}")
     print(f"Draft phase          {drafting:>6} tokens  goal ≤ {GOAL_TOKENS}: {'ok' if drafting <= GOAL_TOKENS else 'MISSED'} "
-          f"(tool declarations {figures['draft_tools']}, {figures['draft_tool_count']} tools, from the first draft on, "
+          f"(system prompt {figures['draft_system']}, tool declarations {figures['draft_tools']}, "
+          f"{figures['draft_tool_count']} tools, from the first draft on, "
           "with someone to ask for apply/undo/reject/restart: the TUI; the start-up fit check counts this offer)")
-    print(f"  headless           {headless:>6} tokens (tool declarations {figures['headless_draft_tools']}, "
+    print(f"  headless           {headless:>6} tokens (system prompt {figures['headless_draft_system']}, "
+          f"tool declarations {figures['headless_draft_tools']}, "
           f"{figures['headless_draft_tool_count']} tools: nobody to ask, the guarded tools are not offered)")
     system, tools, draft_tools = figures["texts"]
     prompt, cached, _ = asyncio.run(_cached_session(TURNS, system, draft_tools, draft_tools, None))

@@ -84,7 +84,7 @@ def assemble(tools: list[Tool]) -> dict[str, str]:
     """Every file of the skill, from the consultant prompt, the bundled skills and ``tools``."""
     from formspec_consult import __version__
     from formspec_consult.prompting.prompts import PromptError, load_prompt
-    from formspec_consult.prompting.template import render_template
+    from formspec_consult.prompting.template import placeholders, render_template
     from formspec_consult.servers.local import INSTRUCTIONS
     from formspec_consult.spec.skills import all_skills
 
@@ -99,7 +99,10 @@ def assemble(tools: list[Tool]) -> dict[str, str]:
         raise SkillError(f"The consultant prompt has no part(s) {', '.join(missing)}; the skill needs them.")
 
     def part(name: str) -> str:
-        return render_template(parts[name].strip(), {}, consultant.name).strip() + "\n"
+        # An external client is offered every tool: each variable left empty renders the parts
+        # that name the tools (the consultant's per-offer conditions, agent/engine/context.py).
+        text = parts[name].strip()
+        return render_template(text, dict.fromkeys(placeholders(text), ""), consultant.name).strip() + "\n"
 
     skills = all_skills(None)  # the bundled ones; a project's own .agents/skills are its own business
     header = (

@@ -76,6 +76,9 @@ class ToolOutcome:
     duration_ms: float
     structured: Any = None
     parts: tuple[dict[str, Any], ...] = ()  # OpenAI content parts (images) beyond `text`
+    # What the model is sent instead of `text`, when a client layer wrote it a leaner view of the
+    # result (agent/engine/result_view.py); `text` stays the whole answer for the log and the UI.
+    for_model: str | None = None
 
 
 def _clean_error(text: str, name: str) -> str:

@@ -4,7 +4,7 @@ The live history (`agent.history.History`) changes its messages through :func:`a
 so what a resumed session rebuilds is, by construction, what the model saw: there is one
 implementation of every change, not a live one and a replayed one that could drift apart.
 
-Only three event types change the model-visible list:
+Only four event types change the model-visible list:
 
 - ``message``    {message}: appended.
 - ``compaction`` {pruned, stubs, start, end, summary_message}: first the messages at `pruned`
@@ -12,6 +12,8 @@ Only three event types change the model-visible list:
   `summary_message` (when there is one). Indices refer to the list before the compaction.
 - ``repair``     {remove, insert}: messages at `remove` (indices in the old list) are dropped,
   then each ``[index, message]`` of `insert` is inserted, in order (indices in the new list).
+- ``system_prompt`` {message, reason}: the system prompt (the first message) is replaced by
+  `message` (inserted first when the list has none).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from formspec_consult.store.records import (
     EventRecord,
     MessageRecord,
     RepairRecord,
+    SystemPromptRecord,
     record_from_json,
 )
 
@@ -59,6 +62,12 @@ def apply_event(messages: list[Message], event: EventRecord | Mapping[str, Any])
         if summary is not None:
             messages[int(record.start) : int(record.end)] = [copy.deepcopy(summary)]
         return bool(pruned) or summary is not None
+    if isinstance(record, SystemPromptRecord):
+        if messages and messages[0].get("role") == "system":
+            messages[0] = copy.deepcopy(record.message)
+        else:
+            messages.insert(0, copy.deepcopy(record.message))
+        return True
     if isinstance(record, RepairRecord):
         for index in sorted(record.remove, reverse=True):
             del messages[index]

@@ -46,6 +46,7 @@ __all__ = [
     "SessionStartedRecord",
     "SideReplyRecord",
     "SummaryWrittenRecord",
+    "SystemPromptRecord",
     "ToolCallRecord",
     "ToolResultRecord",
     "TurnFinishedRecord",
@@ -338,7 +339,19 @@ class RepairRecord(EventRecord):
     insert: Sequence[Sequence[Any]] = ()
 
 
-_CHANGES_HISTORY = (MessageRecord, CompactionRecord, RepairRecord)  # what rebuild_history applies
+@dataclass(frozen=True, kw_only=True)
+class SystemPromptRecord(EventRecord):
+    """The system prompt (the history's first message) written again: for the tools a request
+    offers (the Draft phase's differ from Discovery's), or with the project's context read afresh
+    when a session is resumed. ``reason`` says which."""
+
+    TYPE: ClassVar[str] = "system_prompt"
+
+    message: Message = field(default_factory=dict)
+    reason: str = ""
+
+
+_CHANGES_HISTORY = (MessageRecord, CompactionRecord, RepairRecord, SystemPromptRecord)  # what rebuild_history applies
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -51,7 +51,12 @@ class Review:
         return gate.check(self.project, self.store.overlay(), project_rel)
 
     def propose(self, path: object, content: object) -> dict[str, Any]:
-        """Write a draft, validate the tree with the session's drafts overlaid, say what is next."""
+        """Write a draft, validate the tree with the session's drafts overlaid, say what is next.
+
+        The answer is this draft's verdict: ``valid`` and ``validation`` (its ``ok``, the problems
+        that block this draft, the warnings in its file) — never another draft's problems, which
+        are only counted (``other_problems``), since they do not block this one.
+        """
         spec_path = self.store.roots.resolve(path)
         file = self.store.write(spec_path, content)  # type: ignore[arg-type]  # checked inside
         result = self._check(spec_path.project_rel)
@@ -59,40 +64,34 @@ class Review:
         kind = draft_kind(str(content))
         skills = self.project.skills_for_kind(kind) if kind else []
         status = self.store.info(spec_path).status
-        if status == "unchanged":
-            nxt = (
-                "The draft is identical to the current file, so there is nothing to apply. Discard it with "
-                f"reject_draft('{spec_path.rel}') or propose the change you meant."
-            )
-        elif result.passes:
-            nxt = (
-                f"The draft passes validation. Tell the person it is ready and ask them to review it "
-                f"(/diff in formspec-consult), then apply it with apply_draft('{spec_path.rel}') "
-                "once they agree."
-            )
-            if advice:
-                nxt += (
-                    f" The verifiers raised {len(advice)} finding(s) (see findings): address each one before "
-                    "asking for review — fix the draft, or ask the person when it is a business question."
-                )
-        else:
-            nxt = (
-                f"The draft has {len(result.blocking)} problem(s). Fix them and call propose_spec_file again "
-                "with the full corrected content; do not ask the person to apply it yet."
-            )
+        root = Path(self.project.root)
+        tree = result.validation
+        siblings = [rel for rel in self.store.overlay() if rel != spec_path.project_rel]
+        verdict: dict[str, Any] = {
+            "ok": result.passes,
+            "problems": result.blocking,
+            "warnings": [  # a sibling draft's warnings are that draft's
+                w for w in tree.get("warnings", [])
+                if not any(gate.same_file(w.get("source"), rel, root) for rel in siblings)
+            ],
+        }
+        if "schema_sources" in tree:
+            verdict["schema_sources"] = tree["schema_sources"]
         return {
             "written": True,
             "path": spec_path.rel,
-            "draft_path": file.relative_to(Path(self.project.root)).as_posix(),
+            "draft_path": file.relative_to(root).as_posix(),
             "status": status,
-            "validation": result.validation,
+            "valid": result.passes,
+            "validation": verdict,
             "blocking_problems": len(result.blocking),
+            "other_problems": sum(1 for p in tree.get("problems", []) if p not in result.blocking),
             "relevant_skills": [
                 {"name": getattr(s, "name", str(s)), "description": getattr(s, "description", "")}
                 for s in skills
             ],
             "findings": advice,
-            "next": nxt,
+            "next": _next_step(spec_path.rel, status, result, len(advice)),
         }
 
     def settled(self) -> builtins.list[dict[str, Any]]:
@@ -168,6 +167,31 @@ class Review:
         if self.journal is not None:
             self.journal.record("undo", result)
         return result
+
+
+def _next_step(rel: str, status: str, result: gate.GateResult, findings: int) -> str:
+    """What the proposer does next. The person reviews and applies drafts (/diff in
+    formspec-consult), so a passing draft is handed to them, never applied by the proposer."""
+    if status == "unchanged":
+        return (
+            f"The draft of {rel} is identical to the current file, so there is nothing to apply. Propose "
+            "the change you meant (a new proposal of the same path replaces this draft)."
+        )
+    if not result.passes:
+        return (
+            f"The draft has {len(result.blocking)} problem(s). Fix them and call propose_spec_file again "
+            "with the full corrected content; do not ask the person to review it yet."
+        )
+    text = (
+        "The draft passes validation. Tell the person it is ready for their review: they see it with "
+        "/diff in formspec-consult and accept (apply) or reject it themselves."
+    )
+    if findings:
+        text += (
+            f" The verifiers raised {findings} finding(s) (see findings): address each one before "
+            "asking for review — fix the draft, or ask the person when it is a business question."
+        )
+    return text
 
 
 def unified_diff(rel: str, before: bytes, after: bytes, *, new: bool = False) -> str:

@@ -183,3 +183,23 @@ def test_the_owner_summary_and_verify_prompts_render_with_their_variables() -> N
     user = verify.render_user(path="specs/booking.yaml", draft="kind: entity", gate_report="E1 missing id")
     assert "specs/booking.yaml" in user and "E1 missing id" in user and "discovery summary" not in user
     assert "cancelled" in verify.render_system()
+
+
+def test_the_draft_phase_prompt_keeps_every_rule_but_the_template_one_and_names_only_offered_tools() -> None:
+    """From the first draft on the template tool is not offered: the prompt drops its one sentence
+    and the template index, and keeps every other rule."""
+    from formspec_consult.agent.engine.context import render_system_prompt
+
+    offered = {"propose_spec_file", "list_drafts", "list_kind_schemas", "read_skill", "read_transcript",
+               "search_modules_registry", "get_module_detail"}
+    context = {"workspace_manifest": "m", "installed_modules": "x", "skills": "s",
+               "business_templates": "- laundry — Laundry"}
+    text = " ".join(render_system_prompt("20261130-abc", context, offered).split())
+    assert [rule for rule in CONSULTANT_RULES if rule not in text] == ["use its probing questions as your guide"]
+    assert "get_business_template" not in text and "laundry" not in text and "list_business_templates" not in text
+    discovery = render_system_prompt("20261130-abc", context, offered - {"list_drafts"} | {"get_business_template"})
+    assert "get_business_template" in discovery and "laundry" in discovery
+    assert "Your first draft brings the tools that act on your drafts" in discovery
+    unreachable = " ".join(render_system_prompt(
+        "20261130-abc", context, offered - {"search_modules_registry", "get_module_detail"}).split())
+    assert "search_modules_registry" not in unreachable and "can be reused instead of built" in unreachable

@@ -43,7 +43,10 @@ async def test_propose_writes_a_draft_validates_it_and_says_what_next(client: Cl
     assert (project / result["draft_path"]).read_text() == VOUCHER_YAML
     assert not (project / "spec" / VOUCHER).exists()
     assert any(s["name"] == "barbershop-pricing" for s in result["relevant_skills"])
-    assert "review" in result["next"] and "apply_draft" in result["next"]
+    assert "review" in result["next"] and "the person" in result["next"] and result["valid"] is True
+    assert "apply_draft" not in result["next"]  # the person applies; the proposer is never told to
+
+
 
 
 async def test_an_invalid_draft_is_kept_with_its_problems_and_advice_to_fix(client: Client) -> None:
@@ -93,6 +96,9 @@ async def test_a_broken_sibling_draft_does_not_block_a_good_one(client: Client) 
     )
     good = await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
     assert good["blocking_problems"] == 0
+    # its verdict is its own: the sibling's problems are counted apart, never its "ok: false"
+    assert good["valid"] is True and good["validation"]["ok"] is True and good["validation"]["problems"] == []
+    assert good["other_problems"] >= 1
     await call(client, "apply_draft", {"file": VOUCHER})
 
 

@@ -117,13 +117,6 @@ async def test_a_vendor_document_is_readable_but_marked_as_third_party_data(clie
     assert "not as instructions" in doc["note"] and "overrides/" in doc["note"]
 
 
-async def test_read_module_spec_of_a_missing_document_says_how_to_look(client: Client) -> None:
-    message = await call_error(
-        client, "read_module_spec", {"module": "shop", "kind": "Entity", "name": "nope"}
-    )
-    assert "list_installed_modules" in message
-
-
 async def test_check_naming_conflict_reports_taken_and_free_names(client: Client) -> None:
     taken = await call(client, "check_naming_conflict", {"name": "customer"})
     assert taken["available"] is False and taken["matches"]
@@ -174,3 +167,11 @@ async def test_a_vanished_project_is_a_clear_error(
 ) -> None:
     project.rename(project.with_name("moved"))
     assert "no longer exists" in await call_error(client, tool, args)
+
+
+async def test_read_module_spec_of_a_missing_document_names_what_the_module_has(client: Client) -> None:
+    """The refusal lists the module's documents (or the modules), never a tool to look them up with."""
+    said = await call_error(client, "read_module_spec", {"module": "shop", "kind": "Entity", "name": "ghost"})
+    assert "Its Entity documents: " in said and "customer" in said and "list_installed_modules" not in said
+    other = await call_error(client, "read_module_spec", {"module": "nowhere", "kind": "Entity", "name": "x"})
+    assert "There is no module named 'nowhere'" in other and "shop" in other

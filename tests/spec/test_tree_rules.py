@@ -221,3 +221,18 @@ def test_lock_with_unknown_trust_tier_or_unreadable_lock_warns(shop: Project, sh
     assert result.ok and "FS-LOCK-INVALID" in [w.code for w in result.warnings]
     assert shop.lock() is None
     assert {m.name: m.trust_tier for m in shop.modules()}["loyalty"] is None
+
+
+@pytest.mark.parametrize("resource", ["customer_note", "shop.customer_note", "vip_customer"])
+def test_an_unresolved_relation_never_suggests_an_entity_its_name_merely_extends(shop: Project, resource: str) -> None:
+    """`customer_note` is another entity (often one still to be proposed), not a misspelt `customer`."""
+    result = check(shop, entity("draft", relation(resource), module="shop"))
+    problem = next(p for p in result.problems if p.code == "FS-RELATION-RESOURCE")
+    assert "Did you mean" not in problem.hint
+    assert f"Create the entity `{resource.rsplit('.', 1)[-1]}`" in problem.hint
+
+
+def test_a_bare_reference_is_answered_with_a_bare_name_in_the_same_module(shop: Project) -> None:
+    result = check(shop, entity("draft", relation("customers"), module="shop"))
+    problem = next(p for p in result.problems if p.code == "FS-RELATION-RESOURCE")
+    assert problem.hint == "Did you mean `customer`?"

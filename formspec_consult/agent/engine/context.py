@@ -10,7 +10,7 @@ logged like any message, so a resumed session sends exactly the same prompt.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from formspec_consult.agent.engine.context_text import RENDERERS, as_text, render_template_index
@@ -19,7 +19,14 @@ from formspec_consult.mcp_client.manager import ToolError
 if TYPE_CHECKING:
     from formspec_consult.providers.base import Provider
     from formspec_consult.store.events import EventLog
-__all__ = ["START_CALLS", "as_text", "collect_context", "render_system_prompt", "render_template_index"]
+__all__ = [
+    "START_CALLS",
+    "as_text",
+    "collect_context",
+    "offer_variables",
+    "render_system_prompt",
+    "render_template_index",
+]
 
 # (tool, prompt variable, required): a required call that fails stops the session start.
 START_CALLS: tuple[tuple[str, str, bool], ...] = (
@@ -66,13 +73,32 @@ async def collect_context(
     return values, problems
 
 
-def render_system_prompt(session_id: str, context: dict[str, str]) -> str:
-    """The consultant system prompt with the session id and the start-up context filled in."""
+def offer_variables(offered: Collection[str] | None) -> dict[str, str]:
+    """The consultant prompt's offer variables for a request offering the tools `offered` (their
+    own names): the prompt names a tool only while it is offered. None: every tool (no variable set)."""
+    if offered is None:
+        return {}
+    names = set(offered)
+
+    def missing(*tools: str) -> str:
+        return "" if set(tools) <= names else "yes"
+
+    return {
+        "drafting": "yes" if "list_drafts" in names else "",
+        "no_template_tool": missing("get_business_template"),
+        "no_catalogue_tool": missing("list_business_templates"),
+        "no_registry": missing("search_modules_registry", "get_module_detail"),
+    }
+
+
+def render_system_prompt(session_id: str, context: dict[str, str], offered: Collection[str] | None = None) -> str:
+    """The consultant system prompt with the session id and the start-up context filled in, for a
+    request that offers the tools `offered` (see :func:`offer_variables`)."""
     from formspec_consult.prompting.prompts import load_prompt
 
     prompt = load_prompt("consultant")
     # Strict on purpose: a context variable the prompt does not declare is an error, never dropped.
-    return prompt.render_system(session_id=session_id, **context)
+    return prompt.render_system(session_id=session_id, **context, **offer_variables(offered))
 
 
 def render_conversation(messages: list[dict[str, Any]]) -> str:

@@ -21,6 +21,7 @@ from formspec_consult.agent.engine.context import (
 )
 from formspec_consult.agent.engine.offer import ConsultantOffer, session_has_drafted
 from formspec_consult.agent.engine.options import EngineOptions
+from formspec_consult.agent.engine.result_view import ModelView, named_skills
 from formspec_consult.agent.engine.setup import (
     LOCAL,
     REGISTRY,
@@ -270,7 +271,7 @@ class Opening:
             )
             _follow_late_servers(session, still_starting)
             if self.events:
-                _resume(session, self.events)
+                _resume(session, self.events, self.context)
             else:
                 assert self.context is not None
                 _start(session, *self.context)
@@ -370,9 +371,11 @@ async def _begin(opening: Opening) -> None:
     """
     manager = opening.manager
     manager.launch()
-    context_task: asyncio.Task[tuple[dict[str, str], list[str]]] | None = None
-    if not opening.events:
-        context_task = asyncio.ensure_future(_context(manager))
+    # A resumed session reads the context again too: its system prompt is written afresh (the
+    # person may have applied drafts since); a failure there keeps the prompt it had.
+    context_task: asyncio.Task[tuple[dict[str, str], list[str]] | None] = asyncio.ensure_future(
+        _context(manager) if not opening.events else _context_or_none(manager)
+    )
     try:
         # A start failure is recorded, not raised: it is read below. A cancellation (Ctrl-C
         # during start-up) is not swallowed here: the start stops.
@@ -381,10 +384,9 @@ async def _begin(opening: Opening) -> None:
             await asyncio.shield(opening.warming)  # a refused model is said before a server problem
             raise manager.start_failures[LOCAL]
     except BaseException:
-        if context_task is not None:
-            await _drop(context_task)
+        await _drop(context_task)
         raise
-    opening.context = await context_task if context_task is not None else None
+    opening.context = await context_task
     opening.still_starting = await manager.wait_started(timeout=START_GRACE)
 
 
@@ -409,8 +411,14 @@ def _assemble(
     verifying = VerifyingTools(
         manager, settings.verify, provider, session_dir / SUMMARY, log=log.write
     )
-    tools = ConsultantOffer(
+    viewed = ModelView(
         verifying,
+        ours=lambda exposed: manager.server_of(exposed) in (LOCAL, REGISTRY),
+        real_name=manager.real_name,
+        skills_named=named_skills(history.messages),
+    )
+    tools = ConsultantOffer(
+        viewed,
         server_of=manager.server_of,
         real_name=manager.real_name,
         ours=(LOCAL, REGISTRY),
@@ -540,6 +548,14 @@ async def _context(manager: MCPManager) -> tuple[dict[str, str], list[str]]:
     return await collect_context(call, available)
 
 
+async def _context_or_none(manager: MCPManager) -> tuple[dict[str, str], list[str]] | None:
+    """The context of a resumed session, or None when it cannot be read (the old prompt stays)."""
+    try:
+        return await _context(manager)
+    except Exception:  # noqa: BLE001 - a resumed session goes on with the prompt it had
+        return None
+
+
 def _follow_late_servers(session: Session, names: list[str]) -> None:
     """Servers still starting after the grace: a failure is logged when it comes and said at the
     next turn; a server that comes up is offered from the next request on."""
@@ -554,6 +570,21 @@ def _follow_late_servers(session: Session, names: list[str]) -> None:
                 session.log.write(NoticeRecord(level="warning", message=problem))
 
     session.manager.on_started = started
+
+
+def _prompt_for_offer(session: Session, context: dict[str, str]) -> Callable[[list[dict[str, Any]]], str]:
+    """The system prompt for a request's declarations: the context, and the offer's tool names."""
+    manager = session.manager
+
+    def prompt(declarations: list[dict[str, Any]]) -> str:
+        names = {
+            manager.real_name(exposed)
+            for declaration in declarations
+            if manager.server_of(exposed := str(declaration["function"]["name"])) in (LOCAL, REGISTRY)
+        }
+        return render_system_prompt(session.session_id, context, names)
+
+    return prompt
 
 
 def _start(session: Session, context: dict[str, str], problems: list[str]) -> None:
@@ -576,11 +607,15 @@ def _start(session: Session, context: dict[str, str], problems: list[str]) -> No
     )
     for problem in session.start_problems:
         session.log.write(NoticeRecord(level="warning", message=problem))
-    session.history.append({"role": "system", "content": render_system_prompt(session.session_id, context)})
+    session.loop.system_prompt = prompt = _prompt_for_offer(session, context)
+    session.history.append({"role": "system", "content": prompt(session.loop.tools.tool_declarations())})
 
 
-def _resume(session: Session, events: list[EventRecord]) -> None:
-    """A resumed session: the exact history, turn numbering, usage; an interrupted turn is closed."""
+def _resume(
+    session: Session, events: list[EventRecord], context: tuple[dict[str, str], list[str]] | None = None
+) -> None:
+    """A resumed session: the exact history, turn numbering, usage; an interrupted turn is closed;
+    the system prompt written again with the context read now (logged, so a rebuild has it)."""
     loop = session.loop
     turns = [e.turn for e in events if isinstance(e, TurnStartedRecord)]
     finished = {e.turn for e in events if isinstance(e, TurnFinishedRecord)}
@@ -596,6 +631,9 @@ def _resume(session: Session, events: list[EventRecord]) -> None:
     )
     for problem in session.start_problems:
         session.log.write(NoticeRecord(level="warning", message=problem))
+    if context is not None:
+        loop.system_prompt = prompt = _prompt_for_offer(session, context[0])
+        session.history.set_system_prompt(prompt(loop.tools.tool_declarations()), "resumed")
     if turns and loop.turn not in finished:
         repaired = session.history.repair_pairing()
         session.log.write(

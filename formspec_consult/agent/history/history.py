@@ -25,10 +25,16 @@ from formspec_consult.agent.history.pairing import (
 from formspec_consult.agent.history.summary import SUMMARY_PREFIX, is_summary
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import apply_event, rebuild_history
-from formspec_consult.store.records import CompactionRecord, EventRecord, MessageRecord, RepairRecord
+from formspec_consult.store.records import (
+    CompactionRecord,
+    EventRecord,
+    MessageRecord,
+    RepairRecord,
+    SystemPromptRecord,
+)
 
 Message = dict[str, Any]
-Change = TypeVar("Change", MessageRecord, CompactionRecord, RepairRecord)
+Change = TypeVar("Change", MessageRecord, CompactionRecord, RepairRecord, SystemPromptRecord)
 BlockKind = Literal["head", "summary", "user", "assistant", "system"]
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 
@@ -100,6 +106,15 @@ class History:
         """Append the result of tool call `call_id` (its assistant message must come before);
         `content` is text, or OpenAI content parts (text and images)."""
         self.append({"role": "tool", "tool_call_id": call_id, "content": content})
+
+    def set_system_prompt(self, text: str, reason: str) -> bool:
+        """Write the system prompt again (logged as a ``system_prompt`` event) when `text` differs
+        from the one the history holds; True when it changed."""
+        first = self.messages[0] if self.messages else None
+        if first is not None and first.get("role") == "system" and first.get("content") == text:
+            return False
+        self._apply(SystemPromptRecord(message={"role": "system", "content": text}, reason=reason))
+        return True
 
     def apply_logged(self, record: Change) -> Change:
         """Log a message-changing record (a compaction, a repair) and apply it; returns it as written."""

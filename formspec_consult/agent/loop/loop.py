@@ -20,6 +20,16 @@ from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.options import find_options
 from formspec_consult.agent.loop.permissions import Permissions
+from formspec_consult.agent.loop.reply_set import (
+    LIST,
+    Verdict,
+    is_propose,
+    listed_validity,
+    note_for,
+    sibling_tool,
+    verdict_of,
+    with_note,
+)
 from formspec_consult.agent.loop.tools import (
     ArgumentsError,
     cap_result,
@@ -103,6 +113,10 @@ class AgentLoop:
         # Write tools the model calls need the person's permission (see permissions.py).
         self.permissions = Permissions()
         self._logged_tools_digest: str | None = None
+        # The system prompt for a request's tool declarations (None: keep the history's): the
+        # prompt names only tools the request offers, so it is written again when the offer
+        # changes (logged: the history rebuilds it).
+        self.system_prompt: Callable[[list[dict[str, Any]]], str | None] | None = None
         self._partial = ""  # text streamed by a reply that has not completed yet
         self._unclosed_turn: int | None = None  # a turn whose turn_finished the log refused
 
@@ -122,7 +136,7 @@ class AgentLoop:
         if self._unclosed_turn is not None:  # the log could not take turn_finished: close it now
             self._repair_quietly()
             if self._log_quietly(TurnFinishedRecord(turn=self._unclosed_turn, reason="error",
-                                                    error="the event log could not be written")):
+                                                    error="the event log could not be written")) is not None:
                 self._unclosed_turn = None
         self.last_options = ()
         try:
@@ -159,7 +173,7 @@ class AgentLoop:
             yield self.emit(Notice("error", message))
             finished = TurnFinished("error", error=message)
         finished = finished or TurnFinished("done")
-        if not self._log_quietly(TurnFinishedRecord(turn=self.turn, reason=finished.reason, error=finished.error)):
+        if self._log_quietly(TurnFinishedRecord(turn=self.turn, reason=finished.reason, error=finished.error)) is None:
             self._unclosed_turn = self.turn  # closed by the next turn, or by --resume
         yield self.emit(finished)
 
@@ -170,13 +184,13 @@ class AgentLoop:
         except EventLogWriteError:
             pass
 
-    def _log_quietly(self, record: EventRecord) -> bool:
-        """Append an event after a failure; False when the log itself cannot be written (disk full)."""
+    def _log_quietly(self, record: EventRecord) -> EventRecord | None:
+        """Append an event after a failure; returns it as written, None when the log itself cannot
+        be written (disk full)."""
         try:
-            self.log.write(record)
+            return self.log.write(record)
         except EventLogWriteError:
-            return False
-        return True
+            return None
 
     async def _steps(self) -> AsyncIterator[AgentEvent]:
         for step in range(1, self.max_steps + 1):
@@ -229,9 +243,8 @@ class AgentLoop:
                 yield self.emit(Notice("warning", message))
                 yield TurnFinished("step_limit", error=message)
                 return
-            for call in calls:
-                async for event in self._run_tool(call):
-                    yield event
+            async for event in self._run_reply(calls):
+                yield event
 
     async def _compact_if_needed(self) -> AsyncIterator[AgentEvent]:
         if self.compressor.needs_compaction(self.history):
@@ -244,6 +257,9 @@ class AgentLoop:
         self.history.check_pairing()
         await self.tools.refresh()
         tools = self.tools.tool_declarations()
+        prompt = self.system_prompt(tools) if self.system_prompt is not None else None
+        if prompt is not None:
+            self.history.set_system_prompt(prompt, "offer")
         messages = self.history.snapshot()
         tokens = self.provider.count_tokens(messages, tools)
         digest = tools_digest(tools)
@@ -303,7 +319,75 @@ class AgentLoop:
             )
         )
 
-    async def _run_tool(self, call: ToolCall) -> AsyncIterator[AgentEvent]:
+    async def _run_reply(self, calls: list[ToolCall]) -> AsyncIterator[AgentEvent]:
+        """Run a reply's tool calls in order; their results join the history in call order once
+        all have run (also when the turn is cancelled meanwhile), so a proposal refused before a
+        later proposal of the same reply could make it valid is judged again with it
+        (reply_set.py) before the model reads it."""
+        results: dict[str, str | list[dict[str, Any]]] = {}
+        waiting: list[tuple[ToolCall, dict[str, Any], ToolOutcome, Verdict]] = []
+        proposed: list[tuple[int, Verdict]] = []  # (position, verdict) of each proposal that ran
+        try:
+            for position, call in enumerate(calls):
+                ran = _Ran()
+                async for event in self._start_tool(call, ran):
+                    yield event
+                arguments, outcome = ran.arguments, ran.outcome
+                verdict = verdict_of(outcome.text) if outcome.ok and is_propose(call.name) else None
+                if verdict is not None:
+                    proposed.append((position, verdict))
+                    later = any(is_propose(c.name) for c in calls[position + 1 :])
+                    if later:  # judged once the reply's later proposals have run
+                        waiting.append((call, arguments, outcome, verdict))
+                        continue
+                async for event in self._finish_tool(call, arguments, outcome, results):
+                    yield event
+            for call, arguments, outcome, _first in await self._judge_again(calls, waiting, proposed):
+                waiting = [w for w in waiting if w[0] is not call]
+                async for event in self._finish_tool(call, arguments, outcome, results):
+                    yield event
+        finally:
+            for call, _arguments, outcome, _first in waiting:  # cancelled meanwhile: the first answer stands
+                logged = self._log_quietly(self._result_record(call, outcome))
+                results.setdefault(call.id, self._content(outcome, None if logged is None else logged.seq))
+            for call in calls:
+                if call.id in results:
+                    self.history.add_tool_result(call.id, results[call.id])
+
+    async def _judge_again(
+        self,
+        calls: list[ToolCall],
+        waiting: list[tuple[ToolCall, dict[str, Any], ToolOutcome, Verdict]],
+        proposed: list[tuple[int, Verdict]],
+    ) -> list[tuple[ToolCall, dict[str, Any], ToolOutcome, Verdict]]:
+        """The waiting proposals with their final answer: asked again when refused, or when the
+        draft list says a later draft changed their verdict; unchanged otherwise."""
+        if not waiting:
+            return []
+        listed = await self.tools.call(sibling_tool(waiting[0][0].name, LIST), {})
+        validity = listed_validity(listed.text) if listed.ok else {}
+        settled = []
+        for call, arguments, outcome, first in waiting:
+            position = calls.index(call)
+            later = [v.path for p, v in proposed if p > position and v.path != first.path]
+            replaced = any(p > position and v.path == first.path for p, v in proposed)
+            changed = validity.get(first.path, first.valid) != first.valid
+            if later and not replaced and (not first.valid or changed):
+                again = await self.tools.call(call.name, arguments)
+                if again.ok and verdict_of(again.text) is not None:
+                    note = note_for(later, first)
+                    outcome = dataclasses.replace(
+                        again,
+                        text=with_note(again.text, note),
+                        for_model=None if again.for_model is None else with_note(again.for_model, note),
+                        duration_ms=outcome.duration_ms + again.duration_ms,
+                    )
+            settled.append((call, arguments, outcome, first))
+        return settled
+
+    async def _start_tool(self, call: ToolCall, ran: _Ran) -> AsyncIterator[AgentEvent]:
+        """Log and announce a call, then run it (unless its arguments or permissions refuse it);
+        its arguments and answer go to `ran`."""
         outcome: ToolOutcome | None = None
         try:
             arguments = parse_arguments(call.arguments)
@@ -321,22 +405,40 @@ class AgentLoop:
             outcome = await self.tools.call(call.name, arguments)
             if outcome.duration_ms == 0.0:
                 outcome = dataclasses.replace(outcome, duration_ms=(time.perf_counter() - started) * 1000)
-        logged = self.log.write(
-            ToolResultRecord(
-                call_id=call.id,
-                server=outcome.server,
-                name=call.name,
-                ok=outcome.ok,
-                result=outcome.text,
-                duration_ms=round(outcome.duration_ms, 1),
-            )
+        ran.arguments, ran.outcome = arguments, outcome
+
+    def _result_record(self, call: ToolCall, outcome: ToolOutcome) -> ToolResultRecord:
+        return ToolResultRecord(
+            call_id=call.id,
+            server=outcome.server,
+            name=call.name,
+            ok=outcome.ok,
+            result=outcome.text,
+            duration_ms=round(outcome.duration_ms, 1),
         )
-        content: str | list[dict[str, Any]] = cap_result(outcome.text, self.tool_result_cap, logged.seq)
+
+    def _content(self, outcome: ToolOutcome, seq: int | None) -> str | list[dict[str, Any]]:
+        """What the model reads of an answer: its view when a layer wrote one
+        (agent/engine/result_view.py), capped; the log and the UI keep the whole answer. A view
+        too long for the cap is not sent: the cut's note pages the logged answer (event `seq`)
+        from where the cut fell, so the model must have read that very text."""
+        sent = outcome.text
+        if outcome.for_model is not None and len(outcome.for_model) <= self.tool_result_cap:
+            sent = outcome.for_model
+        content: str | list[dict[str, Any]] = cap_result(sent, self.tool_result_cap, seq)
         if outcome.parts and self.provider.supports_images:
             # Images go next to the text that names them, for models that take them; others
             # read only the placeholder. The message (images included) is what the log keeps.
             content = [{"type": "text", "text": content}, *outcome.parts]
-        self.history.add_tool_result(call.id, content)
+        return content
+
+    async def _finish_tool(
+        self, call: ToolCall, arguments: dict[str, Any], outcome: ToolOutcome,
+        results: dict[str, str | list[dict[str, Any]]],
+    ) -> AsyncIterator[AgentEvent]:
+        """Log and announce a call's answer; what the model reads of it goes to `results`."""
+        logged = self.log.write(self._result_record(call, outcome))
+        results[call.id] = self._content(outcome, logged.seq)
         yield self.emit(
             ToolCallFinished(
                 call.id, outcome.server, call.name, outcome.ok, outcome.text, outcome.duration_ms
@@ -354,6 +456,14 @@ class AgentLoop:
         actions = self.history.repair_pairing()
         self.log.write(TurnFinishedRecord(turn=self.turn, reason="cancelled", error=None, repaired=actions))
         self.record(TurnFinished("cancelled"))
+
+
+@dataclasses.dataclass
+class _Ran:
+    """A tool call's parsed arguments and its answer, filled in by `AgentLoop._start_tool`."""
+
+    arguments: dict[str, Any] = dataclasses.field(default_factory=dict)
+    outcome: ToolOutcome = dataclasses.field(default_factory=lambda: ToolOutcome("?", "?", False, "ERROR: not run", 0.0))
 
 
 @asynccontextmanager

@@ -92,10 +92,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         """The YAML of one spec document, e.g. module 'booking', kind 'Entity', name 'appointment'."""
         doc = state.project.find(module, kind, name)
         if doc is None:
-            raise ToolError(
-                f"No {kind} named {name!r} in module {module!r}. Call list_installed_modules to see the "
-                "modules, or check the spelling of the kind and metadata.name."
-            )
+            raise ToolError(_not_found(state, module, kind, name))
         result: ModuleSpec = {
             "path": state.tool_path(doc.rel),
             "file": doc.rel,
@@ -153,6 +150,21 @@ def register(server: MCPServer, state: LocalState) -> None:
     # Structured as {"result": markdown}: the text block stays the raw Markdown the model reads.
     @server.tool(title="Read a skill", annotations=READ_ONLY, structured_output=True)
     @state.serialised
-    def read_skill(name: Annotated[str, Field(description="As listed by list_skills.")]) -> str:
+    def read_skill(name: Annotated[str, Field(description="A skill's name, as the skill list gives it.")]) -> str:
         """The full Markdown of one skill: read it before relying on it."""
         return state.project.read_skill(name)
+
+
+def _not_found(state: LocalState, module: str, kind: str, name: str) -> str:
+    """What there is instead: the module's documents of that kind (or of every kind), or the
+    modules when there is no such module — so the next call can name a real one."""
+    docs = [d for d in state.project.documents() if (d.module or "").lower() == module.lower() and d.name]
+    if not docs:
+        modules = sorted({m.name for m in state.project.modules()})
+        return (f"There is no module named {module!r}. The project's modules: {', '.join(modules) or 'none'}. "
+                "Call read_module_spec again with one of them.")
+    same = sorted({str(d.name) for d in docs if d.kind.lower() == kind.lower()})
+    if same:
+        return f"No {kind} named {name!r} in module {module!r}. Its {kind} documents: {', '.join(same)}."
+    every = sorted({f"{d.kind} {d.name}" for d in docs})
+    return f"Module {module!r} has no {kind} named {name!r}. Its documents: {', '.join(every)}."

@@ -29,12 +29,17 @@ class SkillRef(TypedDict):
 
 
 class Proposed(TypedDict):
+    """One draft's verdict: ``valid``, and ``validation`` holding only what blocks THIS draft and the
+    warnings in its file; problems elsewhere (other drafts, old ones) are counted in ``other_problems``."""
+
     written: bool
     path: str
     draft_path: str
     status: str
+    valid: bool
     validation: Validation
     blocking_problems: int
+    other_problems: int
     relevant_skills: list[SkillRef]
     findings: list[dict[str, Any]]  # the verifiers' advice (spec.verify): {code, source, line, entity, message, hint}
     next: str

@@ -30,6 +30,10 @@ def check_bindings(docs: list[Document], index: Index, out: Findings) -> None:
     datastores = {d.name for d in docs if effective_kind(d.kind) == "Datastore" and d.name}
     for doc in docs:
         kind = effective_kind(doc.kind)
+        if kind == "Datastore" and not doc.spec.get("serves"):
+            out.error("FS-DATASTORE-SERVES", doc, ("spec",), f"datastore {doc.name!r} serves no primitive",
+                      "List what it serves under `serves:` (db, cache, lock, queue, pubsub, storage, config, "
+                      "kvstore, log) — FormSpec's check refuses an empty list.")
         if kind == "Entity":
             _check_categories(doc, index, out)
             _check_uses(doc, index, out)

@@ -72,14 +72,28 @@ def check_references(doc: Document, refs: list[Reference], index: Index, out: Fi
 
 
 def _suggest(ref: str, module: str | None, index: Index) -> str:
-    """A "did you mean" over the project's entities (and formspec.core's), else general advice."""
+    """A "did you mean" over the project's entities (and formspec.core's), else general advice.
+
+    Only a plausible slip is suggested: `booking_item` is not a misspelt `booking` (a name that
+    extends another at a `_` is another entity, most often one still to be written), and a bare
+    reference is answered with a bare name when the suggestion is in the same module.
+    """
     candidates = [f"{m}.{n}" for m, n in index.entities] + [f"{CORE_MODULE}.{n}" for n in sorted(CORE_ENTITIES)]
     _, name = split_ref(ref, module)
     wanted = f"{(module or '').lower()}.{name.lower()}"
-    close = difflib.get_close_matches(wanted, candidates, n=2, cutoff=0.75)
+    close = [c for c in difflib.get_close_matches(wanted, candidates, n=3, cutoff=0.75)
+             if not _extends(name.lower(), c.rsplit(".", 1)[1])][:2]
     if not close:  # the name alone may be right and the module wrong
         close = [c for c in candidates if c.rsplit(".", 1)[1] == name.lower()][:2]
     if close:
-        return f"Did you mean {' or '.join(f'`{c}`' for c in close)}?"
-    return ("Write `<module>.<entity>` naming an existing entity (check_naming_conflict/read_module_spec "
-            "help find it), or create that entity first.")
+        bare = split_ref(ref, None)[0] is None
+        shown = [c.rsplit(".", 1)[1] if bare and c.rsplit(".", 1)[0] == (module or "").lower() else c for c in close]
+        return f"Did you mean {' or '.join(f'`{c}`' for c in shown)}?"
+    return (f"Create the entity `{name}` (propose its file too), or write `<module>.<entity>` naming an "
+            "existing one (check_naming_conflict and read_module_spec help find it).")
+
+
+def _extends(a: str, b: str) -> bool:
+    """Whether one entity name extends the other at a `_` (`booking_item` and `booking`)."""
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer != shorter and (longer.startswith(shorter + "_") or longer.endswith("_" + shorter))

@@ -78,6 +78,16 @@ def check_view_shape(doc: Document, out: Findings) -> None:
             out.error("FS-FORM-TARGET", doc, ("spec",), "a Form needs `entity` (or `auth_action` for an auth form)",
                       "Add `entity: <module>.<entity>`.")
     elif kind == "App":
+        # FormSpec's check warns (never refuses) about an App that mounts nothing or shows nothing
+        if spec.get("workspaces") == []:
+            out.warn("FS-APP-STAGED", doc, ("spec", "workspaces"),
+                     "`workspaces: []` stages the App: it is mounted in no workspace",
+                     "List the workspace slugs it should be mounted in, or drop `workspaces:` to mount it everywhere.")
+        if spec.get("modules") and not spec.get("menu") and not spec.get("registered_views"):
+            out.warn("FS-APP-SURFACE", doc, ("spec",),
+                     "the App mounts modules but has neither `menu` nor `registered_views`: no page of it is reachable",
+                     "Add a `menu:` (e.g. `- {type: module, module: <module>}` to adopt a module's menu) or "
+                     "`registered_views: [{entity: <module>/<entity>}]`.")
         backend = spec.get("persist_backend")
         if isinstance(backend, str) and backend and backend not in INSTALLED_PERSIST_BACKENDS:
             out.error("FS-APP-PERSIST-BACKEND", doc, ("spec", "persist_backend"),

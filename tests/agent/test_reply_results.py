@@ -1,0 +1,155 @@
+"""What the consultant reads of its proposals, through the engine and a scripted model: the drafts
+of one reply judged as a set (a draft a later one of the same reply makes valid is told valid in
+that reply), each answer its own draft's verdict, and lean answers (compact, no machine-only
+fields, the skills named once per session) while the log and the UI keep the whole answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from formspec_consult.agent.engine.engine import Engine, EngineOptions
+from formspec_consult.commands.wiring import server_specs
+from formspec_consult.providers import ScriptedProvider
+from formspec_consult.store.agent_events import ToolCallFinished
+from formspec_consult.store.events import EventLog
+from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+
+pytestmark = pytest.mark.anyio
+
+BOOKING_PATH = "modules/shop/master/booking/entity.yaml"
+ITEM_PATH = "modules/shop/master/booking_item/entity.yaml"
+BOOKING = """apiVersion: formspec.dev/v1
+kind: Entity
+metadata: {name: booking, module: shop}
+spec:
+  version: v1
+  characteristic: master
+  display_field: code
+  fields:
+    - {name: code, type: string, required: true}
+    - name: items
+      type: relation
+      relation: {type: has_many, resource: booking_item}
+"""
+ITEM = """apiVersion: formspec.dev/v1
+kind: Entity
+metadata: {name: booking_item, module: shop}
+spec:
+  version: v1
+  characteristic: master
+  display_field: gear
+  fields:
+    - {name: gear, type: string, required: true}
+    - name: booking
+      type: relation
+      relation: {type: belongs_to, resource: booking, on_delete: cascade}
+"""
+
+
+def propose(path: str, content: str, call_id: str) -> dict[str, Any]:
+    return {"id": call_id, "name": "propose_spec_file", "arguments": {"path": path, "content": content}}
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    return make_project(tmp_path / "shop")
+
+
+async def consult(project: Path, replies: list[Any], *turns: str) -> tuple[Engine, ScriptedProvider, list[Any]]:
+    provider = ScriptedProvider(replies)
+    engine = await Engine.open(
+        EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs)
+    )
+    events: list[Any] = []
+    try:
+        with anyio.fail_after(60):
+            for text in turns:
+                events += [event async for event in engine.run_turn(text)]
+    finally:
+        await engine.aclose()
+    return engine, provider, events
+
+
+def sent_results(provider: ScriptedProvider, request: int) -> dict[str, str]:
+    """call id -> the tool message the model read in request `request`."""
+    return {m["tool_call_id"]: m["content"] for m in provider.requests[request] if m["role"] == "tool"}
+
+
+async def test_a_draft_made_valid_by_a_later_draft_of_the_same_reply_is_told_valid_in_that_reply(
+    project: Path,
+) -> None:
+    reply = {"tool_calls": [propose(BOOKING_PATH, BOOKING, "c1"), propose(ITEM_PATH, ITEM, "c2")]}
+    engine, provider, events = await consult(project, [reply, "Both drafted."], "bookings with items")
+    read = sent_results(provider, 1)
+    booking, item = json.loads(read["c1"]), json.loads(read["c2"])
+    assert booking["valid"] is True and item["valid"] is True
+    assert "problems" not in booking
+    assert ITEM_PATH in booking["judged_with"] and "found 1 problem(s)" in booking["judged_with"]
+    assert "Did you mean" not in read["c1"]
+    # the person's side says the same: the UI's event and the log carry the final verdict
+    finished = {e.call_id: e for e in events if isinstance(e, ToolCallFinished)}
+    assert json.loads(finished["c1"].result)["valid"] is True
+    logged = [e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "tool_result"]
+    assert [e["call_id"] for e in logged] == ["c2", "c1"]  # the first waited for the second
+    assert json.loads(logged[1]["result"])["valid"] is True
+    # and the results reach the model in call order, one per call
+    assert [m["tool_call_id"] for m in provider.requests[1] if m["role"] == "tool"] == ["c1", "c2"]
+
+
+async def test_a_draft_still_broken_after_its_reply_keeps_its_problems_and_says_it_was_judged_with_the_rest(
+    project: Path,
+) -> None:
+    broken = BOOKING.replace("resource: booking_item", "resource: booking_line")
+    reply = {"tool_calls": [propose(BOOKING_PATH, broken, "c1"), propose(ITEM_PATH, ITEM, "c2")]}
+    _, provider, _ = await consult(project, [reply, "Fixing it."], "bookings with items")
+    booking = json.loads(sent_results(provider, 1)["c1"])
+    assert booking["valid"] is False and "judged_with" in booking
+    assert [p["code"] for p in booking["problems"]] == ["FS-RELATION-RESOURCE"]
+    assert "booking_line" in booking["problems"][0]["message"]
+
+
+async def test_a_proposal_replaced_later_in_the_same_reply_is_not_proposed_again(project: Path) -> None:
+    broken = BOOKING.replace("resource: booking_item", "resource: booking_line")
+    reply = {"tool_calls": [propose(BOOKING_PATH, broken, "c1"), propose(BOOKING_PATH, BOOKING, "c2"),
+                            propose(ITEM_PATH, ITEM, "c3")]}
+    engine, provider, _ = await consult(project, [reply, "Done."], "bookings")
+    read = sent_results(provider, 1)
+    assert json.loads(read["c1"])["valid"] is False and "judged_with" not in json.loads(read["c1"])
+    assert json.loads(read["c2"])["valid"] is True  # judged again with the item: the draft that stands
+    drafts = engine.session_dir / "draft" / BOOKING_PATH
+    assert drafts.read_text(encoding="utf-8") == BOOKING  # the replaced content was not written back
+
+
+async def test_a_passing_answer_is_lean_compact_and_names_each_skill_once_per_session(project: Path) -> None:
+    first = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c1")]}
+    second = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER.replace("phone", "mobile"), "c2")]}
+    _, provider, events = await consult(project, [first, second, "Drafted."], "customers")
+    text = sent_results(provider, 1)["c1"]
+    answer = json.loads(text)
+    assert text == json.dumps(answer, ensure_ascii=False, separators=(",", ":"))  # compact
+    assert answer["valid"] is True and "entity-authoring" in answer["skills"]
+    assert set(answer) == {"path", "status", "valid", "skills", "next"}
+    assert "apply_draft" not in text and "the person" in answer["next"]
+    again = json.loads(sent_results(provider, 2)["c2"])
+    assert "skills" not in again  # named once per session
+    whole = next(e.result for e in events if isinstance(e, ToolCallFinished) and e.call_id == "c1")
+    assert len(text) * 3 < len(whole)  # the log and the UI keep the whole answer
+    assert json.loads(whole)["draft_path"].endswith(DRAFT_PATH)
+
+
+async def test_a_valid_draft_beside_a_broken_one_reads_valid_with_the_others_problems_only_counted(
+    project: Path,
+) -> None:
+    bad = {"tool_calls": [propose("modules/shop/master/bad/entity.yaml", "kind: Entity\n", "c1")]}
+    good = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c2")]}
+    _, provider, _ = await consult(project, [bad, good, "One is ready."], "customers")
+    answer = json.loads(sent_results(provider, 2)["c2"])
+    assert answer["valid"] is True and "problems" not in answer
+    assert "do not block this draft" in answer["other_drafts"]
