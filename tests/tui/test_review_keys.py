@@ -148,3 +148,20 @@ async def test_at_80x24_a_draft_arriving_marks_the_diffs_tab_until_it_is_shown()
         await wait_until(pilot, lambda: str(tab.label) == "F4 Diffs ● 3 new")
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: str(tab.label) == "F4 Diffs")
+
+
+async def test_help_lists_the_keys_from_the_bindings_first() -> None:
+    from formspec_consult.tui.screens.text_screen import TextScreen
+    from tests.tui.test_conversation_flow import send
+
+    app = ConsultApp(factory_for(FakeEngine()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "/help")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
+        text = app.screen.text  # type: ignore[attr-defined]
+    assert text.index("### Keys") < text.index("### Commands")  # the keys are above the fold
+    for key, what in [("ctrl+r", "Review drafts"), ("Esc", "back to the prompt"), ("ctrl+q", "Quit"),
+                      ("Tab", "Focus Next"), ("PageUp", "Scroll up"), ("PageDown", "Scroll diff down"),
+                      ("p", "Diff/preview"), ("a", "Accept"), ("u", "Undo"), ("alt+a … alt+f", "Option A … Option F"),
+                      ("ctrl+p", "Command palette")]:
+        assert any(f"`{key}`" in line and what in line for line in text.splitlines()), (key, what)
