@@ -526,7 +526,12 @@ class ConsultApp(LayoutActions, App[None]):
     def refresh_drafts(self, changed: tuple[str, ...] = ()) -> None:
         """Reload the drafts in the background (after DraftsChanged, naming the `changed` paths)."""
         if self.engine is not None:
-            self.run_worker(self.review.refresh(changed), group="drafts", exclusive=True, exit_on_error=False)
+            self.run_worker(self._refresh_drafts(changed), group="drafts", exclusive=True, exit_on_error=False)
+
+    async def _refresh_drafts(self, changed: tuple[str, ...]) -> None:
+        before = {d.path for d in self.diff_pane.drafts if not d.settled}
+        live = await self.review.refresh(changed)
+        self.mark_new_drafts(len({d.path for d in live} - before))  # the Diffs tab, on a small screen
 
     def on_diff_pane_action_requested(self, event: DiffPane.ActionRequested) -> None:
         if self.engine is None:
