@@ -34,6 +34,7 @@ from formspec_consult.providers.errors import (
 )
 from formspec_consult.providers.keys import LOCAL_PLACEHOLDER_KEY
 from formspec_consult.providers.litellm_loader import ModelFacts, load_litellm, model_facts
+from formspec_consult.providers.server_gone import gone_server
 from formspec_consult.providers.stream_assembly import StreamAssembler
 from formspec_consult.providers.tokens import count_messages, count_text
 
@@ -208,10 +209,15 @@ class LiteLLMProvider(Provider):
                 break
             except Exception as exc:
                 failed = _mid_stream_failure(exc)  # the server's own words, when it gave any
+                begun = failed is not None or assembler.chunks > 0  # the stream had started
+                gone = gone_server(self.api_base, failed or str(exc)) if begun else None
                 if assembler.text:  # the person has read part of it: keep it, say what happened
-                    cut_short = _cut_short_reason(exc, failed)
+                    cut_short = gone or _cut_short_reason(exc, failed)
                     server_error = failed
                     break
+                if gone is not None:  # a local server that crashed: restarting it is the fix
+                    raise ProviderError(f"{self.model}: {gone}", hint="start the model server again, then "
+                                        "send your message again") from exc
                 if failed is not None:  # accepted, then failed (context exceeded, template error…)
                     raise self._failed_reply(failed, messages, tools) from exc
                 error = map_error(exc, model=self.model, account=self.account, endpoint=self.api_base)

@@ -8,14 +8,18 @@ new file serialise instead of failing half-way.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from filelock import FileLock
 
 from formspec_consult.registry.store import Change, IndexedModule, RegistryStore
 
 # Column weights for bm25(): name, aliases, features, body (category, description, integration).
 _WEIGHTS = (10.0, 6.0, 3.0, 1.0)
+_SWITCH_TIMEOUT = 30.0  # seconds a new database waits to be switched to WAL mode by this process
 _BM25 = f"bm25(modules_fts, {', '.join(str(w) for w in _WEIGHTS)})"
 
 _SCHEMA = """
@@ -59,9 +63,30 @@ class SqliteStore(RegistryStore[sqlite3.Connection]):
         conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA busy_timeout = 30000")
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
+            self._switch_to_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         return conn
+
+    def _switch_to_wal(self, conn: sqlite3.Connection) -> None:
+        """Put a new database file in WAL mode (once: the mode is kept in the file).
+
+        The switch needs the file to itself, and SQLite refuses it with "database is locked" at
+        once, without waiting out the busy timeout, while another connection so much as reads.
+        Processes opening a new file together (the TUI and Claude Code starting the bundled
+        registry) therefore switch one at a time under a lock beside the file, each retrying
+        within a bounded wait while a reader that is not under that lock gets out of the way.
+        """
+        deadline = time.monotonic() + _SWITCH_TIMEOUT
+        with FileLock(f"{self.path}.lock", timeout=_SWITCH_TIMEOUT):
+            while True:
+                try:
+                    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                        conn.execute("PRAGMA journal_mode = WAL")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) or time.monotonic() >= deadline:
+                        raise
+                    time.sleep(0.01)
 
     def _close_connection(self, conn: sqlite3.Connection) -> None:
         conn.close()

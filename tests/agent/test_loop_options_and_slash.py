@@ -71,6 +71,8 @@ def test_a_result_under_the_cap_is_untouched_and_over_it_says_where_the_rest_is(
     capped = cap_result("y" * 30, 10, 7)
     assert capped.startswith("y" * 10 + "\n") and "10 of 30 characters" in capped
     assert "read_transcript(seq=7, offset=10)" in capped
+    unlogged = cap_result("y" * 30, 10, 0, "c1")  # no seq known: find it by the call's id, then read on
+    assert 'read_transcript(query="c1", type="tool_result")' in unlogged and "offset=10" in unlogged
 
 
 def test_only_successful_draft_tools_report_changed_drafts() -> None:

@@ -160,3 +160,24 @@ def tool_calls_no_parser_can_take(request: pytest.FixtureRequest) -> Observed:
         "context_window_hint": "context window" in done.stderr.replace("not of the context window", ""),
         "traceback": "Traceback" in done.stderr,
     }
+
+
+@scenario
+def local_model_server_dies_mid_reply(request: pytest.FixtureRequest) -> Observed:
+    """A local model server accepts the request, streams its first frames and dies (its port left
+    empty): once before any text, once after some text was shown."""
+    from tests.fakes.dying_server import DyingServer
+
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "shop")
+    facts: Observed = {}
+    for name, text in (("before_text", ""), ("after_text", "Your barbershop needs")):
+        with DyingServer(text) as server:
+            done = _run(["--model", "fake", "--base-url", server.url, "--context-window", "32000",
+                         "--allow-unvalidated", "-p", "hi"], project, cli_env(tmp_path))
+        said = next((line for line in done.stderr.splitlines() if "turn error" in line), "")
+        facts[f"{name}_exit"] = done.returncode
+        facts[f"{name}_said"] = said
+        facts[f"{name}_bare_connection_error"] = "Connection error" in said
+    facts["after_text_kept"] = "Your barbershop needs" in done.stdout
+    return facts

@@ -10,6 +10,7 @@ answer streamed). Decoding is greedy (temperature 0, a fixed seed) so a run is r
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import time
@@ -48,6 +49,16 @@ def _unavailable() -> str | None:
 class LlamaServer:
     url: str
     log: Path
+    process: subprocess.Popen[bytes]
+
+    def state(self) -> str:
+        """Whether the server process still runs, or how it ended (a crash shows as its signal)."""
+        code = self.process.poll()
+        if code is None:
+            return "the llama.cpp server process is still running"
+        if code < 0:
+            return f"the llama.cpp server process is gone: killed by signal {signal.Signals(-code).name}"
+        return f"the llama.cpp server process is gone: it exited with status {code}"
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +90,7 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
                 if time.monotonic() > deadline:
                     pytest.fail(f"llama.cpp server did not answer within 120 s: {log.read_text()[-2000:]}")
                 time.sleep(0.2)
-        yield LlamaServer(url, log)
+        yield LlamaServer(url, log, process)
     finally:
         process.terminate()
         try:
@@ -150,6 +161,7 @@ async def test_a_real_llama_cpp_server_streams_a_turn_then_round_trips_a_forced_
         await engine.aclose()
     server_log = "\n".join(line for line in llama.log.read_text(errors="replace").splitlines()
                            if line.startswith(("INFO", "Exception", "ValueError", "Traceback", "Llama.generate")))
+    server_log = f"{llama.state()}\n{server_log}"  # a crash (e.g. SIGSEGV in libggml) says so first
 
     deltas = [e.text for e in first if isinstance(e, AssistantDelta)]
     assert [e.reason for e in first if isinstance(e, TurnFinished)] == ["done"], server_log

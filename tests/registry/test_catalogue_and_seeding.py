@@ -99,3 +99,37 @@ def test_several_processes_starting_at_once_on_a_new_database_seed_it_exactly_on
     assert sorted(r.skipped for r in results) == [False, True, True, True]
     with open_store(db_url, seed=False) as store:
         assert len(store.module_names()) == len(BATCH.modules)
+
+
+def test_a_new_sqlite_file_switches_to_wal_even_while_another_connection_is_writing(tmp_path: Path) -> None:
+    """SQLite refuses the switch to WAL with "database is locked" at once (no busy timeout) while
+    another connection holds the write lock: the race behind several processes starting the
+    bundled registry together on a new file."""
+    import sqlite3
+
+    path = tmp_path / "registry.db"
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("CREATE TABLE early (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO early VALUES (1)")  # holds the write lock until COMMIT
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            with open_store(f"sqlite:///{path}", seed=False) as store:
+                store.meta_value("anything")
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=start)
+    thread.start()
+    lock = Path(f"{path}.lock")
+    waited = threading.Event()
+    for _ in range(1000):  # until the opener waits for the writer (or has given up), 10 s at most
+        if lock.exists() or not thread.is_alive() or waited.wait(0.01):
+            break
+    writer.execute("COMMIT")
+    writer.close()
+    thread.join(timeout=60)
+    assert not errors, errors
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"

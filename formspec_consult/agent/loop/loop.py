@@ -349,7 +349,7 @@ class AgentLoop:
         finally:
             for call, _arguments, outcome, _first in waiting:  # cancelled meanwhile: the first answer stands
                 logged = self._log_quietly(self._result_record(call, outcome))
-                results.setdefault(call.id, self._content(outcome, None if logged is None else logged.seq))
+                results.setdefault(call.id, self._content(outcome, None if logged is None else logged.seq, call.id))
             for call in calls:
                 if call.id in results:
                     self.history.add_tool_result(call.id, results[call.id])
@@ -417,7 +417,7 @@ class AgentLoop:
             duration_ms=round(outcome.duration_ms, 1),
         )
 
-    def _content(self, outcome: ToolOutcome, seq: int | None) -> str | list[dict[str, Any]]:
+    def _content(self, outcome: ToolOutcome, seq: int | None, call_id: str) -> str | list[dict[str, Any]]:
         """What the model reads of an answer: its view when a layer wrote one
         (agent/engine/result_view.py), capped; the log and the UI keep the whole answer. A view
         too long for the cap is not sent: the cut's note pages the logged answer (event `seq`)
@@ -425,7 +425,7 @@ class AgentLoop:
         sent = outcome.text
         if outcome.for_model is not None and len(outcome.for_model) <= self.tool_result_cap:
             sent = outcome.for_model
-        content: str | list[dict[str, Any]] = cap_result(sent, self.tool_result_cap, seq)
+        content: str | list[dict[str, Any]] = cap_result(sent, self.tool_result_cap, seq, call_id)
         if outcome.parts and self.provider.supports_images:
             # Images go next to the text that names them, for models that take them; others
             # read only the placeholder. The message (images included) is what the log keeps.
@@ -438,7 +438,7 @@ class AgentLoop:
     ) -> AsyncIterator[AgentEvent]:
         """Log and announce a call's answer; what the model reads of it goes to `results`."""
         logged = self.log.write(self._result_record(call, outcome))
-        results[call.id] = self._content(outcome, logged.seq)
+        results[call.id] = self._content(outcome, logged.seq, call.id)
         yield self.emit(
             ToolCallFinished(
                 call.id, outcome.server, call.name, outcome.ok, outcome.text, outcome.duration_ms

@@ -70,7 +70,7 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def cap_result(text: str, cap: int, seq: int | None) -> str:
+def cap_result(text: str, cap: int, seq: int | None, call_id: str = "") -> str:
     """`text` as the model sees it: at most `cap` characters, with a note when it was cut.
 
     The note names the call that gives the rest: the server's `read_transcript` pages the logged
@@ -79,7 +79,8 @@ def cap_result(text: str, cap: int, seq: int | None) -> str:
     """
     if cap <= 0 or len(text) <= cap:
         return text
-    where = f"read_transcript(seq={seq}, offset={cap})" if seq else "read_transcript with this call's id as query"
+    where = (f"read_transcript(seq={seq}, offset={cap})" if seq
+             else f'read_transcript(query="{call_id}", type="tool_result"), then its seq with offset={cap}')
     return f"{text[:cap]}\n\n[Result cut: {cap} of {len(text)} characters shown. Read on with {where}.]"
 
 
