@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
-from formspec_consult.store.drafts import DraftStore, Roots
+from formspec_consult.store.drafts import DraftError, DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoStack
@@ -159,6 +159,19 @@ class Review:
             self.journal.record("reject", result)
         return result
 
+    def withdraw(self, path: object) -> dict[str, Any]:
+        """Take back a draft still pending since it was proposed: discarded as though never
+        proposed (the proposal stays in the session's log). A draft the person applied and undid
+        (back for review) is theirs to accept or reject, so it is refused."""
+        spec_path = self.store.find(path)
+        if self.store.info(spec_path).state != "pending":
+            raise DraftError(
+                f"The draft {spec_path.rel} came back for review when the person undid its apply: it is "
+                "theirs to accept or reject now (/diff in formspec-consult), not yours to withdraw."
+            )
+        self.store.remove(spec_path.rel)
+        return {"withdrawn": spec_path.rel, "remaining": self.store.rels()}
+
     def apply(self, path: object, *, force: bool = False) -> dict[str, Any]:
         """Apply one draft through the gate (see :func:`apply_one`)."""
         result = apply_one(self, path, force=force)
@@ -180,7 +193,8 @@ def _next_step(rel: str, status: str, result: gate.GateResult, findings: int) ->
     if status == "unchanged":
         return (
             f"The draft of {rel} is identical to the current file, so there is nothing to apply. Propose "
-            "the change you meant (a new proposal of the same path replaces this draft)."
+            f"the change you meant (a new proposal of the same path replaces this draft), or withdraw it "
+            f"with withdraw_draft('{rel}')."
         )
     if not result.passes:
         return (

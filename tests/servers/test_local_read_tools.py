@@ -35,6 +35,7 @@ async def test_every_tool_is_listed_with_a_description_and_the_right_hints(clien
         "apply_draft",
         "undo_apply",
         "reject_draft",
+        "withdraw_draft",
         "restart_server",
         "stop_server",
         "install_module",

@@ -87,6 +87,11 @@ class Rejected(TypedDict):
     remaining: list[str]
 
 
+class Withdrawn(TypedDict):
+    withdrawn: str
+    remaining: list[str]
+
+
 class Applied(TypedDict):
     applied: str
     file: str
