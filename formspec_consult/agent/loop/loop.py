@@ -117,6 +117,9 @@ class AgentLoop:
         # prompt names only tools the request offers, so it is written again when the offer
         # changes (logged: the history rebuilds it).
         self.system_prompt: Callable[[list[dict[str, Any]]], str | None] | None = None
+        # A line the model reads before the person's message (what they did to the drafts since
+        # the model last spoke: agent/engine/since.py); the turn's logged text stays theirs.
+        self.user_note: Callable[[], str | None] | None = None
         self._partial = ""  # text streamed by a reply that has not completed yet
         self._unclosed_turn: int | None = None  # a turn whose turn_finished the log refused
 
@@ -147,7 +150,8 @@ class AgentLoop:
             return
         self.turn += 1
         yield self.emit(TurnStarted(self.turn, user_text))
-        self.history.add_user(user_text)
+        note = self.user_note() if self.user_note is not None else None
+        self.history.add_user(f"{note}\n\n{user_text}" if note else user_text)
         finished: TurnFinished | None = None
         try:
             async with _closing(self._steps()) as steps:
