@@ -21,7 +21,7 @@ def eval_case_file_not_utf8(request: pytest.FixtureRequest) -> Observed:
     corpus.mkdir()
     first = sorted(bundled_corpus().glob("*.yaml"))[0]
     shutil.copy(first, corpus / first.name)
-    (corpus / "warung.yaml").write_bytes("id: warung\nopening: Saya punya warung kopi di Bogor\n".encode("utf-8")
+    (corpus / "warung.yaml").write_bytes(b"id: warung\nopening: Saya punya warung kopi di Bogor\n"
                                         + b"notes: caf\xe9 \xa9\n")
     out = tmp_path / "out"
     done = run_cli(["eval", "--offline", "--corpus", str(corpus), "--out", str(out)], tmp_path, cli_env(tmp_path))
