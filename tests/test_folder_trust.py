@@ -188,3 +188,10 @@ def test_the_trust_record_holds_the_files_hash(cloned: Path) -> None:
     _run(["trust"], cloned)
     entry = trusted_folders()[str(cloned.resolve())]
     assert entry["sha256"] == digest_of((cloned / ".formspec" / "consult.yaml").read_bytes())
+
+
+def test_doctor_says_which_project_settings_wait_for_trust(cloned: Path) -> None:
+    _, out = _run(["doctor"], cloned)
+    assert "project trust   not trusted — left out: mcpServers, model, base_url" in out
+    _run(["trust"], cloned)
+    assert "project trust" not in _run(["doctor"], cloned)[1]

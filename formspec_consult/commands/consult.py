@@ -209,6 +209,7 @@ class JsonOutput:
         data = event_to_dict(event)
         if isinstance(event, ToolCallFinished):  # a draft the gate refused is not an "ok" for the person
             data["status"] = tool_status(event.ok, event.result)
+            data["ok"] = data["status"] == "ok"  # "status" says whether it was refused or failed
         self._line(data)
 
     def finish(self, status: EngineStatus) -> None:

@@ -74,6 +74,7 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-HOOK-SHAPE": ("structural", "error", "a hook with the wrong on/action/event combination or no impl"),
     "FS-ROW-SCOPE": ("structural", "error", "a row_scope entry on no declared field, or from other than session/route"),
     "FS-SCOPE": ("structural", "error", "scope/assignments naming undeclared fields, a repeated dimension, or a required scope on an optional field"),
+    "FS-SCOPE-SOURCE": ("structural", "error", "a from: session row scope whose value no assignments or attr provides"),
     "FS-SUMMARY-DECL": ("structural", "error", "summary-only keys on another entity, or sources/join_key/rebuild/maintained_by that do not fit"),
     "FS-INVARIANT": ("structural", "error", "an invariant over undeclared fields, or not backed by a unique index"),
     "FS-FIELD-REMOVED": ("structural", "error", "removed/accept_data_loss without a reason, or combined with renamed_from/required/each other"),

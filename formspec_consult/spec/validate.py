@@ -14,7 +14,7 @@ from formspec_consult.spec.checks.bindings import check_bindings
 from formspec_consult.spec.checks.context import Findings, Index
 from formspec_consult.spec.checks.delivery import check_delivery
 from formspec_consult.spec.checks.entity import check_entity
-from formspec_consult.spec.checks.entity_data import check_entity_data
+from formspec_consult.spec.checks.entity_data import check_entity_data, check_scope_sources
 from formspec_consult.spec.checks.events import check_entity_engine_rules
 from formspec_consult.spec.checks.formulas import check_formulas
 from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
@@ -99,6 +99,7 @@ def run(project: ProjectLike, state: TreeState, only_source: str | None = None, 
     check_views_across(effective, index, tree)
     check_delivery(effective, tree)
     check_event_consumers(effective, tree)
+    check_scope_sources(effective, tree)
     check_bindings(effective, index, tree)
     check_scripts(effective, project.root, tree)
     check_snapshots(effective, index, tree)

@@ -178,3 +178,32 @@ def allow_tool_names(request: pytest.FixtureRequest) -> Observed:
         "applied": (project / "spec" / DRAFT_PATH).is_file() and by_name["apply_draft"]["ok"],
         "users_deny_kept": not by_name["reject_draft"]["ok"] and "permission denied" in by_name["reject_draft"]["result"],
     }
+
+
+@scenario
+def project_dev_command(request: pytest.FixtureRequest) -> Observed:
+    """A repo's formspec-app.yaml names the dev-server command (`sh -c 'touch marker'`): a headless
+    session's local server (an `mcp-serve` process) uses it only with the folder's trust."""
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "cloned")
+    app = project / "formspec-app.yaml"
+    app.write_text(app.read_text(encoding="utf-8")
+                   + f"consult:\n  dev_command: \"sh -c 'touch {tmp_path / 'marker'}'\"\n", encoding="utf-8")
+    env = cli_env(tmp_path)
+    script = write_script(tmp_path / "s.yaml", [_calls("get_server_status", {}), "That is the status."])
+
+    def command_used(*extra: str) -> tuple[list[str], str]:
+        done = _run(["-m", f"scripted:{script}", "-p", "status?", "--json", *extra], project, env)
+        results = [json.loads(e["result"]) for e in map(json.loads, done.stdout.splitlines())
+                   if e.get("type") == "tool_call_finished" and e["name"] == "get_server_status"]
+        return (results[0]["command"] if results else []), done.stderr
+
+    untrusted, said = command_used()
+    trusted, said_trusted = command_used("--trust-project")
+    return {
+        "untrusted_command": untrusted,
+        "said": said,
+        "trusted_command": trusted[:2],
+        "said_trusted": TRUST_LINE in said_trusted,
+        "marker_created": (tmp_path / "marker").exists(),
+    }

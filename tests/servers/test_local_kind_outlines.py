@@ -109,3 +109,32 @@ async def test_the_outline_comes_from_the_schema_the_gate_uses_an_official_one_w
     gate = await call(client, "validate_spec", {"path": "modules/shop/forms/f.yaml", "yaml": (
         "apiVersion: formspec.dev/v1\nkind: Form\nmetadata: {name: f, module: shop}\nspec: {colour: blue}\n")})
     assert any("colour" in p["message"] for p in gate["problems"])
+
+
+async def test_an_official_style_schema_with_refs_beside_notes_reads_as_its_keys_types_and_examples(
+    client: Client, project: Path
+) -> None:
+    # FormSpec's generated schemas put `nullable` and `description` beside a `$ref`, examples on
+    # leaves and `@schema` notes in descriptions: written here in that shape, in our own words.
+    root = {"$defs": {
+        "Metadata": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+        "Level": {"type": "string", "enum": ["low", "high"]},
+        "Tank": {"type": "object", "properties": {"litres": {"type": "integer"}, "level": {"$ref": "#/$defs/Level"}},
+                 "required": ["litres"], "additionalProperties": False},
+    }}
+    fragment = {"type": "object", "additionalProperties": False, "required": ["version"], "properties": {
+        "version": {"type": "string", "description": "@schema {example: \"v1\"}", "examples": ["v1"]},
+        "tank": {"$ref": "#/$defs/Tank", "nullable": True, "description": "where the water is kept"},
+        "tanks": {"type": "array", "items": {"$ref": "#/$defs/Tank"}},
+    }}
+    (project / "schemas" / "kinds").mkdir(parents=True, exist_ok=True)
+    (project / "schemas" / "formspec.schema.json").write_text(json.dumps(root), encoding="utf-8")
+    (project / "schemas" / "kinds" / "Theme.schema.json").write_text(json.dumps(fragment), encoding="utf-8")
+    answer = await call(client, "list_kind_schemas", {"kind": "Theme"})
+    spec = answer["outline"]["spec*"]
+    assert answer["source"].startswith("official schema from")
+    assert spec["version*"] == "string, e.g. v1"  # the example shown, the @schema note not
+    assert spec["tanks"] == [{"litres*": "integer", "level": "low|high"}]
+    assert spec["tank"] in ("{litres*, level}", {"litres*": "integer", "level": "low|high"})
+    part = await call(client, "list_kind_schemas", {"kind": "Theme", "path": "tank"})
+    assert part["outline"] == {"litres*": "integer", "level": "low|high"}

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.anyio
 GIFT_CARD = "modules/shop/master/gift_card/entity.yaml"
 BROKEN = {
     "FS-EVENT-TYPE-MISSING": "  events:\n    - {name: gift_card_spent}\n",
-    "FS-EVENT-DURABLE": "  events:\n    - name: on_spent\n      deliver: [{channel: queue, job: notify}]\n",
+    "FS-EVENT-DURABLE": "  events:\n    - name: on_spent\n      deliver: [{channel: queue, job: notifier.notify}]\n",
     "FS-HOOK-ACTION": "  hooks:\n    - {on: after, action: top_up, impl: {type: script_ref, ref: scripts/t.star}}\n",
     "FS-EXTEND-NAMESPACE": "  extend_storage: {target: shop/customer, namespace: ab}\n",
 }

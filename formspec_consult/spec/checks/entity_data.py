@@ -14,6 +14,7 @@ FormSpec's loader refuses an Entity (and `formspec validate` fails) when:
 - a money field overrides `currency` without `decimal_places`;
 - a `unit` sits on a field that is not enum or string, or names units outside the enum_values;
 - `cache.ttl` is not a duration between 1s and 1h.
+And across entities (validateScopeSources): a `from: session` row scope whose value nothing provides.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 from typing import Any
 
 from formspec_consult.spec.checks.context import Findings, as_list
-from formspec_consult.spec.kinds import RESERVED_FIELD_NAMES
+from formspec_consult.spec.kinds import RESERVED_FIELD_NAMES, effective_kind
 from formspec_consult.spec.model import Document
 
 _DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
@@ -199,3 +200,38 @@ def _field(doc: Document, where: tuple[Any, ...], f: dict[str, Any], out: Findin
             out.error("FS-UNIT", doc, where + ("unit", "convertible"),
                       f"field {name!r}: unit.convertible repeats the base unit {unit.get('base')!r}",
                       "List only the other units under `convertible`.")
+
+
+#: identity attributes FormSpec resolves from any login without a declaration (validate_scope.go)
+BUILTIN_SESSION_ATTRS = frozenset({"principal_id", "user_id", "username", "workspace", "workspace_id"})
+
+
+def check_scope_sources(docs: list[Document], out: Findings) -> None:
+    """FormSpec's validateScopeSources: a `from: session` row scope without `attr` has a source.
+
+    Without `attr`, the value is the entity's scope field; unless that is a built-in identity
+    attribute, some entity must declare `assignments` for the scope's dimension, or every read
+    fails closed (403) for everybody.
+    """
+    entities = [d for d in docs if effective_kind(d.kind) == "Entity"]
+    assigned = {a["dimension"] for d in entities for _, a in _items(d.spec.get("assignments"))
+                if isinstance(a.get("dimension"), str)}
+    for doc in entities:
+        scope = doc.spec.get("scope")
+        attr = scope.get("field") if isinstance(scope, dict) else None
+        dimension = scope.get("dimension") if isinstance(scope, dict) else None
+        for i, entry in _items(doc.spec.get("row_scope")):
+            if entry.get("from") != "session" or entry.get("attr"):
+                continue
+            if not isinstance(attr, str) or not attr or attr in BUILTIN_SESSION_ATTRS:
+                continue
+            if isinstance(dimension, str) and dimension in assigned:
+                continue
+            out.error("FS-SCOPE-SOURCE", doc, ("spec", "row_scope", i),
+                      f"row_scope on {entry.get('field')!r} reads the login's {attr!r}, which nothing provides: "
+                      "every read would be refused",
+                      (f"Declare `assignments: [{{dimension: {dimension}, field: <field with the value>, "
+                       "principal_field: <field naming the login>}]` on some entity, or write `attr: <token "
+                       "attribute>` on this entry." if dimension else
+                       "Write `attr: <token attribute>` on this entry, or declare `scope` and `assignments`."))
+            break
