@@ -75,11 +75,16 @@ class Review:
         }
         if "schema_sources" in tree:
             verdict["schema_sources"] = tree["schema_sources"]
+        changes: dict[str, str] = {}
+        if status == "modified":  # the file exists: say what this proposal changes in it
+            changes["diff"] = _capped(unified_diff(spec_path.rel, spec_path.target.read_bytes(),
+                                                   self.store.read_bytes(spec_path.rel)))
         return {
             "written": True,
             "path": spec_path.rel,
             "draft_path": file.relative_to(root).as_posix(),
             "status": status,
+            **changes,
             "valid": result.passes,
             "validation": verdict,
             "blocking_problems": len(result.blocking),
@@ -185,6 +190,15 @@ class Review:
         if self.journal is not None:
             self.journal.record("undo", result)
         return result
+
+
+DIFF_CAP = 3000  # characters of a proposal's diff against the existing file
+
+
+def _capped(diff: str) -> str:
+    if len(diff) <= DIFF_CAP:
+        return diff
+    return diff[:DIFF_CAP] + f"\n… (diff cut at {DIFF_CAP:,} of {len(diff):,} characters)\n"
 
 
 def _next_step(rel: str, status: str, result: gate.GateResult, findings: int) -> str:

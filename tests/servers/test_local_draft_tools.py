@@ -129,6 +129,16 @@ async def test_apply_refuses_a_target_edited_after_the_proposal(client: Client, 
     assert forced["forced"] is True and service_text(project).endswith("# draft\n")
 
 
+async def test_a_proposal_of_an_existing_file_is_answered_with_its_diff_against_it(client: Client, project: Path) -> None:
+    changed = service_text(project).replace("default: true", "default: false")
+    result = await call(client, "propose_spec_file", {"path": SERVICE, "content": changed})
+    assert result["status"] == "modified"
+    assert "-    - {name: active, type: boolean, default: true}" in result["diff"]
+    assert "+    - {name: active, type: boolean, default: false}" in result["diff"]
+    fresh = await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
+    assert "diff" not in fresh  # a new file: the whole draft is the change
+
+
 async def test_the_proposer_withdraws_its_own_pending_draft_and_the_project_is_untouched(
     client: Client, project: Path
 ) -> None:

@@ -36,6 +36,7 @@ class Proposed(TypedDict):
     path: str
     draft_path: str
     status: str
+    diff: NotRequired[str]  # a modified file: the unified diff of the current file -> the draft
     valid: bool
     validation: Validation
     blocking_problems: int
