@@ -23,9 +23,9 @@ from formspec_consult.spec.checks.natural_keys import check_natural_key_formats
 from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.checks.scripts import check_scripts
 from formspec_consult.spec.checks.subscriptions import check_event_consumers
+from formspec_consult.spec.checks.table_refs import check_table_refs
 from formspec_consult.spec.checks.transitions import check_automatic_transitions, check_snapshots
 from formspec_consult.spec.checks.unknown_keys import check_unknown_keys
-from formspec_consult.spec.checks.table_refs import check_table_refs
 from formspec_consult.spec.checks.view_fields import FieldRef, check_view_fields, collect_view_fields
 from formspec_consult.spec.checks.views import check_view_shape, check_views_across
 from formspec_consult.spec.checks.workflows import check_workflows

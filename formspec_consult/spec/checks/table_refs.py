@@ -58,7 +58,9 @@ def check_table_refs(docs: list[Document], index: Index, out: Findings) -> None:
 def _check_table(doc: Document, index: Index, out: Findings) -> None:
     spec = doc.spec
     ref = spec.get("entity")
-    key = index.entity_key(ref, doc.module) if isinstance(ref, str) else None
+    if not isinstance(ref, str):
+        return
+    key = index.entity_key(ref, doc.module)
     if key is None:
         return  # an unknown entity is FS-VIEW-ENTITY's business
     entity = index.entities[key]
