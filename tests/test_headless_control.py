@@ -61,7 +61,7 @@ def test_a_draft_the_gate_refused_reads_as_refused_in_text_json_and_transcript(p
     as_json = run_cli(["-m", f"scripted:{script}", "-p", "draft it", "--json"], project, cli_env(tmp_path))
     finished = [json.loads(line) for line in as_json.stdout.splitlines()
                 if json.loads(line)["type"] == "tool_call_finished"]
-    assert [e["status"] for e in finished] == ["refused"]
+    assert [(e["status"], e["ok"]) for e in finished] == [("refused", False)]
     transcripts = list((project / ".formspec" / "consult").glob("*/transcript.md"))
     assert transcripts and all("refused by the validation gate" in t.read_text(encoding="utf-8") for t in transcripts)
 

@@ -66,7 +66,7 @@ def trust_command(ctx: click.Context, project_opt: Path | None, revoke: bool, st
     if request is None:
         click.echo(f"{project_config_path(root)} asks for nothing that needs trust.")
     else:
-        click.echo(f"{request.settings_file} asks to:")
+        click.echo(f"This project's settings ({', '.join(request.keys)}) ask to:")
         for line in request.wants:
             click.echo(f"  - {line}")
     if status:

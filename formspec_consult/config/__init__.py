@@ -274,7 +274,7 @@ def load_settings(
         project_file = project_config_path(project_root)
         raw = _read_bytes(project_file)
         values = _read_file(project_file, raw) if raw is not None else {}
-        parsed = {name: _parse(name, value, f"project config {project_file}") for name, value in values.items()}
+        parsed = {name: _parse(name, value, str(project_file)) for name, value in values.items()}
         request = _trust_request(project_root, project_file, raw or b"", parsed)
         trusted = request is None or bool(flags.get("trust_project")) or is_trusted(
             project_root, request.digest, store=trust_store
@@ -398,9 +398,8 @@ def trust_request(
     is nothing to ask. Raises ConfigError for a broken file."""
     project_file = project_config_path(project_root)
     raw = _read_bytes(project_file)
-    label = f"project config {project_file}"
     values = _read_file(project_file, raw) if raw is not None else {}
-    parsed = {name: _parse(name, value, label) for name, value in values.items()}
+    parsed = {name: _parse(name, value, str(project_file)) for name, value in values.items()}
     request = _trust_request(project_root, project_file, raw or b"", parsed)
     if request is None or (not include_trusted and is_trusted(project_root, request.digest, store=trust_store)):
         return None

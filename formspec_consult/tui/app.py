@@ -352,6 +352,23 @@ class ConsultApp(LayoutActions, App[None]):
         self.diff_pane.drafts = ()
         self.open_engine(session_id, model)
 
+    def keys_help(self) -> str:
+        """The Keys table of /help, read from the bindings of the app, the screen, the prompt and
+        the diffs pane (tui/key_list.py), so it lists what the keys really do."""
+        from textual.screen import Screen
+
+        from formspec_consult.tui.key_list import key_rows, keys_markdown
+        from formspec_consult.tui.widgets.diff_pane import DiffPane
+
+        own = [b for cls in reversed(type(self).__mro__) for b in cls.__dict__.get("BINDINGS", ())]
+        palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette")
+        send = Binding("enter", "submit", "Send (a lone letter answers an offered option)")
+        return keys_markdown(key_rows([
+            ("anywhere", [*own, palette]),
+            ("at the prompt", [send, *PromptInput.BINDINGS, *Screen.BINDINGS]),
+            ("diffs pane, after ctrl+r", DiffPane.BINDINGS),
+        ]))
+
     def action_help_quit(self) -> None:
         """ctrl+c does not quit (it copies in the input): say, in plain text, what does."""
         self.notify("Press ctrl+q to quit — the session stays on disk; formspec-consult --continue resumes it.",
@@ -526,7 +543,12 @@ class ConsultApp(LayoutActions, App[None]):
     def refresh_drafts(self, changed: tuple[str, ...] = ()) -> None:
         """Reload the drafts in the background (after DraftsChanged, naming the `changed` paths)."""
         if self.engine is not None:
-            self.run_worker(self.review.refresh(changed), group="drafts", exclusive=True, exit_on_error=False)
+            self.run_worker(self._refresh_drafts(changed), group="drafts", exclusive=True, exit_on_error=False)
+
+    async def _refresh_drafts(self, changed: tuple[str, ...]) -> None:
+        before = {d.path for d in self.diff_pane.drafts if not d.settled}
+        live = await self.review.refresh(changed)
+        self.mark_new_drafts(len({d.path for d in live} - before))  # the Diffs tab, on a small screen
 
     def on_diff_pane_action_requested(self, event: DiffPane.ActionRequested) -> None:
         if self.engine is None:

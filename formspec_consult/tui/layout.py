@@ -84,7 +84,28 @@ class LayoutActions(_Base):
             self.query_one("#side").display = True
             self._fit_side()
 
+    def mark_new_drafts(self, count: int) -> None:
+        """On a small screen, drafts arrived while another pane is shown: the Diffs tab says so
+        (until the pane is shown). A wide screen shows the diffs pane beside the chat already."""
+        if count and self.compact and self.active_pane != "diff-pane":
+            self._unseen_drafts += count
+            self._label_diffs_tab()
+
+    _unseen_drafts: int = 0
+
+    def _label_diffs_tab(self) -> None:
+        from textual.widgets import Tab
+
+        for tab in self.query("#tab-diff-pane"):
+            unseen = self._unseen_drafts
+            tab_label = TAB_LABELS["diff-pane"] + (f" ● {unseen} new" if unseen else "")
+            if isinstance(tab, Tab) and str(tab.label) != tab_label:
+                tab.label = tab_label
+
     def _show_only(self, pane_id: str) -> None:
+        if pane_id == "diff-pane" and self._unseen_drafts:
+            self._unseen_drafts = 0
+            self._label_diffs_tab()
         self.active_pane = pane_id
         for other in PANES:
             self.query_one(f"#{other}").display = other == pane_id

@@ -21,22 +21,10 @@ from formspec_consult.agent.commands.slash import (
 __all__ = ["SLASH_COMMANDS", "SlashCommand", "SlashError", "SlashSpec", "help_text", "is_command", "parse_slash"]
 
 
-def help_text() -> str:
-    """Markdown listing every command and the keys."""
+def help_text(keys: str = "") -> str:
+    """Markdown: the keys first (`keys`, a table read from the app's bindings, see tui/key_list.py),
+    then every command."""
     # A "|" inside a table cell ends the cell in Markdown, even in code: escape it.
     rows = "\n".join(f"| `{spec.usage.replace('|', chr(92) + '|')}` | {spec.help} |" for spec in SLASH_COMMANDS)
-    return (
-        "### Commands\n\n| command | what it does |\n|---|---|\n"
-        f"{rows}\n\n"
-        "### Keys\n\n"
-        "| key | what it does |\n|---|---|\n"
-        "| `Enter` | send (a lone letter answers an offered option) |\n"
-        "| `alt+a` … `alt+f` | pick option A … F |\n"
-        "| `Esc` | cancel the running turn |\n"
-        "| `F2` / `F3` / `F4` | show or hide conversation / tool calls / diffs |\n"
-        "| `F5` | shift the split between tool calls and diffs |\n"
-        "| `F6` / `F7` | narrower / wider side column |\n"
-        "| `F8` | light / dark theme |\n"
-        "| `ctrl+p` | command palette |\n"
-        "| in the diff pane: `a` `r` `u` `A` | accept, reject, undo, accept all |\n"
-    )
+    head = f"### Keys\n\n{keys}\n\n" if keys else ""
+    return f"{head}### Commands\n\n| command | what it does |\n|---|---|\n{rows}\n"

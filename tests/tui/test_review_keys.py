@@ -10,7 +10,7 @@ from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 from tests.tui.conftest import SIZE, wait_until
-from tests.tui.fakes import FakeEngine, factory_for
+from tests.tui.fakes import FakeDraft, FakeEngine, factory_for
 from tests.tui.test_panes_flow import drafts
 
 pytestmark = pytest.mark.anyio
@@ -109,3 +109,59 @@ async def test_esc_leaves_the_pane_disarmed_so_a_later_tab_back_cannot_undo() ->
         await pilot.pause()
         await pilot.press("u")
         assert app.query_one(PromptInput).value == "u" and ("undo_apply", {}) not in engine.tool_calls
+
+
+async def test_pagedown_from_where_ctrl_r_lands_scrolls_the_diff_not_the_list() -> None:
+    long_diff = "--- a/x.yaml\n+++ b/x.yaml\n@@ -0,0 +1,200 @@\n" + "".join(f"+line {n}\n" for n in range(200))
+    engine = FakeEngine(drafts=[FakeDraft("modules/shop/entities/long.yaml", "new", True, [], long_diff),
+                                *drafts()])
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.query(DiffPane) and len(app.query_one(DiffPane).drafts) == 4)
+        pane = app.query_one(DiffPane)
+        await pilot.press("ctrl+r")
+        pane.select("modules/shop/entities/long.yaml")
+        await pilot.pause()
+        selected = pane.selected
+        scroll = pane.query_one("#diff-scroll")
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: scroll.scroll_y > 0)
+        assert pane.selected == selected  # the list kept its draft
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: scroll.scroll_y == 0)
+
+
+async def test_at_80x24_a_draft_arriving_marks_the_diffs_tab_until_it_is_shown() -> None:
+    from textual.widgets import Tab
+
+    from formspec_consult.store.agent_events import AssistantMessage, DraftsChanged
+    from tests.tui.test_conversation_flow import send
+
+    engine = FakeEngine([[DraftsChanged(("modules/shop/app.yaml",)), AssistantMessage("Drafted.")]])
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.session_shown)  # the session's drafts (none) are listed
+        tab = app.query_one("#tab-diff-pane", Tab)
+        assert str(tab.label) == "F4 Diffs"
+        engine.drafts = {d.path: d for d in drafts()}
+        await send(pilot, "draft the app")
+        await wait_until(pilot, lambda: str(tab.label) == "F4 Diffs ● 3 new")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: str(tab.label) == "F4 Diffs")
+
+
+async def test_help_lists_the_keys_from_the_bindings_first() -> None:
+    from formspec_consult.tui.screens.text_screen import TextScreen
+    from tests.tui.test_conversation_flow import send
+
+    app = ConsultApp(factory_for(FakeEngine()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "/help")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
+        text = app.screen.text  # type: ignore[attr-defined]
+    assert text.index("### Keys") < text.index("### Commands")  # the keys are above the fold
+    for key, what in [("ctrl+r", "Review drafts"), ("Esc", "back to the prompt"), ("ctrl+q", "Quit"),
+                      ("Tab", "Focus Next"), ("PageUp", "Scroll up"), ("PageDown", "Scroll diff down"),
+                      ("p", "Diff/preview"), ("a", "Accept"), ("u", "Undo"), ("alt+a … alt+f", "Option A … Option F"),
+                      ("ctrl+p", "Command palette")]:
+        assert any(f"`{key}`" in line and what in line for line in text.splitlines()), (key, what)

@@ -31,8 +31,8 @@ class TrustScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         wants = "\n".join(f"  • {line}" for line in self.request.wants)
         body = Text.assemble(
-            (f"{self.request.settings_file}\n", "bold"),
-            f"asks to:\n{wants}\n\n",
+            ("This project's settings ", "bold"),
+            f"({', '.join(self.request.keys)}) ask to:\n{wants}\n\n",
             "Trust this folder only if you know where this project comes from. Not now: these settings "
             "stay off for this session and the rest of the file applies; `formspec-consult trust` trusts "
             "it later.",

@@ -141,6 +141,10 @@ class DiffPane(Vertical, can_focus=False):
         Binding("u", "request('undo')", "Undo"),
         Binding("A", "request('accept_all')", "Accept all"),
         Binding("p", "next_view", "Diff/preview"),
+        # From where ctrl+r lands (the draft list), PageUp/PageDown scroll the diff or preview,
+        # not the list: priority, so the focused list does not take them first.
+        Binding("pageup", "scroll_view(-1)", "Scroll diff up", show=False, priority=True),
+        Binding("pagedown", "scroll_view(1)", "Scroll diff down", show=False, priority=True),
     ]
 
     # The actions that change the project: they need the pane armed, and hand the focus back.
@@ -284,6 +288,10 @@ class DiffPane(Vertical, can_focus=False):
             node = node.parent  # type: ignore[assignment]
         if node is None:  # the focus left the pane (Esc, Tab, a click elsewhere): disarmed
             self.armed = False
+
+    def action_scroll_view(self, pages: int) -> None:
+        view = self.query_one("#diff-scroll", VerticalScroll)
+        view.scroll_page_up() if pages < 0 else view.scroll_page_down()
 
     def action_next_view(self) -> None:
         self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
