@@ -66,14 +66,12 @@ class Review:
         status = self.store.info(spec_path).status
         root = Path(self.project.root)
         tree = result.validation
-        siblings = [rel for rel in self.store.overlay() if rel != spec_path.project_rel]
         verdict: dict[str, Any] = {
             "ok": result.passes,
             "problems": result.blocking,
-            "warnings": [  # a sibling draft's warnings are that draft's
-                w for w in tree.get("warnings", [])
-                if not any(gate.same_file(w.get("source"), rel, root) for rel in siblings)
-            ],
+            # this file's warnings, and those about no spec document (an unusable schema file);
+            # another spec file's warnings (a sibling draft's, an old one of the project) are its own
+            "warnings": [w for w in tree.get("warnings", []) if self._warns_here(w, spec_path.project_rel)],
         }
         if "schema_sources" in tree:
             verdict["schema_sources"] = tree["schema_sources"]
@@ -93,6 +91,13 @@ class Review:
             "findings": advice,
             "next": _next_step(spec_path.rel, status, result, len(advice)),
         }
+
+    def _warns_here(self, warning: dict[str, Any], project_rel: str) -> bool:
+        """Whether a warning belongs in the answer about the draft at `project_rel`: one about this
+        file, or about no YAML file (an unusable schema file, say)."""
+        if gate.same_file(warning.get("source"), project_rel, Path(self.project.root)):
+            return True
+        return not str(warning.get("source") or "").lower().endswith((".yaml", ".yml"))
 
     def settled(self) -> builtins.list[dict[str, Any]]:
         """The session's drafts no longer under review: path, file, state (applied|rejected), at."""
