@@ -9,10 +9,17 @@ import pytest
 
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import rebuild_history
-from tests.agent.test_engine import open_engine, project, propose, run  # noqa: F401 - fixture
-from tests.e2e.project import DRAFT_PATH
+from tests.agent.test_engine import open_engine, propose, run
+from tests.e2e.project import DRAFT_PATH, make_project
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    return make_project(tmp_path / "shop")
 
 
 async def test_a_resumed_session_after_an_apply_tells_the_model_in_its_first_request(project: Path) -> None:
@@ -36,7 +43,7 @@ async def test_a_resumed_session_after_an_apply_tells_the_model_in_its_first_req
         await resumed.aclose()
 
 
-async def test_a_reject_and_an_undo_during_the_session_reach_the_next_turn(project: Path) -> None:
+async def test_an_apply_and_an_undo_during_the_session_reach_the_next_turn_in_one_line(project: Path) -> None:
     engine, provider = await open_engine(project, [propose(), "Drafted.", "Noted."])
     try:
         await run(engine, "customers")
