@@ -176,7 +176,7 @@ async def test_the_model_is_told_what_the_person_applied_since_its_last_reply_an
     finally:
         await engine.aclose()
     said = provider.requests[2][-1]["content"]
-    assert said == "[Since your last reply the person applied modules/rent/module.yaml.]\n\ndone, what next?"
+    assert said == "[Since your last reply the person applied 1 draft (modules/rent/module.yaml).]\n\ndone, what next?"
     log = engine.session_dir / "events.jsonl"
     assert [e["user_text"] for e in EventLog.read(log) if e["type"] == "turn_started"][-1] == "done, what next?"
     assert "rent" not in provider.requests[0][0]["content"].split("### Installed modules")[1].split("###")[0]

@@ -31,7 +31,6 @@ from formspec_consult.agent.engine.setup import (
     resolve_project,
     usable_window,
 )
-from formspec_consult.agent.engine.since import review_line_of
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.loop import AgentLoop
 from formspec_consult.config import Settings
@@ -450,7 +449,6 @@ def _assemble(
         max_steps=settings.max_steps,
         tool_result_cap=settings.tool_result_cap,
     )
-    loop.user_note = lambda: review_line_of(session_dir / EVENTS)
     loop.permissions.rules = cast("dict[str, Rule]", dict(settings.permissions))  # checked by config
     loop.permissions.identify = manager.identity  # the servers' own word decides what needs asking
     loop.permissions.own_servers = frozenset({LOCAL})

@@ -1,55 +1,43 @@
-"""What the person did to the drafts since the model last spoke, as one line for the model.
+"""One line of what the person did to the drafts since the model's last reply.
 
-The person applies, rejects and undoes between turns (the diffs pane, `/apply`, `formspec-consult
-apply`, another client); the local server logs each in the session's event log. The model would
-not know: the line goes before the person's next message (in the history, so the log rebuilds
-it), on a resumed session too.
+Applies, rejects and undos are recorded in the session's event log by the local server, whoever
+asked (the TUI, `/apply`, `formspec-consult apply` from another process). The model is told of
+them once, at the start of its next turn, with the user's message: the system prompt stays as it
+was (a provider's prompt cache keeps the prefix), and the line is logged inside that message, so
+the event log still rebuilds exactly what the model saw.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 from formspec_consult.store.events import EventLog
-from formspec_consult.store.records import (
-    ApplyRecord,
-    EventRecord,
-    RejectRecord,
-    ResponseRecord,
-    ToolResultRecord,
-    UndoRecord,
-)
+from formspec_consult.store.records import ApplyRecord, MessageRecord, RejectRecord, UndoRecord
 
-MAX_PATHS = 12  # per action; more are counted
+# Paths named per action; the rest are counted.
+SHOWN = 4
 
 
-def review_line(events: Iterable[EventRecord]) -> str | None:
-    """The line for the review events after the model's last reply or tool result (None: none)."""
-    applied: list[str] = []
-    rejected: list[str] = []
-    undone: list[str] = []
-    for event in events:
-        if isinstance(event, (ResponseRecord, ToolResultRecord)):  # the model spoke (or its call ran)
-            applied, rejected, undone = [], [], []
-        elif isinstance(event, ApplyRecord):
-            applied.append(event.path)
-        elif isinstance(event, RejectRecord):
-            rejected.append(event.path)
-        elif isinstance(event, UndoRecord):
-            undone.append(event.path)
-    parts = [f"{verb} {_paths(paths)}" for verb, paths in
-             (("applied", applied), ("rejected", rejected), ("undid the apply of", undone)) if paths]
+def review_since(events: Path) -> str:
+    """The note for the next user message; "" when the person changed nothing since the last reply."""
+    done: dict[str, list[str]] = {"applied": [], "rejected": [], "undid": []}
+    for record in EventLog.records(events):
+        if isinstance(record, MessageRecord) and record.message.get("role") == "assistant":
+            done = {key: [] for key in done}  # the model saw what came before its reply
+        elif isinstance(record, ApplyRecord):
+            done["applied"].append(record.path)
+        elif isinstance(record, RejectRecord):
+            done["rejected"].append(record.path)
+        elif isinstance(record, UndoRecord):
+            done["undid"].append(record.path)
+    parts = [f"{verb} {_paths(paths)}" for verb, paths in done.items() if paths]
     if not parts:
-        return None
+        return ""
     return f"[Since your last reply the person {'; '.join(parts)}.]"
 
 
 def _paths(paths: list[str]) -> str:
-    shown = ", ".join(paths[:MAX_PATHS])
-    return shown + (f" and {len(paths) - MAX_PATHS} more" if len(paths) > MAX_PATHS else "")
-
-
-def review_line_of(log_path: Path) -> str | None:
-    """:func:`review_line` over a session's event log."""
-    return review_line(EventLog.records(log_path))
+    count = len(paths)
+    named = ", ".join(paths[:SHOWN]) + (f", … and {count - SHOWN} more" if count > SHOWN else "")
+    noun = "draft" if count == 1 else "drafts"
+    return f"{count} {noun} ({named})"

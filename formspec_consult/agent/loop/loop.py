@@ -117,9 +117,6 @@ class AgentLoop:
         # prompt names only tools the request offers, so it is written again when the offer
         # changes (logged: the history rebuilds it).
         self.system_prompt: Callable[[list[dict[str, Any]]], str | None] | None = None
-        # A line the model reads before the person's message (what they did to the drafts since
-        # the model last spoke: agent/engine/since.py); the turn's logged text stays theirs.
-        self.user_note: Callable[[], str | None] | None = None
         self._partial = ""  # text streamed by a reply that has not completed yet
         self._unclosed_turn: int | None = None  # a turn whose turn_finished the log refused
 
@@ -134,8 +131,9 @@ class AgentLoop:
         self.record(event)
         return event
 
-    async def run_turn(self, user_text: str) -> AsyncGenerator[AgentEvent, None]:
-        """Run one user turn; `user_text` is what the model receives (a resolved choice included)."""
+    async def run_turn(self, user_text: str, note: str = "") -> AsyncGenerator[AgentEvent, None]:
+        """Run one user turn; `user_text` is what the model receives (a resolved choice included),
+        after `note` (what the person did since the last reply) when there is one."""
         if self._unclosed_turn is not None:  # the log could not take turn_finished: close it now
             self._repair_quietly()
             if self._log_quietly(TurnFinishedRecord(turn=self._unclosed_turn, reason="error",
@@ -150,7 +148,6 @@ class AgentLoop:
             return
         self.turn += 1
         yield self.emit(TurnStarted(self.turn, user_text))
-        note = self.user_note() if self.user_note is not None else None
         self.history.add_user(f"{note}\n\n{user_text}" if note else user_text)
         finished: TurnFinished | None = None
         try:
