@@ -30,7 +30,7 @@ from formspec_consult.store.locks import SessionBusy, SessionWriter
 from formspec_consult.store.manifest import LIVE_STATES, DraftManifest
 from formspec_consult.store.records import SessionStartedRecord, TurnStartedRecord
 
-__all__ = ["ForkPoint", "fork_session", "fork_point_of"]
+__all__ = ["ForkPoint", "fork_point_of", "fork_session"]
 
 
 @dataclass(frozen=True)
@@ -44,10 +44,10 @@ class ForkPoint:
 
 def fork_point_of(folder: Path) -> ForkPoint | None:
     """The fork point a session's header records, or None when it is not a fork."""
-    for record in load_records(SessionLayout(folder).events) if SessionLayout(folder).events.is_file() else ():
-        if isinstance(record, SessionStartedRecord) and record.forked_from:
-            return ForkPoint(record.forked_from, record.forked_at_seq or 0, record.forked_at_turn or 0)
-        return None  # the header is the first record
+    log = SessionLayout(folder).events
+    header = next(iter(load_records(log)), None) if log.is_file() else None  # the header is the first record
+    if isinstance(header, SessionStartedRecord) and header.forked_from:
+        return ForkPoint(header.forked_from, header.forked_at_seq or 0, header.forked_at_turn or 0)
     return None
 
 
