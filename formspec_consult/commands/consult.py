@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
+from formspec_consult.commands.terminal_text import terminal_safe
 from formspec_consult.commands.wiring import cli_flags, engine_options
 
 if TYPE_CHECKING:  # the engine (and its provider) is imported only when a session opens
@@ -245,30 +246,31 @@ class TextOutput:
         from formspec_consult.store import agent_events as ev
 
         if isinstance(event, ev.AssistantDelta):
-            self.out.write(event.text)
+            self.out.write(terminal_safe(event.text))
             self.out.flush()
             self._mid_line = not event.text.endswith("\n")
         elif isinstance(event, ev.AssistantMessage):
             self._end_line()
         elif isinstance(event, ev.ToolCallStarted):
-            self.err.write(f"→ {event.name} {json.dumps(event.arguments, ensure_ascii=False)[:200]}\n")
+            shown = terminal_safe(f"{event.name} {json.dumps(event.arguments, ensure_ascii=False)[:200]}")
+            self.err.write(f"→ {shown}\n")
         elif isinstance(event, ev.ToolCallFinished):
             from formspec_consult.store.tool_status import tool_status
 
             status = tool_status(event.ok, event.result)
             mark = {"ok": "✓", "refused": "✗", "failed": "✗"}[status]
             said = {"ok": "", "refused": " refused by the validation gate", "failed": " failed"}[status]
-            self.err.write(f"{mark} {event.name}{said} ({event.duration_ms:.0f} ms)\n")
+            self.err.write(f"{mark} {terminal_safe(event.name)}{said} ({event.duration_ms:.0f} ms)\n")
         elif isinstance(event, ev.Notice):
             stream = self.out if event.level == "info" else self.err
-            stream.write(event.message.rstrip("\n") + "\n")
+            stream.write(terminal_safe(event.message.rstrip("\n")) + "\n")
         elif isinstance(event, ev.CompactionDone):
             self.err.write(
                 f"[compacted {event.replaced_messages} messages: "
                 f"{event.tokens_before} → {event.tokens_after} tokens]\n"
             )
         elif isinstance(event, ev.TurnFinished) and event.reason != "done":
-            self.err.write(f"[turn {event.reason}{': ' + event.error if event.error else ''}]\n")
+            self.err.write(terminal_safe(f"[turn {event.reason}{': ' + event.error if event.error else ''}]") + "\n")
 
     def finish(self, status: EngineStatus) -> None:
         """One stderr line with the figures a script or a curious person wants."""

@@ -23,10 +23,14 @@ if TYPE_CHECKING:
 @click.option("--paused", is_flag=True, help="Start paused (press space to play, n to step).")
 @click.option("--project", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Project to check against (default: the session's own project, or the bundled example).")
-def replay(session: str, check: bool, speed: float, paused: bool, project: Path | None) -> None:
+@click.pass_context
+def replay(ctx: click.Context, session: str, check: bool, speed: float, paused: bool, project: Path | None) -> None:
     """Replay a recorded SESSION (a folder, a session id, or 'barbershop-queue')."""
     from formspec_consult.replay.recording import RecordingError, load
     from formspec_consult.replay.sources import find_session, project_of
+
+    # `formspec-consult --project DIR replay …` means the same as `replay --project DIR …`
+    project = project or ((ctx.obj or {}).get("project") if ctx.obj else None)
 
     try:
         folder = find_session(session, project)

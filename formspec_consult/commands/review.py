@@ -91,6 +91,16 @@ def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
 
     async def work(call: Call, sid: str) -> int:
         drafts = await ReviewFlow(call).diffs(path)
+        if not drafts and not path:  # none under review: say what became of the session's drafts
+            settled = (await ReviewFlow(call).overview()).settled
+            if settled:
+                click.echo("No drafts under review. Earlier drafts of this session:")
+                for row in settled:
+                    click.echo(f"  {row.path}  [{row.state}]")
+                if any(row.state == "rejected" for row in settled):
+                    click.echo("A rejected draft comes back when the consultant proposes it again: ask for it "
+                               "in the conversation.", err=True)
+                return 0
         click.echo(format_diffs(drafts))
         if drafts:  # what to do next, on stderr so the diff itself stays pipeable
             click.echo(

@@ -188,10 +188,15 @@ def load_case(file: Path) -> Case:
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CorpusError(f"{file}: cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"{file}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+                          "save the case file as UTF-8") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""
         raise CorpusError(f"{file}: not valid YAML{at}; fix the syntax") from None
+    except ValueError as exc:  # an integer longer than Python reads (4,300 digits)
+        raise CorpusError(f"{file}: holds a value that cannot be read ({exc}); shorten or quote it") from None
     if not isinstance(data, Mapping):
         raise CorpusError(f"{file}: a case is a mapping with {', '.join(REQUIRED)}")
     for key in REQUIRED:

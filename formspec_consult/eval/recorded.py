@@ -106,8 +106,10 @@ def load_recording(case_id: str, corpus: Path | None = None) -> list[Any]:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CorpusError(f"{path}: no recorded consultant for case {case_id!r}; --offline needs one") from None
-    except yaml.YAMLError:
-        raise CorpusError(f"{path}: not valid YAML; fix the recording") from None
+    except OSError as exc:
+        raise CorpusError(f"{path}: cannot be read ({exc.strerror})") from None
+    except (yaml.YAMLError, ValueError):  # ValueError: not UTF-8, or an integer too long to read
+        raise CorpusError(f"{path}: not valid UTF-8 YAML; fix the recording") from None
     if not isinstance(data, list):
         raise CorpusError(f"{path}: a recording is a list of replies")
     out = []

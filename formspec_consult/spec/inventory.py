@@ -20,9 +20,17 @@ def module_dirs(root: Path, spec_root: Path) -> dict[str, tuple[str, str]]:
         except OSError:
             continue
         for entry in entries:
-            if entry.is_dir() and not entry.name.startswith("."):
+            if _is_dir(entry) and not entry.name.startswith("."):
                 found.setdefault(entry.name, (source, Path(entry.path).relative_to(root).as_posix()))
     return found
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """A folder (through links); a link that loops is none (never an error for the whole project)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def build_modules(docs: list[Document], dirs: dict[str, tuple[str, str]], apps: list[Document],

@@ -38,8 +38,17 @@ def walk_yaml(folder: Path, skip: frozenset[str] = frozenset()) -> Iterator[str]
             if entry.is_dir(follow_symlinks=False):
                 if name not in SKIP_DIRS and entry.path not in skip:
                     stack.append(entry.path)
-            elif name.endswith((".yaml", ".yml")) and entry.is_file():
-                yield entry.path
+            elif name.endswith((".yaml", ".yml")) and _file_or_broken_link(entry):
+                yield entry.path  # a looping link too: reading it reports one problem of that file
+
+
+def _file_or_broken_link(entry: os.DirEntry[str]) -> bool:
+    """A regular file (through links), or a link that cannot be followed (a loop): the parse
+    then reports that one file instead of the whole walk failing."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return entry.is_symlink()
 
 
 def scan_roots(root: Path, spec_root: Path) -> list[Path]:

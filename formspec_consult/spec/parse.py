@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gc
 import hashlib
 import os
@@ -88,8 +89,7 @@ class ParseCache:
         try:
             st = os.stat(os.path.join(root, rel))
         except OSError as exc:
-            return ParsedFile([], [Problem("FS-FILE-UNREADABLE", rel, None, "parse", f"cannot read: {exc.strerror}",
-                                           "Check the file exists and is readable.")], [], [])
+            return ParsedFile([], [_unreadable(rel, exc, "Check the file exists and is readable.")], [], [])
         key = (st.st_mtime_ns, st.st_size)
         hit = self._disk.get(rel)
         if hit is not None and hit[0] == key:
@@ -136,9 +136,14 @@ def _parse_bytes(path: Path, rel: str, spec_rel: str) -> ParsedFile:
     except YamlLoadError as exc:
         return ParsedFile([], [Problem(exc.code, rel, exc.line, "parse", exc.message, exc.hint, exc.column)], [], [])
     except OSError as exc:
-        return ParsedFile([], [Problem("FS-FILE-UNREADABLE", rel, None, "parse", f"cannot read: {exc.strerror}",
-                                       "Check the file permissions.")], [], [])
+        return ParsedFile([], [_unreadable(rel, exc, "Check the file permissions.")], [], [])
     return parse_text(text, rel, path, spec_rel)
+
+
+def _unreadable(rel: str, exc: OSError, hint: str) -> Problem:
+    if exc.errno == errno.ELOOP:
+        hint = "It is a symbolic link that leads back to itself (a loop): remove the link or point it at a real file."
+    return Problem("FS-FILE-UNREADABLE", rel, None, "parse", f"cannot read: {exc.strerror}", hint)
 
 
 @contextmanager

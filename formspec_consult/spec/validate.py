@@ -23,6 +23,7 @@ from formspec_consult.spec.checks.natural_keys import check_natural_key_formats
 from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.checks.scripts import check_scripts
 from formspec_consult.spec.checks.subscriptions import check_event_consumers
+from formspec_consult.spec.checks.table_refs import check_table_refs
 from formspec_consult.spec.checks.transitions import check_automatic_transitions, check_snapshots
 from formspec_consult.spec.checks.unknown_keys import check_unknown_keys
 from formspec_consult.spec.checks.view_fields import FieldRef, check_view_fields, collect_view_fields
@@ -97,6 +98,7 @@ def run(project: ProjectLike, state: TreeState, only_source: str | None = None, 
         check_module_links(doc, index, tree)
         check_view_fields(doc, view_fields.get(id(doc), []), index, tree)
     check_views_across(effective, index, tree)
+    check_table_refs(effective, index, tree)
     check_delivery(effective, tree)
     check_event_consumers(effective, tree)
     check_scope_sources(effective, tree)

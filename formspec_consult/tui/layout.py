@@ -107,6 +107,8 @@ class LayoutActions(_Base):
             self._unseen_drafts = 0
             self._label_diffs_tab()
         self.active_pane = pane_id
+        # Reviewing on a small screen: toasts go to the bottom, off the Diffs header and badges.
+        self.screen.set_class(pane_id == "diff-pane", "-reviewing")
         for other in PANES:
             self.query_one(f"#{other}").display = other == pane_id
         self.query_one("#side").display = pane_id != "conversation-pane"

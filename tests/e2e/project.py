@@ -13,6 +13,8 @@ spec:
   root_url: /shop
   title: Corner Shop
   modules: [shop]
+  menu:
+    - {type: module, module: shop}
 """
 MODULE = """apiVersion: formspec.dev/v1
 kind: Module

@@ -33,8 +33,11 @@ def huge_integer_in_yaml(request: pytest.FixtureRequest) -> Observed:
         big = project / "spec" / "modules" / "shop" / "big.yaml"
         big.write_text(f"apiVersion: formspec.dev/v1\nkind: Entity\nhuge: 0x{'f' * 5000}\n", encoding="utf-8")
         checked, validation = await tools("validate_spec", yaml=f"a: {HUGE}\n")
-        later, other = await tools("propose_spec_file", path=SERVICE, content=edited_service(project))
-        other_codes = [(p["source"], p["code"]) for p in other["validation"]["problems"]] if later else []
+        later, _ = await tools("propose_spec_file", path=SERVICE, content=edited_service(project))
+        # the tool's answer only counts problems elsewhere: read the project file's from the gate itself
+        from formspec_consult.spec import open_project
+
+        other_codes = [(p.source, p.code) for p in open_project(project).validate().problems]
         return {
             "proposed": proposed,
             "problem": f"{problem.get('message', '')} | {problem.get('hint', '')} | line {problem.get('line')}",
@@ -43,6 +46,35 @@ def huge_integer_in_yaml(request: pytest.FixtureRequest) -> Observed:
             "validate_spec_problem": "FS-YAML-NUMBER" in json.dumps(validation) if checked else str(validation),
             "project_file_is_one_problem": other_codes.count(("spec/modules/shop/big.yaml", "FS-YAML-NUMBER")) == 1,
             "other_tools_work": later,
+        }
+
+    return run_with_server(_tmp(request), body)
+
+
+@scenario
+def symlink_loop_under_spec(request: pytest.FixtureRequest) -> Observed:
+    """A folder link to itself under spec/modules/ and two YAML links pointing at each other."""
+
+    async def body(tools: Tools, project: Path, folder: Path) -> Observed:
+        modules = project / "spec" / "modules"
+        (modules / "loop").symlink_to(modules / "loop")
+        (modules / "shop" / "a.yaml").symlink_to(modules / "shop" / "b.yaml")
+        (modules / "shop" / "b.yaml").symlink_to(modules / "shop" / "a.yaml")
+        proposed, result = await tools("propose_spec_file", path=SERVICE, content=edited_service(project))
+        modules_ok, _ = await tools("list_installed_modules")
+        listed, _ = await tools("list_drafts")
+        # the problems elsewhere are only counted in the tool's answer: read them from the gate itself
+        from formspec_consult.spec import open_project
+
+        whole = open_project(project).validate()
+        problems = [p for p in whole.problems if p.code == "FS-FILE-UNREADABLE"]
+        return {
+            "proposed": proposed,
+            "error": "" if proposed else str(result),
+            "counted_elsewhere": result.get("other_problems") if proposed else None,
+            "problem_files": sorted(p.source for p in problems),
+            "hint": problems[0].hint if problems else "",
+            "other_tools_work": modules_ok and listed,
         }
 
     return run_with_server(_tmp(request), body)

@@ -181,3 +181,23 @@ def local_model_server_dies_mid_reply(request: pytest.FixtureRequest) -> Observe
         facts[f"{name}_bare_connection_error"] = "Connection error" in said
     facts["after_text_kept"] = "Your barbershop needs" in done.stdout
     return facts
+
+
+@scenario
+def terminal_escapes_from_the_model(request: pytest.FixtureRequest) -> Observed:
+    """The model's reply holds a clipboard write (OSC 52), a clear-screen and a C1 CSI; its tool
+    call's name carries a bell. Headless text output (stdout and stderr, piped)."""
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "shop")
+    reply = "Here it is.\x1b]52;c;ZWNobyBoYWNrZWQ=\x07\x1b[2J\x1b[H\x9b31mdone\n\tindented"
+    replies = [FakeReply(tool_calls=[{"id": "call_1", "name": "list_drafts\x07", "arguments": {}}]),
+               FakeReply(text=reply)]
+    with FakeOpenAIServer(replies) as fake:
+        done = _run([*fake.cli_args(), "-p", "hi"], project, cli_env(tmp_path))
+    both = done.stdout + done.stderr
+    return {
+        "exit": done.returncode,
+        "escape_bytes_printed": any(ch in both for ch in "\x1b\x07\x9b"),
+        "shown_visibly": "Here it is.\\x1b]52;c;ZWNobyBoYWNrZWQ=\\x07\\x1b[2J" in done.stdout,
+        "newline_and_tab_kept": "done\n\tindented" in done.stdout,
+    }

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from tests.integrity import (  # noqa: F401 - they register their scenarios
+    scenarios_cli,
     scenarios_disk,
     scenarios_external,
     scenarios_input,

@@ -235,4 +235,4 @@ def test_an_unresolved_relation_never_suggests_an_entity_its_name_merely_extends
 def test_a_bare_reference_is_answered_with_a_bare_name_in_the_same_module(shop: Project) -> None:
     result = check(shop, entity("draft", relation("customers"), module="shop"))
     problem = next(p for p in result.problems if p.code == "FS-RELATION-RESOURCE")
-    assert problem.hint == "Did you mean `customer`?"
+    assert problem.hint.startswith("Did you mean `customer`?") and "`kind: Entity`" in problem.hint

@@ -75,3 +75,16 @@ async def test_every_text_on_the_main_screen_reads_in_both_themes(theme: str, si
             await pilot.press("f4")
             await pilot.pause()
             assert faint_text(app) == []
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("severity", ["information", "warning", "error"])
+async def test_a_toast_reads_in_both_themes(theme: str, severity: str) -> None:
+    app = ConsultApp(factory_for(barbershop_engine()), theme=theme)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.engine is not None and len(app.diff_pane.drafts) == 2)
+        app.notify("Review the draft in the diff pane. Space continues.", title="Diff review",
+                   severity=severity, timeout=60)  # type: ignore[arg-type]
+        await wait_until(pilot, lambda: app.screen.query("Toast"))
+        await pilot.pause()
+        assert faint_text(app) == []

@@ -102,3 +102,12 @@ async def test_the_app_replay_says_cancelled_only_for_the_cancelled_turn(recorde
     cancelled = texts.index("You cancelled the turn (Esc).")
     assert texts[cancelled - 1] == "never mind"
     assert any("Rejected" in t for t in texts[cancelled:]) and texts[-1] == "You are welcome."
+
+
+def test_the_cli_diff_lists_a_rejected_draft_as_the_pane_does_and_says_how_it_comes_back(
+        recorded: tuple[Path, Path]) -> None:
+    project, folder = recorded
+    result = CliRunner().invoke(cli, ["--project", str(project), "diff", "--session", folder.name])
+    assert result.exit_code == 0, result.output
+    assert "No drafts under review" in result.stdout and f"{DRAFT}  [rejected]" in result.stdout
+    assert "comes back when the consultant proposes it again" in result.stderr

@@ -165,3 +165,19 @@ async def test_help_lists_the_keys_from_the_bindings_first() -> None:
                       ("p", "Diff/preview"), ("a", "Accept"), ("u", "Undo"), ("alt+a … alt+f", "Option A … Option F"),
                       ("ctrl+p", "Command palette")]:
         assert any(f"`{key}`" in line and what in line for line in text.splitlines()), (key, what)
+
+
+async def test_at_80x24_a_toast_while_reviewing_leaves_the_diffs_header_and_badges_visible() -> None:
+    engine = FakeEngine(drafts=drafts())
+    app = ConsultApp(factory_for(engine))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        pane = await ready(pilot)
+        await pilot.press("ctrl+r")
+        app.notify("Something happened somewhere.", timeout=60)
+        await wait_until(pilot, lambda: app.screen.query("Toast"))
+        await pilot.pause()
+        toast = app.screen.query_one("Toast").region
+        header = pane.query_one(".pane-header").region
+        badges = pane.query_one("#draft-list").region
+        assert not toast.overlaps(header) and not toast.overlaps(badges)
+        assert toast.bottom <= 24 - 2  # above the status bar and the footer

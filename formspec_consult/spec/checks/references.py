@@ -88,7 +88,8 @@ def _suggest(ref: str, module: str | None, index: Index) -> str:
     if close:
         bare = split_ref(ref, None)[0] is None
         shown = [c.rsplit(".", 1)[1] if bare and c.rsplit(".", 1)[0] == (module or "").lower() else c for c in close]
-        return f"Did you mean {' or '.join(f'`{c}`' for c in shown)}?"
+        return (f"Did you mean {' or '.join(f'`{c}`' for c in shown)}? (It names a `kind: Entity` document: "
+                "`<module>.<entity>`, or a bare name of this module.)")
     return (f"Create the entity `{name}` (propose its file too), or write `<module>.<entity>` naming an "
             "existing one (check_naming_conflict and read_module_spec help find it).")
 

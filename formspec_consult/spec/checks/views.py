@@ -290,10 +290,13 @@ def _check_menu_views(doc: Document, items: Any, base: tuple[Any, ...], views: s
     for i, item in _items(items):
         view = item.get("view")
         if isinstance(view, str) and view and view not in views:
+            names = sorted(v for v in views if "/" not in v)
             out.error("FS-MENU-VIEW", doc, base + (i, "view"),
                       f"menu item {item.get('label')!r} opens view {view!r}, which no Page, Form, Table, Wizard, "
                       "Report, Kanban, Timeline, Calendar, Dashboard or Listing declares",
-                      "Name an existing view (its metadata.name), create it, or use `route:` for a raw URL.")
+                      "A menu `view` names the metadata.name of one of those kinds (bare, or `<module>/<name>`)"
+                      + (f": {', '.join(names[:12])}" if names else "") + "; create the view, or use `route:` "
+                      "for a raw URL.")
         _check_menu_views(doc, item.get("children"), base + (i, "children"), views, out)
 
 
