@@ -109,8 +109,28 @@ def test_check_passes_on_a_current_install_and_names_what_is_stale_and_the_fix(p
         assert says in stale.output
     assert "Run: formspec-consult skill install" in stale.output
     assert (folder / "SKILL.md").read_text().endswith("old text\n"), "--check writes nothing"
-    assert run(project).exit_code == 0 and run(project, "--check").exit_code == 0
+    assert run(project, "--force").exit_code == 0 and run(project, "--check").exit_code == 0
     assert not (folder / "skills" / "retired-skill.md").exists()
+
+
+def test_installing_over_the_persons_edits_refuses_and_force_keeps_them_whole_as_a_backup(project: Path) -> None:
+    assert run(project).exit_code == 0
+    folder = project / ".claude/skills/formspec-consult"
+    (folder / "SKILL.md").write_text((folder / "SKILL.md").read_text() + "\nOur shop: always ask about Sundays.\n")
+    (folder / "my-notes.md").write_bytes(b"notes of my own \xe2\x9c\x93\n")
+    before = snapshot(folder)
+    refused = run(project)
+    assert refused.exit_code == 1
+    assert "changed SKILL.md" in refused.output and "extra my-notes.md" in refused.output
+    assert "--force" in refused.output
+    assert snapshot(folder) == before, "nothing is replaced without --force"
+    forced = run(project, "--force")
+    assert forced.exit_code == 0, forced.output
+    (backup,) = folder.parent.glob(".formspec-consult-backup-*")
+    assert f"kept whole as {backup}" in forced.output
+    assert snapshot(backup) == before, "every byte of the edited folder is in the backup"
+    assert run(project, "--check").exit_code == 0 and not (folder / "my-notes.md").exists()
+    assert run(project).exit_code == 0, "our own install again is current, not someone's edits"
 
 
 def test_user_and_agents_targets_go_where_claude_code_and_formspec_init_look(project: Path, home: Path) -> None:

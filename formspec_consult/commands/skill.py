@@ -16,10 +16,13 @@ Layout (under ``.claude/skills/`` or ``.agents/skills/``, in the project or the 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from formspec_consult.spec.model import Skill
 
 SKILL_NAME = "formspec-consult"
+MANIFEST = ".installed.json"  # in the skill folder: sha256 of each file as we wrote it
 SERVER_NAME = "formspec"  # the mcpServers key the README and `.mcp.json` examples use
 TARGETS = {"claude": ".claude", "agents": ".agents"}
 DESCRIPTION = (
@@ -67,9 +71,30 @@ class Plan:
         if self.folder.is_dir():
             for path in sorted(self.folder.rglob("*")):
                 rel = path.relative_to(self.folder).as_posix()
-                if path.is_file() and rel not in self.files:
+                if path.is_file() and rel not in self.files and rel != MANIFEST:
                     problems.append(f"extra {rel}")
         return problems
+
+    def not_ours(self) -> list[str]:
+        """Files in the installed folder that formspec-consult did not write as they are now: the
+        person's edits and their own files (everything, when no manifest says what we wrote)."""
+        if not self.folder.is_dir():
+            return []
+        try:
+            written = json.loads((self.folder / MANIFEST).read_text(encoding="utf-8"))["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            written = {}
+        found = []
+        for path in sorted(self.folder.rglob("*")):
+            rel = path.relative_to(self.folder).as_posix()
+            if rel == MANIFEST or not path.is_file():
+                continue
+            if rel not in written:
+                if rel not in self.files or path.read_text(encoding="utf-8", errors="replace") != self.files[rel]:
+                    found.append(f"{'extra' if rel not in self.files else 'changed'} {rel}")
+            elif hashlib.sha256(path.read_bytes()).hexdigest() != written[rel]:
+                found.append(f"changed {rel}")
+        return found
 
 
 def skill_folder(target: str, *, user: bool, project_dir: Path, home: Path | None = None) -> Path:
@@ -188,22 +213,38 @@ def plan(target: str, *, user: bool, project_dir: Path, home: Path | None = None
     return Plan(folder, assemble(anyio.run(tool_catalogue)))
 
 
-def install(the_plan: Plan) -> bool:
-    """Write the skill folder in one step (built beside it, then swapped in); False if it was current."""
+def install(the_plan: Plan, *, force: bool = False) -> tuple[bool, Path | None]:
+    """Write the skill folder in one step (built beside it, then swapped in).
+
+    Returns (changed, backup): False when it was current; the folder the previous install was
+    moved to when it held the person's edits or files (only with ``force``; without it such an
+    install is refused, so their bytes are never lost).
+    """
     if not the_plan.stale():
-        return False
+        return False, None
     folder = the_plan.folder
+    theirs = the_plan.not_ours()
+    backup = folder.parent / f".{SKILL_NAME}-backup-{datetime.now(UTC):%Y%m%d-%H%M%S}" if theirs else None
+    if theirs and not force:
+        listed = "; ".join(theirs[:6]) + ("; …" if len(theirs) > 6 else "")
+        raise SkillError(
+            f"The skill at {folder} has changes formspec-consult did not write ({listed}); installing "
+            "would replace them. Copy what you want to keep, or run the install again with --force: the "
+            f"current folder is then kept whole as {folder.parent}/.{SKILL_NAME}-backup-<time>."
+        )
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{SKILL_NAME}-", dir=folder.parent))
     except OSError as exc:
         raise SkillError(f"Cannot write to {folder.parent}: {exc.strerror or exc}. Choose a writable folder.") from exc
-    old = folder.parent / f".{SKILL_NAME}-old-{os.getpid()}"
+    old = backup or folder.parent / f".{SKILL_NAME}-old-{os.getpid()}"
     try:
         for rel, text in the_plan.files.items():
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
+        manifest = {rel: hashlib.sha256((staging / rel).read_bytes()).hexdigest() for rel in the_plan.files}
+        (staging / MANIFEST).write_text(json.dumps({"files": manifest}, indent=1, sort_keys=True), encoding="utf-8")
         staging.chmod(0o755)
         if folder.exists():
             folder.rename(old)
@@ -214,8 +255,9 @@ def install(the_plan: Plan) -> bool:
         raise SkillError(f"Cannot write the skill to {folder}: {exc.strerror or exc}.") from exc
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-        shutil.rmtree(old, ignore_errors=True)
-    return True
+        if backup is None:
+            shutil.rmtree(old, ignore_errors=True)  # only ever our own files
+    return True, backup
 
 
 @click.group("skill")
@@ -233,6 +275,8 @@ def skill() -> None:
     help="claude: .claude/skills/ (Claude Code); agents: .agents/skills/ (as FormSpec's own init uses).",
 )
 @click.option("--check", is_flag=True, help="Only report whether the installed skill is current (exit 1 if not).")
+@click.option("--force", is_flag=True,
+              help="Install over a skill folder you edited or added files to; it is kept whole as a backup first.")
 @click.option(
     "--project",
     "project_opt",
@@ -241,7 +285,9 @@ def skill() -> None:
     help="Project folder for a project install (default: --project of the main command, else the current folder).",
 )
 @click.pass_context
-def install_command(ctx: click.Context, user: bool, target: str, check: bool, project_opt: Path | None) -> None:
+def install_command(
+    ctx: click.Context, user: bool, target: str, check: bool, force: bool, project_opt: Path | None
+) -> None:
     """Write SKILL.md and its reference files, assembled from the prompts and the bundled skills."""
     parent = (ctx.obj or {}).get("project") if ctx.obj else None
     project_dir = _project_root(project_opt or parent or Path.cwd())
@@ -256,11 +302,13 @@ def install_command(ctx: click.Context, user: bool, target: str, check: bool, pr
                 raise click.ClickException(f"The skill at {the_plan.folder} is stale ({listed}). Run: {again}")
             click.echo(f"The skill at {the_plan.folder} is current.")
             return
-        changed = install(the_plan)
+        changed, backup = install(the_plan, force=force)
     except SkillError as exc:
         raise click.ClickException(str(exc)) from exc
     verb = "Installed" if changed else "Already current:"
     click.echo(f"{verb} {the_plan.folder} ({len(the_plan.files)} files).")
+    if backup is not None:
+        click.echo(f"Your edited skill folder is kept whole as {backup}.")
     if changed and target == "claude":
         click.echo(
             f"Claude Code loads it at session start; attach the server as '{SERVER_NAME}' in .mcp.json "

@@ -120,8 +120,14 @@ class EventLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._secrets: list[str] = []
+        if self.path.is_symlink():  # appending through it would write wherever the link points
+            raise EventLogError(
+                f"The session log {self.path} is a symbolic link (to {os.readlink(self.path)}); "
+                "formspec-consult writes a session's log only into a real file of its folder. Remove the "
+                "link and put the real events.jsonl back (or start a new session)."
+            )
         self.last_seq: int = _last_seq(self.path)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         self._size = os.fstat(self._fd).st_size  # where our last append ended
 
     def add_secret(self, value: str) -> None:
@@ -233,7 +239,7 @@ class EventLog:
                     continue
                 event = _parse_event(raw)
                 if event is None:
-                    _log.warning("%s line %d is torn or not an event; skipped", path, number)
+                    _log.warning("%s line %d is torn, not an event, or nested too deeply to read; skipped", path, number)
                     continue
                 yield event
 

@@ -40,6 +40,10 @@ class TargetBusy(OSError):
     """Another process kept a target file's lock longer than the bounded wait."""
 
 
+class LockFolderRefused(SessionError):
+    """The project's lock folder is a symbolic link: no lock is made through it."""
+
+
 class SessionBusy(SessionError):
     """Another live process is writing this session; the message names it."""
 
@@ -53,6 +57,12 @@ def _target_lock_path(formspec_dir: Path, project_rel: str) -> Path:
 def target_lock(formspec_dir: Path, project_rel: str, timeout: float = TARGET_LOCK_TIMEOUT) -> Iterator[None]:
     """Hold the lock of the project file ``project_rel`` (waits at most ``timeout`` seconds)."""
     path = _target_lock_path(formspec_dir, project_rel)
+    for folder in (formspec_dir, path.parent):  # a lock made through a link lands outside the project
+        if folder.is_symlink():
+            raise LockFolderRefused(
+                f"{folder} is a symbolic link (to {os.readlink(folder)}); formspec-consult keeps its locks "
+                "only in a real folder of the project. Remove the link (it is recreated), then retry."
+            )
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(path, timeout=timeout)
     try:

@@ -62,7 +62,8 @@ class Transcript:
             text = text.replace(secret, "[redacted]")
         data = (text if text.endswith("\n") else text + "\n").encode("utf-8")
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            # never through a link: the transcript is written only into the session's own file
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
             try:
                 start = os.fstat(fd).st_size
                 try:

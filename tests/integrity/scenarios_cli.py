@@ -53,3 +53,32 @@ def replay_check_with_the_main_project_option(request: pytest.FixtureRequest) ->
             # whatever the check finds, it is what `replay --project DIR` finds in the same project
             "same_as_replay_project": (done.returncode, done.stdout) == (explicit.returncode, explicit.stdout),
             "explicit_found_it": "No session" not in explicit.stderr}
+
+
+@scenario
+def skill_install_over_the_persons_edits(request: pytest.FixtureRequest) -> Observed:
+    """`skill install` run again after the person edited SKILL.md and added a file of their own."""
+    from tests.helpers import copy_example
+
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = copy_example(tmp_path / "shop")
+    env = cli_env(tmp_path)
+    first = run_cli(["skill", "install", "--project", str(project)], project, env)
+    folder = project / ".claude" / "skills" / "formspec-consult"
+    edited = (folder / "SKILL.md").read_bytes() + b"\nAlways ask about Sundays.\n"
+    (folder / "SKILL.md").write_bytes(edited)
+    (folder / "mine.md").write_bytes(b"my own notes\n")
+    again = run_cli(["skill", "install", "--project", str(project)], project, env)
+    kept = (folder / "SKILL.md").read_bytes() == edited and (folder / "mine.md").is_file()
+    forced = run_cli(["skill", "install", "--force", "--project", str(project)], project, env)
+    backups = list(folder.parent.glob(".formspec-consult-backup-*"))
+    return {
+        "first_exit": first.returncode,
+        "again_exit": again.returncode,
+        "again_says": again.stderr.strip(),
+        "kept_without_force": kept,
+        "force_exit": forced.returncode,
+        "backup_has_every_byte": len(backups) == 1 and (backups[0] / "SKILL.md").read_bytes() == edited
+        and (backups[0] / "mine.md").read_bytes() == b"my own notes\n",
+        "force_says_where": str(backups[0]) in forced.stdout if backups else False,
+    }

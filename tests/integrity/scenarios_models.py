@@ -201,3 +201,48 @@ def terminal_escapes_from_the_model(request: pytest.FixtureRequest) -> Observed:
         "shown_visibly": "Here it is.\\x1b]52;c;ZWNobyBoYWNrZWQ=\\x07\\x1b[2J" in done.stdout,
         "newline_and_tab_kept": "done\n\tindented" in done.stdout,
     }
+
+
+@scenario
+def resume_through_symlinked_logs(request: pytest.FixtureRequest) -> Observed:
+    """A session's events.jsonl, then its transcript.md, replaced by links to files outside; then
+    a line nested 10,000 deep in its log. Each time the session is resumed headless."""
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "shop")
+    env = cli_env(tmp_path)
+    script = write_script(tmp_path / "s.yaml", ["Hello.", "Again.", "Once more.", "And again."])
+    first = _run(["-m", f"scripted:{script}", "-p", "hi"], project, env)
+    folder = _folder(project)
+    outside = tmp_path / "outside.jsonl"
+    events = folder / "events.jsonl"
+    outside.write_bytes(events.read_bytes())
+    real = events.read_bytes()
+    events.unlink()
+    events.symlink_to(outside)
+    via_events = _run(["-m", f"scripted:{script}", "--resume", folder.name, "-p", "again"], project, env)
+    outside_events_unchanged = outside.read_bytes() == real
+    events.unlink()
+    events.write_bytes(real)
+    transcript = folder / "transcript.md"
+    outside_md = tmp_path / "outside.md"
+    outside_md.write_bytes(transcript.read_bytes())
+    transcript.unlink()
+    transcript.symlink_to(outside_md)
+    md_before = outside_md.read_bytes()
+    via_transcript = _run(["-m", f"scripted:{script}", "--resume", folder.name, "-p", "again"], project, env)
+    transcript.unlink()
+    deep = '{"type": "notice", "seq": 999, "x": ' + "[" * 10_000 + "]" * 10_000 + "}\n"
+    lines = events.read_bytes().splitlines(keepends=True)
+    events.write_bytes(b"".join(lines[:2]) + deep.encode() + b"".join(lines[2:]))
+    deep_resume = _run(["-m", f"scripted:{script}", "--resume", folder.name, "-p", "again"], project, env)
+    return {
+        "first_exit": first.returncode,
+        "events_link_exit": via_events.returncode,
+        "events_link_message": via_events.stderr.strip(),
+        "outside_events_unchanged": outside_events_unchanged,
+        "transcript_link_written_through": outside_md.read_bytes() != md_before,
+        "transcript_link_exit": via_transcript.returncode,
+        "deep_line_traceback": "Traceback" in deep_resume.stderr or "RecursionError" in deep_resume.stderr,
+        "deep_line_exit": deep_resume.returncode,
+        "deep_line_message": deep_resume.stderr.strip()[-400:],
+    }

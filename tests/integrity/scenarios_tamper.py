@@ -175,3 +175,23 @@ def force_given_as_a_string(request: pytest.FixtureRequest) -> Observed:
                 "schema_type": schema["properties"]["force"].get("type")}
 
     return run_with_server(_tmp(request), body)
+
+
+@scenario
+def lock_folder_replaced_by_symlink(request: pytest.FixtureRequest) -> Observed:
+    """`.formspec/locks` is a link to a folder outside the project; then a draft is applied."""
+    tmp_path = _tmp(request)
+    elsewhere = tmp_path / "elsewhere-locks"
+    elsewhere.mkdir()
+
+    async def body(tools: Tools, project: Path, folder: Path) -> Observed:
+        before = (project / "spec" / SERVICE).read_bytes()
+        await tools("propose_spec_file", path=SERVICE, content=edited_service(project))
+        locks = project / ".formspec" / "locks"
+        shutil.rmtree(locks, ignore_errors=True)
+        locks.symlink_to(elsewhere, target_is_directory=True)
+        ok, result = await tools("apply_draft", file=SERVICE)
+        return {"applied": ok, "message": str(result), "nothing_made_outside": not any(elsewhere.iterdir()),
+                "project_unchanged": (project / "spec" / SERVICE).read_bytes() == before}
+
+    return run_with_server(tmp_path, body)
