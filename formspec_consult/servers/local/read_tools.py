@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated, cast
 
 import yaml
-
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
