@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from formspec_consult.agent.commands.slash import SlashError, parse_slash
 from formspec_consult.agent.engine.options import EngineOptions, ServerSpecs
+from formspec_consult.agent.engine.since import review_since
 from formspec_consult.agent.engine.status import EngineStatus
 from formspec_consult.agent.loop.options import pick_option
 from formspec_consult.agent.loop.permissions import Approver
@@ -30,7 +31,7 @@ from formspec_consult.store.agent_events import (
     TurnFinished,
     TurnStarted,
 )
-from formspec_consult.store.layout import MCP_SERVER_LOG, consult_dir
+from formspec_consult.store.layout import EVENTS, MCP_SERVER_LOG, consult_dir
 from formspec_consult.store.records import DecisionRecord, NoticeRecord
 from formspec_consult.store.review_results import ToolResult
 
@@ -166,7 +167,8 @@ class Engine:
                     yield event
             return
         # aclosing: closing this generator closes the loop's at once (its cleanup repairs the history).
-        async with aclosing(session.loop.run_turn(self.resolve_choice(text))) as events:
+        note = review_since(self.session_dir / EVENTS)  # applies, rejects, undos since the last reply
+        async with aclosing(session.loop.run_turn(self.resolve_choice(text), note)) as events:
             async for event in events:
                 yield event
 

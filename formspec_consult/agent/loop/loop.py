@@ -131,8 +131,9 @@ class AgentLoop:
         self.record(event)
         return event
 
-    async def run_turn(self, user_text: str) -> AsyncGenerator[AgentEvent, None]:
-        """Run one user turn; `user_text` is what the model receives (a resolved choice included)."""
+    async def run_turn(self, user_text: str, note: str = "") -> AsyncGenerator[AgentEvent, None]:
+        """Run one user turn; `user_text` is what the model receives (a resolved choice included),
+        after `note` (what the person did since the last reply) when there is one."""
         if self._unclosed_turn is not None:  # the log could not take turn_finished: close it now
             self._repair_quietly()
             if self._log_quietly(TurnFinishedRecord(turn=self._unclosed_turn, reason="error",
@@ -147,7 +148,7 @@ class AgentLoop:
             return
         self.turn += 1
         yield self.emit(TurnStarted(self.turn, user_text))
-        self.history.add_user(user_text)
+        self.history.add_user(f"{note}\n\n{user_text}" if note else user_text)
         finished: TurnFinished | None = None
         try:
             async with _closing(self._steps()) as steps:

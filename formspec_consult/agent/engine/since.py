@@ -1,0 +1,43 @@
+"""One line of what the person did to the drafts since the model's last reply.
+
+Applies, rejects and undos are recorded in the session's event log by the local server, whoever
+asked (the TUI, `/apply`, `formspec-consult apply` from another process). The model is told of
+them once, at the start of its next turn, with the user's message: the system prompt stays as it
+was (a provider's prompt cache keeps the prefix), and the line is logged inside that message, so
+the event log still rebuilds exactly what the model saw.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from formspec_consult.store.events import EventLog
+from formspec_consult.store.records import ApplyRecord, MessageRecord, RejectRecord, UndoRecord
+
+# Paths named per action; the rest are counted.
+SHOWN = 4
+
+
+def review_since(events: Path) -> str:
+    """The note for the next user message; "" when the person changed nothing since the last reply."""
+    done: dict[str, list[str]] = {"applied": [], "rejected": [], "undid": []}
+    for record in EventLog.records(events):
+        if isinstance(record, MessageRecord) and record.message.get("role") == "assistant":
+            done = {key: [] for key in done}  # the model saw what came before its reply
+        elif isinstance(record, ApplyRecord):
+            done["applied"].append(record.path)
+        elif isinstance(record, RejectRecord):
+            done["rejected"].append(record.path)
+        elif isinstance(record, UndoRecord):
+            done["undid"].append(record.path)
+    parts = [f"{verb} {_paths(paths)}" for verb, paths in done.items() if paths]
+    if not parts:
+        return ""
+    return f"[Since your last reply the person {'; '.join(parts)}.]"
+
+
+def _paths(paths: list[str]) -> str:
+    count = len(paths)
+    named = ", ".join(paths[:SHOWN]) + (f", … and {count - SHOWN} more" if count > SHOWN else "")
+    noun = "draft" if count == 1 else "drafts"
+    return f"{count} {noun} ({named})"

@@ -1,0 +1,56 @@
+"""What the person did to the drafts since the model's last reply reaches the model with the next
+user message (never the system prompt), and the event log rebuilds exactly what was sent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from formspec_consult.store.events import EventLog
+from formspec_consult.store.rebuild import rebuild_history
+from tests.agent.test_engine import open_engine, propose, run
+from tests.e2e.project import DRAFT_PATH, make_project
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    return make_project(tmp_path / "shop")
+
+
+async def test_a_resumed_session_after_an_apply_tells_the_model_in_its_first_request(project: Path) -> None:
+    engine, first = await open_engine(project, [propose(), "Drafted the customer entity."])
+    await run(engine, "we keep a list of customers")
+    await engine.call_tool("apply_draft", {"file": DRAFT_PATH})  # as `formspec-consult apply` would
+    session_id = engine.session_id
+    await engine.aclose()
+    resumed, second = await open_engine(project, ["Good, it is in.", "And next?"], resume=session_id)
+    try:
+        await run(resumed, "I applied it")
+        sent = second.requests[0]
+        line = f"[Since your last reply the person applied 1 draft ({DRAFT_PATH}).]"
+        assert sent[-1] == {"role": "user", "content": f"{line}\n\nI applied it"}
+        assert sent[0] == first.requests[-1][0]  # the system prompt did not change for it
+        await run(resumed, "what now?")
+        assert second.requests[1][-1] == {"role": "user", "content": "what now?"}  # said once
+        events = list(EventLog.read(resumed.session_dir / "events.jsonl"))
+        assert rebuild_history(events)[: len(second.requests[1])] == second.requests[1]
+    finally:
+        await resumed.aclose()
+
+
+async def test_an_apply_and_an_undo_during_the_session_reach_the_next_turn_in_one_line(project: Path) -> None:
+    engine, provider = await open_engine(project, [propose(), "Drafted.", "Noted."])
+    try:
+        await run(engine, "customers")
+        await run(engine, f"/apply {DRAFT_PATH}")
+        await run(engine, "/undo")
+        await run(engine, "ok")
+        line = f"[Since your last reply the person applied 1 draft ({DRAFT_PATH}); undid 1 draft ({DRAFT_PATH}).]"
+        assert provider.requests[-1][-1] == {"role": "user", "content": f"{line}\n\nok"}
+    finally:
+        await engine.aclose()
