@@ -110,6 +110,14 @@ async def test_read_module_spec_finds_a_document_by_identity(client: Client) -> 
     assert doc["kind"] == "Entity" and "name: customer" in doc["content"] and "note" not in doc
 
 
+async def test_read_module_spec_returns_the_file_as_written_with_its_comments(project: Path, client: Client) -> None:
+    path = project / "spec/modules/shop/master/customer/entity.yaml"
+    written = "# Customers of the shop: kept by the front desk.\n" + path.read_text(encoding="utf-8") + "# end\n"
+    path.write_text(written, encoding="utf-8")
+    doc = await call(client, "read_module_spec", {"module": "shop", "kind": "Entity", "name": "customer"})
+    assert doc["content"] == written
+
+
 async def test_a_vendor_document_is_readable_but_marked_as_third_party_data(client: Client) -> None:
     doc = await call(
         client, "read_module_spec", {"module": "loyalty", "kind": "Entity", "name": "loyalty_card"}
