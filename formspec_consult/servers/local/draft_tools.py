@@ -105,8 +105,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         path: Annotated[str, Field(description="The draft's spec path.")],
         session: SessionArg = None,
     ) -> Withdrawn:
-        """Take back a draft you proposed that is still pending (never applied): it is discarded, the
-        project is untouched. A draft back for review after the person undid its apply is theirs."""
+        """Take back your own pending draft (never applied); the project is untouched."""
         return state.review(session).withdraw(path)  # type: ignore[return-value]
 
     @server.tool(title="Apply a draft to the project", annotations=PROJECT_WRITE, structured_output=True)
