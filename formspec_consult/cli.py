@@ -97,6 +97,8 @@ class LazyGroup(click.Group):
 @model_options
 @click.option("--continue", "continue_", is_flag=True, help="Continue the most recent session.")
 @click.option("--resume", "resume", default=None, metavar="ID", help="Resume the session with this id.")
+@click.option("--fork", "fork", is_flag=True,
+              help="With --resume ID or --continue: start a new session from that one's history (the source is left as it is).")
 @click.option("-p", "--prompt", "prompt", default=None, metavar="MSG", help="Headless: run one turn ('-' reads turns from stdin).")
 @click.option("--json", "json_output", is_flag=True, help="Headless: print events as JSON lines.")
 @click.option("--allow-tool", "allow_tool", multiple=True, metavar="NAME",

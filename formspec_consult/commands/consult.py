@@ -111,6 +111,10 @@ def run_consult(ctx: click.Context, **options: Any) -> None:
     """Entry point of `formspec-consult` without a sub-command (cli.py calls it)."""
     if options.get("resume") and options.get("continue_"):
         raise _setup_error(click.UsageError("use either --continue or --resume ID, not both"))
+    if options.get("fork") and not (options.get("resume") or options.get("continue_")):
+        raise _setup_error(
+            click.UsageError("--fork needs the session to fork: --resume ID --fork, or --continue --fork")
+        )
     cli_flags(options)  # a bad --allow-tool stops here, before anything opens (exit 2)
     _check_model_configured(options, _project_root(options), headless=options.get("prompt") is not None)
     if options.get("prompt") is None:

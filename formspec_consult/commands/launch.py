@@ -60,6 +60,7 @@ def engine_factory_for(
             project=Path(project) if project else None,
             resume=resume or base.resume,
             continue_latest=base.continue_latest and resume is None,
+            fork=base.fork and resume is None,  # --fork forks once, at the start; a picked session opens as is
             provider=provider,
             in_memory_server=in_memory_server,
         )

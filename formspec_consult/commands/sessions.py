@@ -30,8 +30,12 @@ def session_summary(path: Path) -> dict[str, Any]:
     model: str | None = None
     turns, last, cost, state = 0, None, None, "new"
     open_turn = False
+    forked_from: str | None = None
+    forked_at_turn: int | None = None
     for event in EventLog.records(path / EVENTS):
         last = event.ts or last
+        if isinstance(event, SessionStartedRecord) and event.forked_from:
+            forked_from, forked_at_turn = event.forked_from, event.forked_at_turn
         if isinstance(event, (SessionStartedRecord, SessionResumedRecord)):
             model = event.model or model
         elif isinstance(event, TurnStartedRecord):
@@ -50,6 +54,8 @@ def session_summary(path: Path) -> dict[str, Any]:
         "cost": cost,
         "state": state,
         "summary": (path / SUMMARY).exists(),
+        "forked_from": forked_from,  # a fork: the session it copied, and that one's last turn it holds
+        "forked_at_turn": forked_at_turn,
     }
 
 
@@ -105,7 +111,8 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
         states = ", ".join(f"{n} {state}" for state, n in sorted(row["drafts_by_state"].items()))
         drafts = f"{drafts} drafts ({states})" if states else f"{drafts} drafts"
         summary = "  summary" if row["summary"] else ""
+        fork = f"  forked from {row['forked_from']} at turn {row['forked_at_turn']}" if row["forked_from"] else ""
         click.echo(
             f"{row['id']}  {row['state']:<11} {row['turns']:>3} turns  {drafts}{summary}  "
-            f"{row['model'] or '-'}  last {row['last_activity'] or '-'}"
+            f"{row['model'] or '-'}  last {row['last_activity'] or '-'}{fork}"
         )

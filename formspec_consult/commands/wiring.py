@@ -66,6 +66,7 @@ def engine_options(options: Mapping[str, Any]) -> EngineOptions:
         flags=cli_flags(options),
         resume=options.get("resume"),
         continue_latest=bool(options.get("continue_")),
+        fork=bool(options.get("fork")),
     )
 
 

@@ -293,6 +293,13 @@ class SessionStartedRecord(EventRecord):
     window: int | None = None
     usable_window: int | None = None
     threshold_tokens: int | None = None
+    # A fork (``--resume ID --fork``, ``/fork``) names the session it copied and the last seq and
+    # turn it holds of it; left out of every other session's header.
+    forked_from: str | None = None
+    forked_at_seq: int | None = None
+    forked_at_turn: int | None = None
+
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"forked_from", "forked_at_seq", "forked_at_turn"})
 
 
 @dataclass(frozen=True, kw_only=True)

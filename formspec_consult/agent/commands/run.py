@@ -34,13 +34,16 @@ if TYPE_CHECKING:
 
 # Commands whose effect the log records anyway: the local server logs apply/reject/undo itself.
 _SELF_LOGGED = frozenset({"apply", "reject", "undo"})
+# /fork is recorded in the fork's header, not here: the source's log stays as it was, and a replay
+# of the source never forks again.
+_NOT_LOGGED = _SELF_LOGGED | {"fork"}
 
 
 def log_command(session: Session, command: SlashCommand) -> None:
     """Log a slash command as a `command` event, so a replay can play it again at the same point.
 
     Review commands are skipped: the server that performs them logs `apply`/`reject`/`undo`."""
-    if command.name not in _SELF_LOGGED:
+    if command.name not in _NOT_LOGGED:
         session.log.write(CommandRecord(turn=session.loop.turn, name=command.name, args=list(command.args)))
 
 
@@ -107,6 +110,20 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
             for info in list_sessions(session.session_dir.parent)
         ]
         yield Notice("info", "\n".join(rows) or "No sessions.")
+    elif name == "fork":
+        from formspec_consult.store.fork import fork_session
+
+        # This process holds the session's claim and runs commands between turns: it is at rest.
+        try:
+            fork_id, _, point = fork_session(session.session_dir.parent, session.session_id, held_here=True)
+        except (ValueError, OSError) as exc:  # SessionError, a full disk: nothing was kept
+            yield Notice("error", f"Could not fork this session: {exc}")
+            return
+        yield Notice(
+            "info",
+            f"Forked this session (after turn {point.turn}) as {fork_id}. This session goes on here; "
+            f"open the fork with: formspec-consult --resume {fork_id}",
+        )
     else:  # quit: the UI's job; headless just says so
         yield Notice("info", "The session is saved; resume it with --continue.")
 

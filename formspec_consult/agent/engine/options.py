@@ -34,6 +34,7 @@ class EngineOptions:
     flags: Mapping[str, Any] = field(default_factory=dict)  # CLI flags for config.load_settings
     resume: str | None = None
     continue_latest: bool = False
+    fork: bool = False  # with resume/continue_latest: open a fork of that session (store/fork.py)
     provider: Provider | None = None  # injected (tests, demo); else open_provider(settings)
     in_memory_server: bool = False  # tests: run the local server in-process
     servers: ServerSpecs | None = None  # wired by the composition root; required to open

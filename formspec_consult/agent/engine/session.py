@@ -145,19 +145,34 @@ async def begin_session(options: EngineOptions) -> Opening:
     project_root = resolve_project(options.project)
     existing = _existing_session(options, project_root)
     claims: list[SessionWriter] = []
-    if existing is not None:  # one writer per session: a second client is refused, naming the holder
-        claims.append(SessionWriter(existing[1]))
-        claims[0].claim()
+    created: list[Path] = []  # what this start wrote, removed again if the start fails
+    if options.fork:  # a new session holding the source's history; the source is only read
+        if existing is None:
+            raise ValueError("EngineOptions.fork needs resume or continue_latest: the session to fork")
+        from formspec_consult.store.fork import fork_session
+
+        fork_id, fork_dir, _ = fork_session(consult_dir(project_root), existing[0])
+        existing = (fork_id, fork_dir)
+        created.append(fork_dir)
     try:
-        return await _open(options, project_root, existing, claims)
+        if existing is not None:  # one writer per session: a second client is refused, naming the holder
+            claims.append(SessionWriter(existing[1]))
+            claims[0].claim()
+        return await _open(options, project_root, existing, claims, created)
     except BaseException:
         for claim in claims:
             claim.release()
+        for path in reversed(created):
+            shutil.rmtree(path, ignore_errors=True)
         raise
 
 
 async def _open(
-    options: EngineOptions, project_root: Path, existing: tuple[str, Path] | None, claims: list[SessionWriter]
+    options: EngineOptions,
+    project_root: Path,
+    existing: tuple[str, Path] | None,
+    claims: list[SessionWriter],
+    created: list[Path],
 ) -> Opening:
     """Begin the session with every independent start-up step side by side (see :func:`_begin`)."""
     from formspec_consult.config import load_settings
@@ -187,7 +202,6 @@ async def _open(
     # processes of their own, so they use the other cores meanwhile, and the event loop (a UI)
     # stays free.
     warming = _in_daemon_thread(lambda: _warm_and_check(provider, settings, checked=options.provider is not None))
-    created: list[Path] = []  # what this start wrote, removed again if the start fails
     try:
         if existing is None:
             from formspec_consult.store.folder import ensure_session
