@@ -26,7 +26,7 @@ def test_defaults_apply_when_nothing_is_configured(layers: tuple[Path, Path]) ->
     user, project = layers
     settings = _load(user, project)
     assert settings.model is None
-    assert (settings.compaction_threshold, settings.max_steps, settings.tool_result_cap) == (0.75, 15, 8000)
+    assert (settings.compaction_threshold, settings.max_steps, settings.tool_result_cap) == (0.75, 25, 8000)
     assert settings.tool_timeout == 60.0 and settings.reserved_output == 4096
     assert settings.source_of("model") == "default"
 

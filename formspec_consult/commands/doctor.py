@@ -64,7 +64,7 @@ def report_configuration(project_root: Path | None, settings: Settings) -> None:
                                    "(review the file, then run `formspec-consult trust`)")
     _line("model", f"{settings.model or '(none)'}  [from {settings.source_of('model')}]")
     if settings.base_url:
-        _line("base URL", f"{settings.base_url}  [from {settings.source_of('base_url')}]")
+        _line("base URL", f"{redact_url(settings.base_url)}  [from {settings.source_of('base_url')}]")
     shown = {"model", "base_url", "context_window", "compaction_threshold", "allow_unvalidated"}
     for name in settings_field_names():
         if name in shown or settings.source_of(name) == "default":
@@ -74,7 +74,16 @@ def report_configuration(project_root: Path | None, settings: Settings) -> None:
             value = "(set, hidden)"
         elif name == "mcp_servers":
             value = ", ".join(value) or "(none)"
+        elif name.endswith("_url"):
+            value = redact_url(value)
         _line(name.replace("_", " "), f"{value}  [from {settings.source_of(name)}]")
+
+
+def redact_url(url: str | None) -> str:
+    """A URL fit to print (no password or token in it)."""
+    from formspec_consult.providers.keys import redact_url as redact
+
+    return redact(url)
 
 
 def report_route(settings: Settings) -> bool:

@@ -58,7 +58,7 @@ class Settings:
     reserved_output: int = 4096  # tokens kept free for the answer (capped at the model's max output)
     compaction_threshold: float = 0.75  # fraction of the usable window that triggers compaction
     allow_unvalidated: bool = False  # use a model below the minimum capability bar
-    max_steps: int = 15  # tool rounds per turn
+    max_steps: int = 25  # model requests per turn: a drafting turn (a module, entities, views) needs ~15
     tool_result_cap: int = 8000  # characters of a tool result the model sees
     tool_timeout: float = 60.0  # seconds per MCP tool call
     request_timeout: float = 120.0  # seconds per model request (each retry gets its own)

@@ -276,7 +276,7 @@ class ServerConnection:
                 if self._http.auth_status is not None and generation == self.generation:
                     self._mark_dead(self._auth_message(self._http.auth_status), generation)
                 else:
-                    hint = f" (check the URL {self.spec.url} and its headers/token)" if self.spec.url else ""
+                    hint = f" (check the URL {_shown(self.spec.url)} and its headers/token)" if self.spec.url else ""
                     self._mark_dead(describe(exc) + hint, generation)
         finally:
             if generation == self.generation:
@@ -337,3 +337,14 @@ async def _list_all_tools(client: Client) -> list[Tool]:
         if not cursor:
             break
     return tools
+
+
+def _shown(url: str) -> str:
+    """``url`` fit to print: a password and every query value masked (a token often rides there)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@") if parts.password else parts.netloc
+    query = "&".join(f"{pair.split('=', 1)[0]}=***" if "=" in pair else pair for pair in parts.query.split("&")) \
+        if parts.query else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))

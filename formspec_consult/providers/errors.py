@@ -14,6 +14,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from formspec_consult.providers.base import ProviderError
+from formspec_consult.providers.keys import redact_url
 
 RETRYABLE_NAMES = {
     "RateLimitError", "InternalServerError", "ServiceUnavailableError", "BadGatewayError",
@@ -159,7 +160,7 @@ def map_error(exc: BaseException, *, model: str, account: str, endpoint: str | N
     if isinstance(exc, ProviderError):
         return exc
     name, status, detail = type(exc).__name__, status_of(exc), _short(exc)
-    where = f" at {endpoint}" if endpoint else f" ({account}'s API)"
+    where = f" at {redact_url(endpoint)}" if endpoint else f" ({account}'s API)"
     cause = _cause(exc)
     retryable = is_retryable(exc)
     auth = f"`formspec-consult auth set {account}`"

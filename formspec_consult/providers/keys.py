@@ -172,3 +172,40 @@ def missing_key_hint(lookup: KeyLookup) -> str:
         options.append("or set " + " or ".join(lookup.env_vars))
     note = f" ({'; '.join(lookup.notes)})" if lookup.notes else ""
     return f"{' '.join(options)}{note}; no key? try `formspec-consult demo` (offline)"
+
+
+# Query parameters whose values are credentials (compared lower-case, "-" read as "_").
+_SECRET_PARAMS = frozenset({"token", "access_token", "api_key", "apikey", "key", "password", "pass", "secret",
+                            "client_secret", "auth", "sig", "signature", "x_api_key"})
+
+
+def url_secrets(url: str | None) -> tuple[str, ...]:
+    """The credentials written into a URL: the password of ``user:pass@``, and the
+    values of query parameters such as ``token=`` or ``api_key=`` — for masking in logs."""
+    if not url:
+        return ()
+    from urllib.parse import parse_qsl, unquote
+
+    parsed = urlparse(url)
+    found = [unquote(parsed.password)] if parsed.password else []
+    for name, value in parse_qsl(parsed.query, keep_blank_values=False):
+        if name.lower().replace("-", "_") in _SECRET_PARAMS and value:
+            found += [value, quote_value(value)]
+    return tuple(dict.fromkeys(s for s in found if len(s) >= 3))
+
+
+def quote_value(value: str) -> str:
+    """``value`` as it appears percent-encoded in a query string."""
+    from urllib.parse import quote
+
+    return quote(value, safe="")
+
+
+def redact_url(url: str | None) -> str:
+    """``url`` with its password and credential query values replaced by ``***`` (for display)."""
+    if not url:
+        return url or ""
+    shown = url
+    for secret in sorted(url_secrets(url), key=len, reverse=True):
+        shown = shown.replace(secret, "***")
+    return shown

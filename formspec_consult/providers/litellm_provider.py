@@ -32,7 +32,7 @@ from formspec_consult.providers.errors import (
     retry_after_of,
     server_detail,
 )
-from formspec_consult.providers.keys import LOCAL_PLACEHOLDER_KEY
+from formspec_consult.providers.keys import LOCAL_PLACEHOLDER_KEY, redact_url, url_secrets
 from formspec_consult.providers.litellm_loader import ModelFacts, load_litellm, model_facts
 from formspec_consult.providers.server_gone import gone_server
 from formspec_consult.providers.stream_assembly import StreamAssembler
@@ -87,11 +87,12 @@ class LiteLLMProvider(Provider):
         self.on_retry = on_retry
 
     def __repr__(self) -> str:
-        return f"LiteLLMProvider(model={self.model!r}, api_base={self.api_base!r})"
+        return f"LiteLLMProvider(model={self.model!r}, api_base={redact_url(self.api_base)!r})"
 
     def secret_values(self) -> tuple[str, ...]:
         """Strings a log must mask (the API key), e.g. for ``EventLog.add_secret``."""
-        return (self._api_key,) if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY else ()
+        key = (self._api_key,) if self._api_key and self._api_key != LOCAL_PLACEHOLDER_KEY else ()
+        return key + url_secrets(self.api_base)  # a password or token written into --base-url
 
     def warm(self) -> None:
         """Import litellm and look the model up now (≈5 s the first time). Call it off the event
@@ -268,7 +269,7 @@ class LiteLLMProvider(Provider):
     ) -> ProviderError:
         """The server accepted the request, then failed: say what it said (not retried: the
         same request fails the same way)."""
-        where = f" at {self.api_base}" if self.api_base else ""
+        where = f" at {redact_url(self.api_base)}" if self.api_base else ""
         if is_context_overflow(said):
             hint = self._fit_hint(messages, tools)
         else:
@@ -278,7 +279,7 @@ class LiteLLMProvider(Provider):
 
     def _nameless_calls(self, count: int) -> ProviderError:
         """A reply whose only content was tool calls with an empty name: nothing can be run."""
-        where = f" at {self.api_base}" if self.api_base else ""
+        where = f" at {redact_url(self.api_base)}" if self.api_base else ""
         calls = "a tool call" if count == 1 else f"{count} tool calls"
         return ProviderError(
             f"{self.model}: the model server{where} replied with {calls} without a tool name, so nothing "
@@ -291,7 +292,7 @@ class LiteLLMProvider(Provider):
         self, finish_reason: str | None, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
     ) -> ProviderError:
         """A stream that ended with no text and no tool call."""
-        where = f" at {self.api_base}" if self.api_base else ""
+        where = f" at {redact_url(self.api_base)}" if self.api_base else ""
         said = f" (finish_reason: {finish_reason})" if finish_reason else ""
         return ProviderError(
             f"{self.model}: the model server{where} ended its reply without any text or tool call{said}",

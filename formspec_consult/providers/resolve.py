@@ -19,7 +19,7 @@ from pathlib import Path
 
 from formspec_consult.config import PROJECT_CONFIG, Settings, user_config_path
 from formspec_consult.providers.base import Provider, ProviderError
-from formspec_consult.providers.keys import KeyLookup, find_key, missing_key_hint
+from formspec_consult.providers.keys import KeyLookup, find_key, missing_key_hint, redact_url
 
 LITELLM_PREFIXES = frozenset(
     {
@@ -79,9 +79,9 @@ def resolve(settings: Settings, env: Mapping[str, str] | None = None) -> Resolut
     base_url = settings.base_url
     prefix = configured.split("/", 1)[0] if "/" in configured else ""
     if base_url and prefix not in LITELLM_PREFIXES:
-        model, step = f"openai/{configured}", f"OpenAI-compatible endpoint {base_url} (openai/{configured})"
+        model, step = f"openai/{configured}", f"OpenAI-compatible endpoint {redact_url(base_url)} (openai/{configured})"
     elif prefix:
-        model, step = configured, f"litellm provider '{prefix}'" + (f" at {base_url}" if base_url else "")
+        model, step = configured, f"litellm provider '{prefix}'" + (f" at {redact_url(base_url)}" if base_url else "")
     else:
         raise ProviderError(
             f"'{configured}' has no provider prefix",

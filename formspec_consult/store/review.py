@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
-from formspec_consult.store.drafts import DraftStore, Roots
+from formspec_consult.store.drafts import DraftError, DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoStack
@@ -75,11 +75,16 @@ class Review:
         }
         if "schema_sources" in tree:
             verdict["schema_sources"] = tree["schema_sources"]
+        changes: dict[str, str] = {}
+        if status == "modified":  # the file exists: say what this proposal changes in it
+            changes["diff"] = _capped(unified_diff(spec_path.rel, spec_path.target.read_bytes(),
+                                                   self.store.read_bytes(spec_path.rel)))
         return {
             "written": True,
             "path": spec_path.rel,
             "draft_path": file.relative_to(root).as_posix(),
             "status": status,
+            **changes,
             "valid": result.passes,
             "validation": verdict,
             "blocking_problems": len(result.blocking),
@@ -159,6 +164,19 @@ class Review:
             self.journal.record("reject", result)
         return result
 
+    def withdraw(self, path: object) -> dict[str, Any]:
+        """Take back a draft still pending since it was proposed: discarded as though never
+        proposed (the proposal stays in the session's log). A draft the person applied and undid
+        (back for review) is theirs to accept or reject, so it is refused."""
+        spec_path = self.store.find(path)
+        if self.store.info(spec_path).state != "pending":
+            raise DraftError(
+                f"The draft {spec_path.rel} came back for review when the person undid its apply: it is "
+                "theirs to accept or reject now (/diff in formspec-consult), not yours to withdraw."
+            )
+        self.store.remove(spec_path.rel)
+        return {"withdrawn": spec_path.rel, "remaining": self.store.rels()}
+
     def apply(self, path: object, *, force: bool = False) -> dict[str, Any]:
         """Apply one draft through the gate (see :func:`apply_one`)."""
         result = apply_one(self, path, force=force)
@@ -174,13 +192,23 @@ class Review:
         return result
 
 
+DIFF_CAP = 3000  # characters of a proposal's diff against the existing file
+
+
+def _capped(diff: str) -> str:
+    if len(diff) <= DIFF_CAP:
+        return diff
+    return diff[:DIFF_CAP] + f"\n… (diff cut at {DIFF_CAP:,} of {len(diff):,} characters)\n"
+
+
 def _next_step(rel: str, status: str, result: gate.GateResult, findings: int) -> str:
     """What the proposer does next. The person reviews and applies drafts (/diff in
     formspec-consult), so a passing draft is handed to them, never applied by the proposer."""
     if status == "unchanged":
         return (
             f"The draft of {rel} is identical to the current file, so there is nothing to apply. Propose "
-            "the change you meant (a new proposal of the same path replaces this draft)."
+            f"the change you meant (a new proposal of the same path replaces this draft), or withdraw it "
+            f"with withdraw_draft('{rel}')."
         )
     if not result.passes:
         return (

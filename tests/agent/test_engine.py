@@ -326,7 +326,7 @@ async def test_tool_rounds_on_the_local_server_cap_big_results_and_return_refusa
 ) -> None:
     (project / ".formspec").mkdir(exist_ok=True)
     (project / ".formspec" / "consult.yaml").write_text(
-        "tool_result_cap: 500\nmax_steps: 4\n", encoding="utf-8"
+        "tool_result_cap: 500\nmax_steps: 10\n", encoding="utf-8"
     )
     vendor_write = {"path": "vendors/pay/entity.yaml", "content": CUSTOMER}
     replies = [

@@ -119,6 +119,24 @@ async def test_the_step_limit_stops_a_turn_with_a_clear_message_and_a_valid_hist
         r.loop.history.check_pairing()
 
 
+async def test_the_model_is_told_its_step_budget_and_the_person_and_model_are_told_when_it_is_used_up(
+    tmp_path: Path,
+) -> None:
+    async with rig(tmp_path, [call("echo", text=str(i)) for i in range(4)], max_steps=4) as r:
+        events = await r.turn("keep going")
+        read = [[m["content"] for m in request if m["role"] == "tool"] for request in r.provider.requests]
+        assert read[1][-1].endswith("[Step budget: 3 requests left in this turn. Finish what you are doing, "
+                                    "then reply to the person.]")
+        assert read[2][-1].startswith("1") and "[Step budget: 2 requests left" in read[2][-1]
+        assert "the next request is the last of this turn" in read[3][-1]
+        assert isinstance(events[-1], TurnFinished) and events[-1].reason == "step_limit"
+        notice = next(e for e in events if isinstance(e, Notice) and "Stopped after 4 steps" in e.message)
+        assert "What it did is kept" in notice.message and "continue" in notice.message
+        last = r.loop.history.messages[-1]
+        assert last["role"] == "tool" and "steps are used up" in last["content"]
+        r.loop.history.check_pairing()
+
+
 async def test_long_tool_results_are_cut_for_the_model_but_kept_whole_elsewhere(tmp_path: Path) -> None:
     long = "x" * 500
     async with rig(tmp_path, [call("echo", text=long), "ok"], cap=100) as r:

@@ -153,3 +153,46 @@ async def test_a_valid_draft_beside_a_broken_one_reads_valid_with_the_others_pro
     answer = json.loads(sent_results(provider, 2)["c2"])
     assert answer["valid"] is True and "problems" not in answer
     assert "do not block this draft" in answer["other_drafts"]
+
+
+async def test_the_model_is_told_what_the_person_applied_since_its_last_reply_and_a_resume_reads_the_project_afresh(
+    project: Path,
+) -> None:
+    from formspec_consult.store.rebuild import rebuild_history
+
+    new_module = "apiVersion: formspec.dev/v1\nkind: Module\nmetadata: {name: rent, module: rent}\nspec:\n  version: v1\n"
+    reply = {"tool_calls": [propose("modules/rent/module.yaml", new_module, "c1")]}
+    provider = ScriptedProvider([reply, "Ready for your review.", "Noted."])
+    engine = await Engine.open(
+        EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs)
+    )
+    try:
+        with anyio.fail_after(60):
+            async for _ in engine.run_turn("a rental module"):
+                pass
+            await engine.call_tool("apply_draft", {"file": "modules/rent/module.yaml"})  # the person's apply
+            async for _ in engine.run_turn("done, what next?"):
+                pass
+    finally:
+        await engine.aclose()
+    said = provider.requests[2][-1]["content"]
+    assert said == "[Since your last reply the person applied 1 draft (modules/rent/module.yaml).]\n\ndone, what next?"
+    log = engine.session_dir / "events.jsonl"
+    assert [e["user_text"] for e in EventLog.read(log) if e["type"] == "turn_started"][-1] == "done, what next?"
+    assert "rent" not in provider.requests[0][0]["content"].split("### Installed modules")[1].split("###")[0]
+
+    resumed = ScriptedProvider(["Welcome back."])
+    again = await Engine.open(EngineOptions(project=project, provider=resumed, in_memory_server=True,
+                                            servers=server_specs, resume=engine.session_id))
+    try:
+        with anyio.fail_after(60):
+            async for _ in again.run_turn("hello again"):
+                pass
+    finally:
+        await again.aclose()
+    system = resumed.requests[0][0]["content"]
+    assert "- rent" in system.split("### Installed modules")[1]  # the context read afresh on resume
+    events = list(EventLog.read(log))
+    assert [e["reason"] for e in events if e["type"] == "system_prompt"][-1] == "resumed"
+    last_request = [e["seq"] for e in events if e["type"] == "request"][-1]
+    assert rebuild_history(events, upto_seq=last_request) == resumed.requests[0]  # the log rebuilds what it saw

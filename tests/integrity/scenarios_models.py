@@ -246,3 +246,30 @@ def resume_through_symlinked_logs(request: pytest.FixtureRequest) -> Observed:
         "deep_line_exit": deep_resume.returncode,
         "deep_line_message": deep_resume.stderr.strip()[-400:],
     }
+
+
+@scenario
+def credentials_in_urls(request: pytest.FixtureRequest) -> Observed:
+    """A password in --base-url and a token in the registry URL's query: a headless turn, then
+    `doctor`. Neither may appear in events.jsonl, transcript.md, stdout/stderr or doctor's report."""
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "shop")
+    password, token = "pw-s3cret-42", "tok-98765-secret"
+    env = cli_env(tmp_path, FORMSPEC_REGISTRY_URL=f"http://127.0.0.1:9/mcp?token={token}")
+    with FakeOpenAIServer([FakeReply(text="Hello there.")]) as fake:
+        base = fake.url.replace("http://", f"http://owner:{password}@")
+        done = _run(["--model", "fake", "--base-url", base, "--context-window", "32000", "--allow-unvalidated",
+                     "-p", "hi"], project, env)
+        doctor = _run(["--model", "fake", "--base-url", base, "doctor"], project, env)
+    folder = _folder(project)
+    files = (folder / "events.jsonl").read_text(encoding="utf-8") + (folder / "transcript.md").read_text(
+        encoding="utf-8")
+    printed = done.stdout + done.stderr
+    return {
+        "exit": done.returncode,
+        "reply": done.stdout.strip(),
+        "in_session_files": password in files or token in files,
+        "in_output": password in printed or token in printed,
+        "in_doctor": password in doctor.stdout + doctor.stderr or token in doctor.stdout + doctor.stderr,
+        "doctor_shows_it_masked": "owner:***@" in doctor.stdout,
+    }

@@ -129,6 +129,37 @@ async def test_apply_refuses_a_target_edited_after_the_proposal(client: Client, 
     assert forced["forced"] is True and service_text(project).endswith("# draft\n")
 
 
+async def test_a_proposal_of_an_existing_file_is_answered_with_its_diff_against_it(client: Client, project: Path) -> None:
+    changed = service_text(project).replace("default: true", "default: false")
+    result = await call(client, "propose_spec_file", {"path": SERVICE, "content": changed})
+    assert result["status"] == "modified"
+    assert "-    - {name: active, type: boolean, default: true}" in result["diff"]
+    assert "+    - {name: active, type: boolean, default: false}" in result["diff"]
+    fresh = await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
+    assert "diff" not in fresh  # a new file: the whole draft is the change
+
+
+async def test_the_proposer_withdraws_its_own_pending_draft_and_the_project_is_untouched(
+    client: Client, project: Path
+) -> None:
+    before = service_text(project)
+    await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
+    await call(client, "propose_spec_file", {"path": SERVICE, "content": before + "# draft\n"})
+    assert await call(client, "withdraw_draft", {"path": VOUCHER}) == {"withdrawn": VOUCHER, "remaining": [SERVICE]}
+    listed = await call(client, "list_drafts")
+    assert [d["path"] for d in listed["drafts"]] == [SERVICE] and listed["settled"] == []  # as if never proposed
+    assert not (project / "spec" / VOUCHER).exists() and service_text(project) == before
+
+
+async def test_a_draft_back_for_review_after_the_persons_undo_cannot_be_withdrawn(client: Client) -> None:
+    await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
+    await call(client, "apply_draft", {"file": VOUCHER})
+    await call(client, "undo_apply")
+    message = await call_error(client, "withdraw_draft", {"path": VOUCHER})
+    assert "came back for review when the person undid its apply" in message and "/diff" in message
+    assert [d["path"] for d in (await call(client, "list_drafts"))["drafts"]] == [VOUCHER]
+
+
 async def test_reject_discards_a_draft(client: Client) -> None:
     await call(client, "propose_spec_file", {"path": VOUCHER, "content": VOUCHER_YAML})
     assert await call(client, "reject_draft", {"path": VOUCHER}) == {"rejected": VOUCHER, "remaining": []}

@@ -35,6 +35,7 @@ async def test_every_tool_is_listed_with_a_description_and_the_right_hints(clien
         "apply_draft",
         "undo_apply",
         "reject_draft",
+        "withdraw_draft",
         "restart_server",
         "stop_server",
         "install_module",
@@ -107,6 +108,14 @@ async def test_read_module_spec_finds_a_document_by_identity(client: Client) -> 
     doc = await call(client, "read_module_spec", {"module": "shop", "kind": "entity", "name": "Customer"})
     assert doc["path"] == "modules/shop/master/customer/entity.yaml"
     assert doc["kind"] == "Entity" and "name: customer" in doc["content"] and "note" not in doc
+
+
+async def test_read_module_spec_returns_the_file_as_written_with_its_comments(project: Path, client: Client) -> None:
+    path = project / "spec/modules/shop/master/customer/entity.yaml"
+    written = "# Customers of the shop: kept by the front desk.\n" + path.read_text(encoding="utf-8") + "# end\n"
+    path.write_text(written, encoding="utf-8")
+    doc = await call(client, "read_module_spec", {"module": "shop", "kind": "Entity", "name": "customer"})
+    assert doc["content"] == written
 
 
 async def test_a_vendor_document_is_readable_but_marked_as_third_party_data(client: Client) -> None:

@@ -99,7 +99,7 @@ class ModelView:
         raw = data.get("validation")
         validation: dict[str, Any] = raw if isinstance(raw, dict) else {}
         view: dict[str, Any] = {}
-        for key in ("path", "status", "valid", "judged_with"):
+        for key in ("path", "status", "diff", "valid", "judged_with"):
             if key in data:
                 view[key] = data[key]
         if "valid" not in view and isinstance(validation.get("ok"), bool):  # an answer from before `valid`

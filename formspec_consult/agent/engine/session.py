@@ -664,4 +664,7 @@ def _resume(
 
 def session_secrets(provider: Provider, settings: Settings) -> tuple[str, ...]:
     """Values no file of the session may contain: the provider's key, the registry token."""
-    return tuple(s for s in (*provider.secret_values(), settings.registry_token) if s)
+    from formspec_consult.providers.keys import url_secrets
+
+    return tuple(s for s in (*provider.secret_values(), settings.registry_token,
+                             *url_secrets(settings.registry_url), *url_secrets(settings.base_url)) if s)

@@ -234,17 +234,20 @@ class AgentLoop:
             if step == self.max_steps:
                 for call in calls:  # keep the pairing valid: every call gets a result
                     self.history.add_tool_result(
-                        call.id, "ERROR: not run — the step limit of this turn was reached."
+                        call.id,
+                        f"ERROR: not run — this turn's {self.max_steps} steps are used up. The person was "
+                        "told; they can let you continue with their next message.",
                     )
                 message = (
-                    f"Stopped after {self.max_steps} steps in one turn: the model kept calling tools. "
-                    "Send a message to let it continue, or rephrase the request."
+                    f"Stopped after {self.max_steps} steps in one turn: the consultant used every step "
+                    "of this turn. What it did is kept (its drafts: /diff); send a message (\"continue\") "
+                    "to let it go on, or rephrase the request."
                 )
                 self.log.write(NoticeRecord(level="warning", message=message))
                 yield self.emit(Notice("warning", message))
                 yield TurnFinished("step_limit", error=message)
                 return
-            async for event in self._run_reply(calls):
+            async for event in self._run_reply(calls, step_budget_note(self.max_steps - step)):
                 yield event
 
     async def _compact_if_needed(self) -> AsyncIterator[AgentEvent]:
@@ -320,7 +323,7 @@ class AgentLoop:
             )
         )
 
-    async def _run_reply(self, calls: list[ToolCall]) -> AsyncIterator[AgentEvent]:
+    async def _run_reply(self, calls: list[ToolCall], footer: str | None = None) -> AsyncIterator[AgentEvent]:
         """Run a reply's tool calls in order; their results join the history in call order once
         all have run (also when the turn is cancelled meanwhile), so a proposal refused before a
         later proposal of the same reply could make it valid is judged again with it
@@ -351,9 +354,12 @@ class AgentLoop:
             for call, _arguments, outcome, _first in waiting:  # cancelled meanwhile: the first answer stands
                 logged = self._log_quietly(self._result_record(call, outcome))
                 results.setdefault(call.id, self._content(outcome, None if logged is None else logged.seq, call.id))
-            for call in calls:
-                if call.id in results:
-                    self.history.add_tool_result(call.id, results[call.id])
+            answered = [call for call in calls if call.id in results]
+            for call in answered:
+                content = results[call.id]
+                if footer and call is answered[-1]:  # the step budget, after the reply's last result
+                    content = _with_footer(content, footer)
+                self.history.add_tool_result(call.id, content)
 
     async def _judge_again(
         self,
@@ -457,6 +463,26 @@ class AgentLoop:
         actions = self.history.repair_pairing()
         self.log.write(TurnFinishedRecord(turn=self.turn, reason="cancelled", error=None, repaired=actions))
         self.record(TurnFinished("cancelled"))
+
+
+#: from this many requests left in a turn, the model is told its step budget after each tool round
+STEP_BUDGET_SHOWN = 3
+
+
+def step_budget_note(left: int) -> str | None:
+    """The footer the model reads after a tool round when `left` requests remain in the turn."""
+    if left > STEP_BUDGET_SHOWN:
+        return None
+    if left <= 1:
+        return ("[Step budget: the next request is the last of this turn. Reply to the person then, without "
+                "tool calls: say what was done and what is left; they can let you continue.]")
+    return f"[Step budget: {left} requests left in this turn. Finish what you are doing, then reply to the person.]"
+
+
+def _with_footer(content: str | list[dict[str, Any]], footer: str) -> str | list[dict[str, Any]]:
+    if isinstance(content, str):
+        return f"{content}\n\n{footer}"
+    return [*content, {"type": "text", "text": footer}]
 
 
 @dataclasses.dataclass

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 # Tools whose success changes the session's drafts (the UI refreshes its review pane).
-DRAFT_TOOLS = frozenset({"propose_spec_file", "apply_draft", "reject_draft", "undo_apply"})
+DRAFT_TOOLS = frozenset({"propose_spec_file", "apply_draft", "reject_draft", "withdraw_draft", "undo_apply"})
 
 
 class ArgumentsError(ValueError):

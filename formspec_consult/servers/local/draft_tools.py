@@ -9,7 +9,15 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from formspec_consult.servers.base import READ_ONLY
-from formspec_consult.servers.local.results import Applied, DiffList, DraftList, Proposed, Rejected, Undone
+from formspec_consult.servers.local.results import (
+    Applied,
+    DiffList,
+    DraftList,
+    Proposed,
+    Rejected,
+    Undone,
+    Withdrawn,
+)
 from formspec_consult.servers.local.state import LocalState
 
 DRAFT_WRITE = ToolAnnotations(
@@ -18,6 +26,11 @@ DRAFT_WRITE = ToolAnnotations(
 # Discarding a draft deletes the person's pending work: destructive, though repeating it changes nothing.
 DRAFT_DISCARD = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+)
+# Withdrawing takes back the proposer's own pending draft (one the person applied and undid is
+# refused): no work of the person's is lost, so it is not destructive and needs no one's answer.
+DRAFT_WITHDRAW = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
 )
 PROJECT_WRITE = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
@@ -85,6 +98,16 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> Rejected:
         """Discard one draft (the real file is not touched)."""
         return state.review(session).reject(path)  # type: ignore[return-value]
+
+    @server.tool(title="Withdraw your own pending draft", annotations=DRAFT_WITHDRAW, structured_output=True)
+    @state.serialised
+    def withdraw_draft(
+        path: Annotated[str, Field(description="The draft's spec path.")],
+        session: SessionArg = None,
+    ) -> Withdrawn:
+        """Take back a draft you proposed that is still pending (never applied): it is discarded, the
+        project is untouched. A draft back for review after the person undid its apply is theirs."""
+        return state.review(session).withdraw(path)  # type: ignore[return-value]
 
     @server.tool(title="Apply a draft to the project", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised

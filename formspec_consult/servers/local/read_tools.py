@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, cast
 
+import yaml
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -103,7 +105,7 @@ def register(server: MCPServer, state: LocalState) -> None:
             "name": doc.name,
             "read_only": doc.read_only,
             "origin": doc.origin,
-            "content": doc.text,
+            "content": _as_written(doc.path, doc.text),
         }
         if doc.origin == "vendors":
             result["note"] = VENDOR_NOTE
@@ -170,3 +172,18 @@ def _not_found(state: LocalState, module: str, kind: str, name: str) -> str:
         return f"No {kind} named {name!r} in module {module!r}. Its {kind} documents: {', '.join(same)}."
     every = sorted({f"{d.kind} {d.name}" for d in docs})
     return f"Module {module!r} has no {kind} named {name!r}. Its documents: {', '.join(every)}."
+
+
+def _as_written(path: Path, text: str) -> str:
+    """The whole file, comments included, when it holds only this document (else the document).
+
+    The model proposes the file back whole: handing it the document without the file's comments
+    would make its proposal delete them.
+    """
+    try:
+        whole = path.read_text(encoding="utf-8")
+        if sum(1 for _ in yaml.compose_all(whole)) == 1:
+            return whole
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        pass
+    return text

@@ -36,6 +36,7 @@ class Proposed(TypedDict):
     path: str
     draft_path: str
     status: str
+    diff: NotRequired[str]  # a modified file: the unified diff of the current file -> the draft
     valid: bool
     validation: Validation
     blocking_problems: int
@@ -84,6 +85,11 @@ class DiffList(TypedDict):
 
 class Rejected(TypedDict):
     rejected: str
+    remaining: list[str]
+
+
+class Withdrawn(TypedDict):
+    withdrawn: str
     remaining: list[str]
 
 
