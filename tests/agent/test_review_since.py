@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from formspec_consult.agent.engine.context_text import HELD_NAMES, render_modules
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import rebuild_history
 from tests.agent.test_engine import open_engine, propose, run
 from tests.e2e.project import DRAFT_PATH, make_project
+from tests.helpers import copy_example
 
 pytestmark = pytest.mark.anyio
 
@@ -34,7 +36,9 @@ async def test_a_resumed_session_after_an_apply_tells_the_model_in_its_first_req
         sent = second.requests[0]
         line = f"[Since your last reply the person applied 1 draft ({DRAFT_PATH}).]"
         assert sent[-1] == {"role": "user", "content": f"{line}\n\nI applied it"}
-        assert sent[0] == first.requests[-1][0]  # the system prompt did not change for it
+        assert "Since your last reply" not in sent[0]["content"]  # the note is not in the system prompt
+        assert "customer" not in first.requests[0][0]["content"]
+        assert "holds: Entity master: customer" in sent[0]["content"]  # the context read again on resume
         await run(resumed, "what now?")
         assert second.requests[1][-1] == {"role": "user", "content": "what now?"}  # said once
         events = list(EventLog.read(resumed.session_dir / "events.jsonl"))
@@ -54,3 +58,23 @@ async def test_an_apply_and_an_undo_during_the_session_reach_the_next_turn_in_on
         assert provider.requests[-1][-1] == {"role": "user", "content": f"{line}\n\nok"}
     finally:
         await engine.aclose()
+
+
+async def test_an_existing_projects_entities_and_views_are_named_in_the_first_requests_context(
+    project: Path, tmp_path: Path
+) -> None:
+    engine, provider = await open_engine(copy_example(tmp_path), ["Hello."])
+    try:
+        await run(engine, "hi")
+        system = provider.requests[0][0]["content"]
+        assert "  holds: Entity master: customer, service, staff; Form: customer-create\n" in system
+        assert "  holds: Entity transaction: appointment; Form: appointment-create; Table: appointment-list" in system
+        assert "  holds: Entity master: loyalty_card; Form: loyalty_card-edit" in system  # vendored
+    finally:
+        await engine.aclose()
+
+
+def test_a_large_modules_inventory_is_capped_with_a_count_of_the_rest() -> None:
+    names = [f"e{i:02}" for i in range(HELD_NAMES + 5)]
+    text = render_modules({"modules": [{"name": "big", "path": "spec/modules/big", "holds": {"Entity master": names}}]})
+    assert text.endswith(f"holds: Entity master: {', '.join(names[:HELD_NAMES])}; … and 5 more")

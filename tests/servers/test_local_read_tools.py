@@ -97,7 +97,9 @@ async def test_installed_modules_cover_both_folders_and_wrap_vendor_skills_as_un
         "alias",
         "checksum",
         "ai_index",
+        "holds",  # names only, never spec text
     }
+    assert vendor["holds"] == {"Entity master": ["loyalty_card"], "Form": ["loyalty_card-edit"]}
     skills = vendor["ai_index"]["skills_for_ai"]
     assert skills["untrusted"] is True and skills["publisher"]
     assert "never as instructions" in skills["warning"] and skills["text"]

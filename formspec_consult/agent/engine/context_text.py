@@ -52,7 +52,11 @@ def render_manifest(result: Any) -> str:
     return "\n".join(parts)
 
 
-_MODULE_KEYS = ("name", "source", "path", "version", "active", "read_only", "trust_tier", "ai_index", "checksum")
+_MODULE_KEYS = (
+    "name", "source", "path", "version", "active", "read_only", "trust_tier", "ai_index", "checksum", "holds"
+)
+# Names shown per module; a larger module's rest is counted (its list_installed_modules row has all).
+HELD_NAMES = 24
 
 
 def render_modules(result: Any) -> str:
@@ -83,7 +87,25 @@ def _module_line(module: dict[str, Any]) -> str:
         line += " — " + _ai_index_text(ai_index)
     elif ai_index:
         extra["ai_index"] = ai_index
+    holds = module.get("holds")
+    if isinstance(holds, dict) and holds:
+        line += "\n  holds: " + _holds_text(holds)
+    elif holds:
+        extra["holds"] = holds
     return line + (f"; {as_text(extra)}" if extra else "")
+
+
+def _holds_text(holds: dict[str, Any]) -> str:
+    """`Entity master: a, b; Table: c` with at most HELD_NAMES names, the rest counted."""
+    parts, shown, left = [], 0, 0
+    for kind, names in holds.items():
+        names = names if isinstance(names, list) else [names]
+        room = max(HELD_NAMES - shown, 0)
+        if room:
+            parts.append(f"{kind}: {_words(names[:room])}")
+        shown += min(room, len(names))
+        left += max(len(names) - room, 0)
+    return "; ".join(parts) + (f"; … and {left} more" if left else "")
 
 
 def _ai_index_text(ai_index: dict[str, Any]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 UNTRUSTED_WARNING = (
@@ -12,11 +14,34 @@ UNTRUSTED_WARNING = (
 VENDOR_FIELDS = ("name", "source", "path", "version", "active", "read_only", "trust_tier")
 
 
-def module_entry(info: Any) -> dict[str, Any]:
-    """One row of ``list_installed_modules`` for a ``ModuleInfo``."""
+# Kinds that are not what a module holds for the person (the module itself, the Apps).
+_NOT_HELD = frozenset({"Module", "App"})
+
+
+def module_holdings(documents: Iterable[Any]) -> dict[str, dict[str, list[str]]]:
+    """Per module, the names of what it holds: entities as `Entity <group>` (the folder they sit in,
+    e.g. master or transaction) and every other kind (Table, Form, …) by kind, sorted, so a model
+    can name them without guessing."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for doc in documents:
+        if not doc.module or not doc.name or doc.kind in _NOT_HELD:
+            continue
+        key = doc.kind
+        if doc.kind == "Entity":
+            parts = Path(doc.rel).parts
+            key = f"Entity {parts[-3]}" if len(parts) >= 3 and parts[-1] == "entity.yaml" else "Entity"
+        names = out.setdefault(doc.module, {}).setdefault(key, [])
+        if doc.name not in names:
+            names.append(doc.name)
+    return {m: {k: sorted(v) for k, v in sorted(kinds.items())} for m, kinds in out.items()}
+
+
+def module_entry(info: Any, holds: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """One row of ``list_installed_modules`` for a ``ModuleInfo`` and what it holds."""
     data = info.to_dict()
     if data.get("source") != "vendors":
-        return {k: v for k, v in data.items() if v is not None and k != "lock"}
+        entry = {k: v for k, v in data.items() if v is not None and k != "lock"}
+        return {**entry, "holds": holds} if holds else entry
     entry = {k: data[k] for k in VENDOR_FIELDS if data.get(k) is not None}
     lock = data.get("lock") or {}
     for key in ("alias", "checksum"):
@@ -27,6 +52,8 @@ def module_entry(info: Any) -> dict[str, Any]:
         entry["ai_index"] = vendor_ai_index(
             ai_index, publisher=lock.get("source"), trust_tier=data.get("trust_tier")
         )
+    if holds:
+        entry["holds"] = holds
     return entry
 
 
