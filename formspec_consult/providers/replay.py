@@ -104,7 +104,7 @@ class ReplayProvider(CannedProvider):
                 f"no recorded session at {folder}", hint="give a session folder that holds events.jsonl"
             ) from None
         except EventLogError as exc:
-            raise ProviderError(str(exc), hint="the event log is damaged") from None
+            raise ProviderError(str(exc), hint="pick another session, or restore events.jsonl from a backup") from None
         provider = cls.from_events(
             events, model=f"replay:{folder}", context_window=context_window or DEFAULT_WINDOW, source=str(log)
         )

@@ -20,7 +20,7 @@ async def test_the_path_argument_says_paths_are_relative_to_the_spec_folder_and_
 ) -> None:
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     described = tools["propose_spec_file"].input_schema["properties"]["path"]["description"]
-    assert "spec folder" in described and "apps/<app>.yaml" in described and "modules/<module>/" in described
+    assert "spec folder" in described and "apps/<app>.yaml" in described and "modules/<m>/module.yaml" in described and "forms/<view>.yaml" in described
 
 
 @pytest.mark.parametrize("path", ["formspec-app.yaml", "spec/formspec-app.yaml", "apps/formspec-app.yaml",
