@@ -35,6 +35,7 @@ from mcp_types import CONNECTION_CLOSED, CallToolResult, Implementation, Tool
 
 from formspec_consult import __version__
 from formspec_consult.mcp_client.config import ServerSpec, safe_environment
+from formspec_consult.mcp_client.sdk_log import route_sdk_log_to
 from formspec_consult.mcp_client.status import ServerState, ServerStatus
 
 State = ServerState
@@ -320,6 +321,7 @@ class ServerConnection:
         log_path = spec.errlog or Path(os.devnull)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         errlog = stack.enter_context(open(log_path, "a", encoding="utf-8"))  # noqa: SIM115 - closed by the stack
+        route_sdk_log_to(errlog)  # a line the SDK cannot parse lands in this server's log, not on screen
         params = StdioServerParameters(
             command=spec.command, args=list(spec.args), cwd=spec.cwd, env=safe_environment(spec.env)
         )

@@ -127,4 +127,6 @@ def hold_at_the_gate() -> None:
 
 if __name__ == "__main__":
     hold_at_the_gate()
+    if "--banner" in sys.argv:  # a line on the wire that is not JSON-RPC, as many servers print at start
+        os.write(1, b"fake server 1.0 starting, this line is not JSON\n")
     build(sys.argv[1] if len(sys.argv) > 1 else "fake").run()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -263,3 +264,26 @@ def test_a_server_status_only_takes_a_state_a_connection_goes_through() -> None:
     assert SERVER_STATES == ("stopped", "starting", "running", "dead")
     with pytest.raises(ValueError, match="must be one of stopped, starting, running, dead"):
         ServerStatus("formspec", "ready")  # type: ignore[arg-type]
+
+
+async def test_a_line_a_server_prints_that_is_not_json_goes_to_its_log_not_to_the_terminal(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    spec = stdio_spec(tmp_path)
+    manager = MCPManager([replace(spec, args=(*spec.args, "--banner"))], backoff=(0.0,))
+    with caplog.at_level("DEBUG"):
+        await manager.start(required=["fake"])
+    try:
+        with caplog.at_level("DEBUG"):
+            log = tmp_path / "fake.log"
+            for _ in range(200):  # the reader logs the banner while the start goes on: at most 10 s
+                if "Failed to parse JSONRPC message" in log.read_text(encoding="utf-8"):
+                    break
+                await anyio.sleep(0.05)
+            assert "Failed to parse JSONRPC message" in log.read_text(encoding="utf-8")
+        assert (await manager.call("echo", {"text": "still here"})).text == "still here"
+    finally:
+        await manager.aclose()
+    # nothing reached the root logger (what prints a traceback on a terminal with no logging set up)
+    assert not [r for r in caplog.records if r.name.startswith("mcp.client")]
+    assert "Traceback" not in log.read_text(encoding="utf-8")
