@@ -181,10 +181,7 @@ class UndoStack:
             outcome = "restored"
         else:
             remove_file(target)
-            for rel_dir in entry.created_dirs:
-                folder = project_root.joinpath(*rel_dir.split("/"))
-                if folder.is_dir() and not any(folder.iterdir()):
-                    folder.rmdir()
+            _remove_created_dirs(project_root, entry)
             outcome = "deleted"
         if before_drop is not None:
             before_drop(entry, applied)
@@ -228,9 +225,14 @@ class UndoStack:
                     write_atomic(target, self._verified_before(entry))
                 else:
                     remove_file(target)
-            for rel_dir in entry.created_dirs:
-                folder = project_root.joinpath(*rel_dir.split("/"))
-                if folder.is_dir() and not any(folder.iterdir()):
-                    folder.rmdir()
+            _remove_created_dirs(project_root, entry)
             self.drop(entry)
         return group
+
+
+def _remove_created_dirs(project_root: Path, entry: UndoEntry) -> None:
+    """The folders the apply created for the file, each removed when it is left empty."""
+    for rel_dir in entry.created_dirs:
+        folder = project_root.joinpath(*rel_dir.split("/"))
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
