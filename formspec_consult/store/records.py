@@ -426,7 +426,11 @@ class ToolCallRecord(EventRecord):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolResultRecord(EventRecord):
+    """A tool's whole answer; `shown` is the model's view of it when that view was longer than the
+    result cap, so the model read it cut (read_transcript pages the text the model was shown)."""
+
     TYPE: ClassVar[str] = "tool_result"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"shown"})
 
     call_id: str = ""
     server: str = "?"
@@ -434,6 +438,7 @@ class ToolResultRecord(EventRecord):
     ok: bool = False
     result: str = ""
     duration_ms: float = 0.0
+    shown: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
