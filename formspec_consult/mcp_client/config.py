@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,7 @@ class ServerSpec:
     headers: Mapping[str, str] = field(default_factory=dict)
     errlog: Path | None = None  # where a stdio server's stderr goes (never the terminal)
     in_process: Any = None  # an MCPServer instance, connected in memory (tests, demo)
+    on_close: Callable[[], None] | None = None  # releases what an in-process server holds (its database)
     timeout: float = DEFAULT_TIMEOUT  # seconds allowed for one tool call
     sse: bool = False  # `url` speaks the legacy HTTP+SSE transport, not Streamable HTTP
     auth_hint: str = ""  # where the token of an HTTP server goes, said when it answers 401

@@ -376,13 +376,19 @@ class MCPManager:
         return tuple(conn.status(self.restarts[name]) for name, conn in self.connections.items())
 
     async def aclose(self) -> None:
-        """Stop every server side by side (a server still starting is abandoned at once)."""
+        """Stop every server side by side (a server still starting is abandoned at once); then an
+        in-process server releases what it holds (its spec's `on_close`)."""
         for task in self._starting.values():
             task.cancel()
-        with anyio.CancelScope(shield=True):
-            async with anyio.create_task_group() as group:
-                for conn in self.connections.values():
-                    group.start_soon(conn.stop)
+        try:
+            with anyio.CancelScope(shield=True):
+                async with anyio.create_task_group() as group:
+                    for conn in self.connections.values():
+                        group.start_soon(conn.stop)
+        finally:
+            for conn in self.connections.values():
+                if conn.spec.on_close is not None:
+                    conn.spec.on_close()
 
     async def _recover(self, server: str) -> str:
         """Restart a dead server with backoff; return the sentence that tells the model.
