@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from formspec_consult.errors import UserError
+
 # Variables a well-behaved CLI server needs to run; nothing secret.
 SAFE_ENV_VARS = (
     "PATH",
@@ -47,7 +49,7 @@ _HTTP_TYPES = {"http", "streamable-http", "streamable_http", "streamablehttp"}
 _TYPES = "stdio, http (Streamable HTTP) or sse (legacy HTTP+SSE)"
 
 
-class MCPConfigError(ValueError):
+class MCPConfigError(UserError, ValueError):
     """The MCP server configuration is invalid; the message says what to fix."""
 
 

@@ -34,6 +34,7 @@ import mcp_types
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
+from formspec_consult.errors import UserError
 from formspec_consult.mcp_client.config import ServerSpec
 from formspec_consult.mcp_client.connection import AuthenticationFailed, ServerConnection, ServerDied
 from formspec_consult.mcp_client.schema import compact_schema
@@ -61,7 +62,7 @@ class ToolIdentity:
     destructive: bool
 
 
-class ToolError(RuntimeError):
+class ToolError(UserError, RuntimeError):
     """A tool call failed (tool error, protocol error, unknown tool or dead server)."""
 
 
