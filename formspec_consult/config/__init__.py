@@ -38,12 +38,13 @@ from formspec_consult.config.trust import (
     needs_trust,
     shown,
 )
+from formspec_consult.errors import UserError
 
 USER_CONFIG_NAME = "config.yaml"
 PROJECT_CONFIG = Path(".formspec") / "consult.yaml"
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A configuration problem, with the place it came from and what to do about it."""
 
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
+from formspec_consult.errors import UserError
 from formspec_consult.store.layout import EVENTS
 
 __all__ = [
@@ -70,7 +71,7 @@ RECORD_TYPES: dict[str, type[EventRecord]] = {}
 _log = logging.getLogger(__name__)
 
 
-class EventLogError(ValueError):
+class EventLogError(UserError, ValueError):
     """Bad input to the event log (reserved field names, a type that is not a plain name, a damaged
     line the conversation cannot be rebuilt without, …)."""
 
