@@ -126,7 +126,8 @@ def registry_server_spec(
     if in_memory:
         from formspec_consult.servers.registry import create_registry_server
 
-        return ServerSpec(name=REGISTRY, in_process=create_registry_server(), timeout=timeout)
+        server = create_registry_server()
+        return ServerSpec(name=REGISTRY, in_process=server, on_close=server.close, timeout=timeout)
     command = bundled_registry_command()
     if not command:
         return None

@@ -38,13 +38,14 @@ from formspec_consult.config.trust import (
     needs_trust,
     shown,
 )
+from formspec_consult.errors import UserError
 from formspec_consult.i18n import check_language
 
 USER_CONFIG_NAME = "config.yaml"
 PROJECT_CONFIG = Path(".formspec") / "consult.yaml"
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A configuration problem, with the place it came from and what to do about it."""
 
 

@@ -18,7 +18,7 @@ Which language: :func:`resolve_language` — the ``--lang`` flag, else the ``lan
 command line resolves it once at start and calls :func:`use_language`; everything else reads
 :func:`current_language`.
 
-This layer imports nothing of ours; Babel is imported only here, and only when a number, date
+This layer imports nothing of ours but `errors`; Babel is imported only here, and only when a number, date
 or amount is formatted (or the catalogues are built).
 """
 
@@ -33,6 +33,8 @@ from datetime import date, datetime
 from functools import cache
 from pathlib import Path
 
+from formspec_consult.errors import UserError
+
 DOMAIN = "formspec_consult"
 SOURCE_LANGUAGE = "en"  # the language the msgids are written in
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -42,7 +44,7 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
 
 
-class UnknownLanguage(ValueError):
+class UnknownLanguage(UserError, ValueError):
     """A language was asked for by name (flag or setting) that has no catalogue."""
 
 

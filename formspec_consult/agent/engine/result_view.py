@@ -24,6 +24,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from formspec_consult.agent.loop.json_answer import json_object
 from formspec_consult.agent.loop.loop import ToolRunner
 from formspec_consult.mcp_client.manager import ToolOutcome
 
@@ -82,7 +83,7 @@ class ModelView:
         outcome = await self.inner.call(exposed, arguments)
         if not outcome.ok or not self._ours(exposed):
             return outcome
-        data = _json_object(outcome.text)
+        data = json_object(outcome.text)
         if data is None:
             return outcome
         return dataclasses.replace(outcome, for_model=compact(self.view(self._real_name(exposed), data)))
@@ -128,16 +129,6 @@ def _skill_names(skills: Any) -> list[str]:
     if not isinstance(skills, list):
         return []
     return [str(s.get("name")) if isinstance(s, dict) else str(s) for s in skills]
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    if not text.startswith("{"):
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _lean(value: Any, path: Any) -> Any:
