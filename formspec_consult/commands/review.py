@@ -160,16 +160,20 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, se
 
 @click.command()
 @click.argument("path")
+@click.option("--reason", default=None, metavar="TEXT",
+              help="Why (optional): the consultant is told with the rejection on its next turn.")
 @session_option
 @click.pass_context
-def reject(ctx: click.Context, path: str, session_id: str | None) -> None:
+def reject(ctx: click.Context, path: str, reason: str | None, session_id: str | None) -> None:
     """Discard one draft; the project's file is not touched."""
 
     from formspec_consult.store.review_flow import ReviewFlow
+    from formspec_consult.store.review_text import format_reject
 
     async def work(call: Call, sid: str) -> int:
-        result = await ReviewFlow(call).reject(path)
-        click.echo(f"Rejected {result.path}; {len(result.remaining)} draft(s) left.")
+        result = await ReviewFlow(call).reject(path, reason)
+        told = " The consultant is told why on its next turn." if result.reason else ""
+        click.echo(f"{format_reject(result)} {len(result.remaining)} draft(s) left.{told}")
         return 0
 
     with_local_server(ctx, session_id, work)

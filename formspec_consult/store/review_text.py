@@ -56,4 +56,9 @@ def format_undo(result: Undone) -> str:
 
 
 def format_reject(result: Rejected) -> str:
-    return f"Rejected the draft {result.path}."
+    return f"Rejected the draft {result.path}{reason_tail(result.reason)}"
+
+
+def reason_tail(reason: str | None) -> str:
+    """The end of a rejection's sentence: `.` alone, or the person's reason quoted."""
+    return f': "{reason}".' if reason else "."
