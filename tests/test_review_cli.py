@@ -28,8 +28,8 @@ def test_reject_with_a_reason_says_so_and_logs_the_reason_for_the_consultant(pro
     assert run_cli(["-m", f"scripted:{script}", "-p", "customers"], project, env).returncode == 0
     result = run_cli(["reject", DRAFT_PATH, "--reason", "we do not store phone numbers"], project, env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == (f'Rejected the draft {DRAFT_PATH}: "we do not store phone numbers". '
-                                     "0 draft(s) left. The consultant is told why on its next turn.")
+    assert result.stdout.splitlines() == [f"Rejected {DRAFT_PATH}; 0 drafts left.",
+                                          'The consultant is told why on its next turn: "we do not store phone numbers".']
     rejects = [r for r in EventLog.records(session_log(project)) if r.type == "reject"]
     assert [(r.path, r.reason) for r in rejects] == [(DRAFT_PATH, "we do not store phone numbers")]
 

@@ -14,7 +14,7 @@ from formspec_consult.store.events import EventLog
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.records import ApplyRecord, RejectRecord, UndoRecord
 from formspec_consult.store.review_results import Applied, Rejected, Undone
-from formspec_consult.store.review_text import format_apply, format_reject, format_undo, reason_tail
+from formspec_consult.store.review_text import format_apply, format_reject, format_undo
 from formspec_consult.store.transcript import Transcript
 
 ReviewKind = Literal["apply", "undo", "reject"]
@@ -56,4 +56,4 @@ def review_note(event: ApplyRecord | UndoRecord | RejectRecord) -> str:
         return f"Applied {event.path} → {event.file}; undo with /undo."
     if isinstance(event, UndoRecord):
         return f"Undid the apply of {event.path} ({event.outcome})."
-    return f"Rejected the draft {event.path}{reason_tail(event.reason)}"
+    return format_reject(Rejected(event.path, (), event.reason))

@@ -155,11 +155,10 @@ class Review:
         result = await self._guard("reject_draft", self.flow.reject(path, reason))
         if result is None:
             return False
-        from formspec_consult.store.review_text import reason_tail
+        from formspec_consult.store.review_text import format_reject
 
         self._settle(path, "rejected")
-        told = " — the consultant is told why" if result.reason else ""
-        self.notify(f"Rejected {path}{reason_tail(result.reason)[:-1]}{told}.", "information")
+        self.notify(format_reject(result), "information")
         return True
 
     async def reject_and_refresh(self, path: str, reason: str | None) -> None:
