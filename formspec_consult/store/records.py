@@ -533,8 +533,10 @@ class UndoRecord(EventRecord):
 @dataclass(frozen=True, kw_only=True)
 class RejectRecord(EventRecord):
     TYPE: ClassVar[str] = "reject"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"reason"})
 
     path: str = ""
+    reason: str | None = None  # the person's reason, told to the model with the rejection
 
 
 @dataclass(frozen=True, kw_only=True)
