@@ -67,6 +67,7 @@ class Settings:
     permissions: dict[str, str] = field(default_factory=dict)  # model-called write tools: allow | ask | deny
     registry_url: str | None = None
     registry_token: str | None = field(default=None, repr=False)
+    screen_reader: bool = False  # plain linear output for screen readers (also --screen-reader, ACCESSIBLE)
     sources: dict[str, str] = field(default_factory=dict, repr=False)
     # The project's settings left out because the folder is not trusted (None: nothing left out).
     withheld: TrustRequest | None = field(default=None, repr=False)
@@ -175,6 +176,7 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "permissions": (_permissions, "FORMSPEC_PERMISSIONS"),
     "registry_url": (_text, "FORMSPEC_REGISTRY_URL"),
     "registry_token": (_text, "FORMSPEC_REGISTRY_TOKEN"),
+    "screen_reader": (_boolean, "FORMSPEC_SCREEN_READER"),
 }
 ENV_VARS: dict[str, str] = {env: name for name, (_, env) in FIELDS.items()}
 ALIASES = {"mcpServers": "mcp_servers"}

@@ -4,7 +4,7 @@ TurnFinished, like a turn, so every consumer can treat commands and turns alike.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from formspec_consult.agent.commands.format import format_status
 from formspec_consult.agent.commands.slash import SlashCommand, help_text
@@ -110,6 +110,8 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
             for info in list_sessions(session.session_dir.parent)
         ]
         yield Notice("info", "\n".join(rows) or "No sessions.")
+    elif name == "language":
+        yield Notice(*_language(session, args))
     elif name == "fork":
         from formspec_consult.store.fork import fork_session
 
@@ -126,6 +128,25 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
         )
     else:  # quit: the UI's job; headless just says so
         yield Notice("info", "The session is saved; resume it with --continue.")
+
+
+def _language(session: Session, args: tuple[str, ...]) -> tuple[Literal["info", "error"], str]:
+    """`/language`: the session's reply language; `/language <code>`: switch to it."""
+    from formspec_consult.agent.engine.language import set_language
+    from formspec_consult.agent.language.lock import LanguageError, language_name, parse_language
+
+    current = session.language.code
+    if not args:
+        if current is None:
+            return "info", ("No reply language yet: your first clear message sets it (or /language <code>, "
+                            "e.g. /language id).")
+        return "info", f"Replies in {language_name(current)} ({current}). To change it: /language <code>."
+    try:
+        code = parse_language(args[0])
+    except LanguageError as exc:
+        return "error", str(exc)
+    said = set_language(session, code, "command")
+    return "info", said or f"Replies are already in {language_name(code)}."
 
 
 async def _apply(review: ReviewFlow, args: tuple[str, ...]) -> AsyncGenerator[AgentEvent, None]:

@@ -32,6 +32,7 @@ from formspec_consult.agent.engine.setup import (
     usable_window,
 )
 from formspec_consult.agent.history.history import History
+from formspec_consult.agent.language.lock import ReplyLanguage
 from formspec_consult.agent.loop.loop import AgentLoop
 from formspec_consult.config import Settings
 from formspec_consult.mcp_client.config import parse_servers
@@ -81,6 +82,7 @@ class Session:
     resumed_events: list[EventRecord] = field(default_factory=list)
     start_problems: list[str] = field(default_factory=list)
     writer: SessionWriter | None = None  # this process's single-writer claim on the session
+    language: ReplyLanguage = field(default_factory=ReplyLanguage)  # the reply language, once set
 
     async def aclose(self) -> None:
         try:
@@ -596,7 +598,7 @@ def _prompt_for_offer(session: Session, context: dict[str, str]) -> Callable[[li
             for declaration in declarations
             if manager.server_of(exposed := str(declaration["function"]["name"])) in (LOCAL, REGISTRY)
         }
-        return render_system_prompt(session.session_id, context, names)
+        return render_system_prompt(session.session_id, context, names, reply_language=session.language.model_name)
 
     return prompt
 
@@ -631,6 +633,7 @@ def _resume(
     """A resumed session: the exact history, turn numbering, usage; an interrupted turn is closed;
     the system prompt written again with the context read now (logged, so a rebuild has it)."""
     loop = session.loop
+    session.language.restore(events)
     turns = [e.turn for e in events if isinstance(e, TurnStartedRecord)]
     finished = {e.turn for e in events if isinstance(e, TurnFinishedRecord)}
     loop.turn = max(turns, default=0)
