@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from formspec_consult.commands.spoken_text import diff_text, looks_like_diff, options_text, reply_text
 from formspec_consult.commands.terminal_text import terminal_safe
+from formspec_consult.i18n import gettext as _
+from formspec_consult.i18n import ngettext
 
 if TYPE_CHECKING:
     from formspec_consult.agent.engine.engine import Engine, EngineOptions
@@ -48,7 +50,7 @@ def screen_reader_source(flag: bool, setting: bool, env: Mapping[str, str] | Non
     if environ.get("ACCESSIBLE", "").strip().lower() not in ("", "0", "false", "no", "off"):
         return "ACCESSIBLE"
     if setting:
-        return "the screen_reader setting"
+        return _("the screen_reader setting")
     return None
 
 
@@ -79,41 +81,44 @@ class SpokenOutput:
         from formspec_consult.store.tool_status import tool_status
 
         if isinstance(event, ev.TurnStarted):
-            self.say("The consultant is working.")
+            self.say(_("The consultant is working."))
         elif isinstance(event, ev.AssistantMessage):
             if event.text.strip():
-                self.say(f"Consultant: {reply_text(event.text.strip())}")
+                self.say(_("Consultant: {reply}").format(reply=reply_text(event.text.strip())))
             if event.options:
                 self.say(options_text(event.options))
         elif isinstance(event, ev.ToolCallFinished):
-            said = {"ok": "done", "refused": "refused by the validation gate", "failed": "failed"}
-            self.say(f"Tool {event.name}: {said[tool_status(event.ok, event.result)]}.")
+            said = {"ok": _("Tool {name}: done."), "refused": _("Tool {name}: refused by the validation gate."),
+                    "failed": _("Tool {name}: failed.")}
+            self.say(said[tool_status(event.ok, event.result)].format(name=event.name))
         elif isinstance(event, ev.Notice):
-            label = {"info": "Note", "warning": "Warning", "error": "Error"}[event.level]
+            label = {"info": _("Note: {text}"), "warning": _("Warning: {text}"), "error": _("Error: {text}")}
             text = diff_text(event.message) if looks_like_diff(event.message) else event.message
-            self.say(f"{label}: {text}")
+            self.say(label[event.level].format(text=text))
         elif isinstance(event, ev.DraftsChanged):
-            paths = ", ".join(event.paths) or "the session's drafts"
-            self.say(f"Drafts changed: {paths}. Type /diff to hear the changes, /apply to accept.")
+            paths = ", ".join(event.paths) or _("the session's drafts")
+            self.say(_("Drafts changed: {paths}. Type /diff to hear the changes, /apply to accept.").format(paths=paths))
         elif isinstance(event, ev.CompactionDone):
-            self.say(f"The conversation was compacted: {event.replaced_messages} earlier messages summarised.")
+            self.say(_("The conversation was compacted: {n} earlier messages summarised.").format(
+                n=event.replaced_messages))
         elif isinstance(event, ev.TurnFinished):
             if event.reason == "done":
-                self.say("Done. Your turn.")
+                self.say(_("Done. Your turn."))
             elif event.reason == "cancelled":
-                self.say("The turn was cancelled.")
+                self.say(_("The turn was cancelled."))
             elif event.reason == "error":
-                self.say(f"The turn failed{': ' + event.error if event.error else ''}.")
+                self.say(_("The turn failed: {why}.").format(why=event.error) if event.error else _("The turn failed."))
 
 
 async def ask_permission(request: PermissionRequest, out: SpokenOutput, read_line: ReadLine) -> Decision:
     """A permission as a numbered choice, answered with a number; anything else declines."""
-    out.say(f"Permission required: {request.summary}")
-    out.say("1. Allow it once.\n2. Allow it for the rest of this session.\n3. Decline.")
-    answer = (await read_line("Type 1, 2 or 3 and press Enter: ") or "").strip()
+    out.say(_("Permission required: {what}").format(what=request.summary))
+    out.say(_("1. Allow it once.\n2. Allow it for the rest of this session.\n3. Decline."))
+    answer = (await read_line(_("Type 1, 2 or 3 and press Enter: ")) or "").strip()
     choices: dict[str, Decision] = {"1": "allow_once", "2": "allow_session"}
     decision: Decision = choices.get(answer, "deny")
-    out.say({"allow_once": "Allowed once.", "allow_session": "Allowed for this session."}.get(decision, "Declined."))
+    out.say({"allow_once": _("Allowed once."), "allow_session": _("Allowed for this session.")}.get(
+        decision, _("Declined.")))
     return decision
 
 
@@ -125,18 +130,18 @@ async def run_screen_reader(
     from formspec_consult.agent.engine.engine import Engine
 
     out = SpokenOutput(stream or sys.stdout)
-    out.say(f"Screen reader mode is on (via {via}). Connecting to the consultant.")
+    out.say(_("Screen reader mode is on (via {via}). Connecting to the consultant.").format(via=via))
     try:
         engine = await Engine.open(options)
     except Exception as exc:  # noqa: BLE001 - said in words, the exit code says it failed
-        out.say(f"Error: the consultation could not start: {exc}")
+        out.say(_("Error: the consultation could not start: {why}").format(why=exc))
         return 2
     code = 0
     try:
         engine.set_approver(lambda request: ask_permission(request, out, read_line))
         _connected(engine, out)
         while True:
-            text = await read_line("You: ")
+            text = await read_line(_("You: "))
             if text is None or text.strip().lower() in ("/quit", "/exit"):
                 break
             if not text.strip():
@@ -145,15 +150,17 @@ async def run_screen_reader(
     finally:
         session = engine.session_id
         await engine.aclose()
-        out.say(f"Session {session} is saved. Resume it with: formspec-consult --screen-reader --continue")
+        out.say(_("Session {id} is saved. Resume it with: formspec-consult --screen-reader --continue").format(
+            id=session))
     return code
 
 
 def _connected(engine: Engine, out: SpokenOutput) -> None:
     earlier = sum(1 for e in engine.past_events() if e.kind == "turn_started")
-    resumed = f" It has {earlier} earlier turn{'s' if earlier != 1 else ''}." if earlier else ""
-    out.say(f"Connected: session {engine.session_id}, model {engine.model}.{resumed} "
-            "Type your message and press Enter; /help lists the commands, /quit leaves.")
+    said = _("Connected: session {id}, model {model}.").format(id=engine.session_id, model=engine.model)
+    if earlier:
+        said += " " + ngettext("It has {n} earlier turn.", "It has {n} earlier turns.", earlier).format(n=earlier)
+    out.say(said + " " + _("Type your message and press Enter; /help lists the commands, /quit leaves."))
 
 
 async def _turn(engine: Engine, text: str, out: SpokenOutput) -> int:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import re
 
+from formspec_consult.i18n import gettext as _
+from formspec_consult.i18n import ngettext
+
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
@@ -29,10 +32,11 @@ def table_sentences(header: list[str], rows: list[list[str]]) -> list[str]:
     """One sentence per row: "Row 2: Field is phone; Type is string." (empty cells left out)."""
     sentences = []
     for number, row in enumerate(rows, 1):
-        parts = [f"{name or f'column {i}'} is {value}" for i, (name, value) in
-                 enumerate(zip(header, row, strict=False), 1) if value]
-        sentences.append(f"Row {number}: {'; '.join(parts) or 'empty'}.")
-    return [f"A table of {len(rows)} row{'s' if len(rows) != 1 else ''}, columns {', '.join(header)}.", *sentences]
+        parts = [_("{column} is {value}").format(column=name or _("column {n}").format(n=i), value=value)
+                 for i, (name, value) in enumerate(zip(header, row, strict=False), 1) if value]
+        sentences.append(_("Row {n}: {cells}.").format(n=number, cells="; ".join(parts) or _("empty")))
+    said = ngettext("A table of {n} row, columns {columns}.", "A table of {n} rows, columns {columns}.", len(rows))
+    return [said.format(n=len(rows), columns=", ".join(header)), *sentences]
 
 
 def reply_text(text: str) -> str:
@@ -44,12 +48,12 @@ def reply_text(text: str) -> str:
         line = lines[i]
         if line.strip().startswith("```"):
             language = line.strip()[3:].strip()
-            out.append(f"Code block{f' ({language})' if language else ''}:")
+            out.append(_("Code block ({language}):").format(language=language) if language else _("Code block:"))
             i += 1
             while i < len(lines) and not lines[i].strip().startswith("```"):
                 out.append(lines[i])
                 i += 1
-            out.append("End of code block.")
+            out.append(_("End of code block."))
             i += 1
             continue
         if _is_table_row(line) and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
@@ -77,22 +81,23 @@ def diff_text(text: str) -> str:
     for line in text.splitlines():
         hunk = _HUNK.match(line)
         if line.startswith("=== ") and line.endswith(" ==="):
-            out.append(f"Draft {line[4:-4]}.")
+            out.append(_("Draft {what}.").format(what=line[4:-4]))
             number = 0
         elif line.startswith(("--- ", "+++ ")):
             continue
         elif hunk:
             new_line = int(hunk.group(3))
-            out.append(f"Changes from line {new_line}:")
+            out.append(_("Changes from line {n}:").format(n=new_line))
         elif line.startswith("+"):
             number += 1
-            out.append(f"{number}. Line {new_line} added: {line[1:].strip() or '(blank)'}")
+            out.append(_("{number}. Line {n} added: {text}").format(number=number, n=new_line,
+                                                                    text=line[1:].strip() or _("(blank)")))
             new_line += 1
         elif line.startswith("-"):
             number += 1
-            out.append(f"{number}. Removed: {line[1:].strip() or '(blank)'}")
+            out.append(_("{number}. Removed: {text}").format(number=number, text=line[1:].strip() or _("(blank)")))
         elif line.startswith("  ! "):  # a problem of the draft (format_diffs), before its diff
-            out.append(f"Problem: {line.strip()[2:]}")
+            out.append(_("Problem: {text}").format(text=line.strip()[2:]))
         elif line.startswith(" "):
             new_line += 1  # context: unchanged, not read out
         elif line.strip():
@@ -108,5 +113,9 @@ def looks_like_diff(text: str) -> bool:
 def options_text(options: tuple[str, ...]) -> str:
     """The options a reply offered, said as a numbered choice."""
     letters = [option.split(")", 1)[0].strip() for option in options]
-    listed = ", ".join(letters[:-1]) + f" or {letters[-1]}" if len(letters) > 1 else letters[0]
-    return f"{len(options)} option{'s' if len(options) != 1 else ''}: type {listed} to choose one."
+    if len(letters) > 1:
+        listed = _("{some} or {last}").format(some=", ".join(letters[:-1]), last=letters[-1])
+    else:
+        listed = letters[0]
+    return ngettext("{n} option: type {letters} to choose it.", "{n} options: type {letters} to choose one.",
+                    len(options)).format(n=len(options), letters=listed)

@@ -71,7 +71,7 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
         async for event in _apply(review, args):
             yield event
     elif name == "reject":
-        rejected = await review.reject(args[0])
+        rejected = await review.reject(args[0], " ".join(args[1:]) or None)
         yield Notice("info", format_reject(rejected))
         yield DraftsChanged((rejected.path,))
     elif name == "undo":
@@ -133,20 +133,23 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
 def _language(session: Session, args: tuple[str, ...]) -> tuple[Literal["info", "error"], str]:
     """`/language`: the session's reply language; `/language <code>`: switch to it."""
     from formspec_consult.agent.engine.language import set_language
-    from formspec_consult.agent.language.lock import LanguageError, language_name, parse_language
+    from formspec_consult.agent.language.lock import LanguageError, parse_language
+    from formspec_consult.i18n import gettext as _
+    from formspec_consult.i18n import language_name
 
     current = session.language.code
     if not args:
         if current is None:
-            return "info", ("No reply language yet: your first clear message sets it (or /language <code>, "
-                            "e.g. /language id).")
-        return "info", f"Replies in {language_name(current)} ({current}). To change it: /language <code>."
+            return "info", _("No reply language yet: your first clear message sets it (or /language <code>, "
+                             "e.g. /language id).")
+        return "info", _("Replies in {name} ({code}). To change it: /language <code>.").format(
+            name=language_name(current), code=current)
     try:
         code = parse_language(args[0])
     except LanguageError as exc:
         return "error", str(exc)
     said = set_language(session, code, "command")
-    return "info", said or f"Replies are already in {language_name(code)}."
+    return "info", said or _("Replies are already in {name}.").format(name=language_name(code))
 
 
 async def _apply(review: ReviewFlow, args: tuple[str, ...]) -> AsyncGenerator[AgentEvent, None]:

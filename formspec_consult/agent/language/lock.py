@@ -15,6 +15,8 @@ from typing import Literal
 
 from formspec_consult.agent.language.detect import Detection, detect, same_language
 from formspec_consult.agent.loop.reask import ReAsk
+from formspec_consult.i18n import gettext as _
+from formspec_consult.i18n import language_code, language_name
 from formspec_consult.store.records import EventRecord, LanguageRecheckRecord, LanguageRecord
 
 Source = Literal["detected", "flag", "command"]
@@ -32,29 +34,15 @@ class LanguageError(ValueError):
     """A language code nobody knows; the message says what to type instead."""
 
 
-def language_name(code: str, locale: str = "en") -> str:
-    """The name of the language `code` in `locale` ("id" → "Indonesian"); the code when unknown."""
-    from babel import Locale, UnknownLocaleError
-
-    try:
-        name = Locale.parse(code).get_display_name(locale)
-    except (UnknownLocaleError, ValueError, TypeError):
-        return code
-    return name or code
-
-
 def parse_language(text: str) -> str:
     """The ISO 639 code of `text` ("id", "id_ID", "id-ID", "ID" → "id"); LanguageError when unknown."""
-    from babel import Locale, UnknownLocaleError
-
-    raw = text.strip().replace("-", "_")
-    try:
-        return str(Locale.parse(raw.split("_")[0].lower()).language)
-    except (UnknownLocaleError, ValueError, TypeError):
+    code = language_code(text)
+    if code is None:
         raise LanguageError(
-            f"Unknown language {text.strip()!r}: give its ISO 639 code, e.g. /language id (Indonesian), "
-            "/language en (English), /language ja (Japanese)."
-        ) from None
+            _("Unknown language {name!r}: give its ISO 639 code, e.g. /language id (Indonesian), "
+              "/language en (English), /language ja (Japanese).").format(name=text.strip())
+        )
+    return code
 
 
 @dataclass
@@ -67,7 +55,7 @@ class ReplyLanguage:
     @property
     def model_name(self) -> str:
         """How the consultant prompt names it ("" while it is not set)."""
-        return language_name(self.code) if self.code else ""
+        return language_name(self.code, "en") if self.code else ""  # the model is addressed in English
 
     def restore(self, events: Iterable[EventRecord]) -> None:
         """The language the session's log last recorded (a resume, a fork)."""
@@ -82,12 +70,13 @@ class ReplyLanguage:
             return None
         self.code, self.source = code, source
         name = language_name(code)
-        said = {
-            "detected": f"Replies in {name}, the language of your first message. "
-                        f"To change it: /language <code>, e.g. /language {'en' if code != 'en' else 'id'}.",
-            "flag": f"Replies in {name} (--lang {code}).",
-            "command": f"Replies in {name} from now on.",
-        }[source]
+        if source == "detected":
+            said = _("Replies in {name}, the language of your first message. To change it: /language <code>, "
+                     "e.g. /language {other}.").format(name=name, other="en" if code != "en" else "id")
+        elif source == "flag":
+            said = _("Replies in {name} (--lang {code}).").format(name=name, code=code)
+        else:
+            said = _("Replies in {name} from now on.").format(name=name)
         return LanguageRecord(language=code, source=source), said
 
     def first_message(self, text: str) -> str | None:
@@ -116,12 +105,14 @@ class ReplyLanguage:
         if found is None or self.code is None:
             return None
         name, other = language_name(self.code), language_name(found.language)
+        to_model = language_name(self.code, "en"), language_name(found.language, "en")
         return ReAsk(
-            notice=f"The consultant replied in {other}, not {name} (this session's language): "
-                   f"asked once to answer again in {name}. To switch to {other}: /language {found.language}.",
-            message=f"[Your last reply was in {other}, but this session's language is {name}. Write that "
-                    f"reply again in {name}; keep file paths, field names and option letters as they are.]",
+            notice=_("The consultant replied in {other}, not {name} (this session's language): asked once to "
+                     "answer again in {name}. To switch to {other}: /language {code}.").format(
+                         other=other, name=name, code=found.language),
+            message=f"[Your last reply was in {to_model[1]}, but this session's language is {to_model[0]}. Write "
+                    f"that reply again in {to_model[0]}; keep file paths, field names and option letters as they are.]",
             record=LanguageRecheckRecord(turn=turn, expected=self.code, found=found.language),
-            gave_up=f"The consultant answered in {other} again; the reply stays as it is. "
-                    f"To switch the session to {other}: /language {found.language}.",
+            gave_up=_("The consultant answered in {other} again; the reply stays as it is. To switch the session "
+                      "to {other}: /language {code}.").format(other=other, code=found.language),
         )
