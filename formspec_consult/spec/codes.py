@@ -97,6 +97,12 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-APP-SURFACE": ("structural", "warning", "an App mounting modules with neither menu nor registered_views"),
     "FS-APP-PERSIST-BACKEND": ("structural", "error", "App persist_backend is not an installed backend"),
     # structural layer: across documents
+    "FS-DOCS-NO-ENTITIES": ("structural", "error", "a domain model of a project with no entities of its own"),
+    "FS-DOCS-EDITED": ("structural", "error", "docs file edited by hand between the generated-part markers"),
+    "FS-DOCS-MARKERS": ("structural", "error", "docs file whose generated-part markers are broken"),
+    "FS-DOCS-STALE": ("structural", "error", "docs file whose generated part does not match the specs"),
+    "FS-CHANGELOG-REWRITTEN": ("structural", "error", "changelog draft that changes or drops earlier entries"),
+    "FS-CHANGELOG-UNDATED": ("structural", "error", "changelog entry without a dated heading"),
     "FS-RELATION-RESOURCE": ("structural", "error", "relation resource names no entity"),
     "FS-RELATION-RESOURCE-DEPENDS": ("structural", "warning", "relation into a module not depended on"),
     "FS-EXTEND-TARGET": ("structural", "error", "extend_storage.target names no entity"),
