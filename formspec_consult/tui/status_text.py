@@ -27,7 +27,8 @@ def status_text(status: EngineStatus, recent: Iterable[str] = ()) -> str:
     cost = status.cost
     lines = [
         _("**Model**: {model} (via {provider})").format(model=status.model or "?", provider=status.provider or "?"),
-        _("**Session**: {session}, turn {turn}").format(session=status.session or "?", turn=status.turn),
+        _("**Session**: {session}, turn {turn}").format(session=status.session or "?", turn=status.turn)
+        + (", " + _("phase **{phase}**").format(phase=status.phase.capitalize()) if status.phase else ""),
         _("**Context**: {used} tokens used; the history is compacted at {threshold}{share}; the usable window "
           "is {window} — {source}.").format(used=_k(used), threshold=_k(threshold), share=share,
                                             window=_k(window), source=source),

@@ -272,3 +272,34 @@ async def test_a_lean_view_longer_than_the_cap_is_sent_cut_and_read_on_from_wher
             assert text and text == logged["shown"][300 : 300 + len(text)]  # it reads on from the cut
     finally:
         await engine.aclose()
+
+
+async def test_skills_named_before_a_continue_are_not_named_again_though_the_history_no_longer_parses_them(
+    project: Path,
+) -> None:
+    """The skills are named once per session, --continue included: what was named is read from
+    every tool message the log holds (a result with the step budget's footer, one compaction took
+    out of the history), not only from the history's parsable messages."""
+    from formspec_consult.store.records import CompactionRecord
+
+    (project / ".formspec").mkdir(exist_ok=True)
+    (project / ".formspec" / "consult.yaml").write_text("max_steps: 3\n", encoding="utf-8")
+    first = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c1")]}
+    _, provider, _ = await consult(project, [first, "Drafted."], "customers")
+    named = json.loads(sent_results(provider, 1)["c1"].split("\n\n[Step budget")[0])["skills"]
+    assert "entity-authoring" in named and "[Step budget" in sent_results(provider, 1)["c1"]
+
+    again = {"tool_calls": [propose(BOOKING_PATH, BOOKING.replace("has_many, resource: booking_item",
+                                                                  "belongs_to, resource: customer"), "c2")]}
+    resumed = ScriptedProvider([again, "Drafted too."])
+    engine = await Engine.open(EngineOptions(project=project, provider=resumed, in_memory_server=True,
+                                             servers=server_specs, continue_latest=True))
+    try:
+        with anyio.fail_after(60):
+            async for _ in engine.run_turn("and bookings"):
+                pass
+    finally:
+        await engine.aclose()
+    answer = json.loads(sent_results(resumed, 1)["c2"].split("\n\n[Step budget")[0])
+    assert answer["valid"] is True and "skills" not in answer  # named before the --continue
+    assert not any(isinstance(e, CompactionRecord) for e in EventLog.records(engine.session_dir / "events.jsonl"))

@@ -29,6 +29,7 @@ class StatusInfo:
     cost: float | None = None
     compactions: int = 0
     loading: bool = False  # the model layer is still loading: typing and reviewing already work
+    phase: str = ""  # discovery | draft | iterate; "" while unknown
 
     @classmethod
     def from_engine(cls, status: EngineStatus, state: str = "ready") -> StatusInfo:
@@ -44,6 +45,7 @@ class StatusInfo:
             cost=status.cost,
             compactions=status.compactions,
             loading=status.model_loading,
+            phase=status.phase,
         )
 
     def with_(self, **changes: Any) -> StatusInfo:
@@ -75,6 +77,8 @@ def render_status(info: StatusInfo) -> str:
         parts.append(escape(info.model) + (" " + _("(starting…)") if info.loading else ""))
     if info.session:
         parts.append(escape(_("session {id}").format(id=info.session)))
+    if info.phase:
+        parts.append(escape(_("phase {phase}").format(phase=info.phase.capitalize())))
     if info.window_tokens:
         share = info.context_tokens / info.threshold_tokens if info.threshold_tokens else 0
         source = _("reported") if info.reported else _("estimated")
