@@ -126,7 +126,8 @@ def status() -> None:
         keyring_state = _("unavailable") if note else (_("stored") if stored else "-")
         env_state = _("{variable} set").format(variable=variable) if os.environ.get(variable) else "-"
         rows.append((account, keyring_state, env_state))
-    click.echo(f"{_('provider'):<14}{_('OS keyring'):<14}{_('environment')}")
+    provider, keyring_column, environment = _("provider"), _("OS keyring"), _("environment")
+    click.echo(f"{provider:<14}{keyring_column:<14}{environment}")
     for account, keyring_state, env_state in rows:
         click.echo(f"{account:<14}{keyring_state:<14}{env_state}")
     generic = _("set") if os.environ.get(GENERIC_ENV) else _("not set")

@@ -33,7 +33,8 @@ def _line(label: str, value: str) -> None:
 
 
 def _file_state(path: Path) -> str:
-    return f"{path} ({_('found') if path.is_file() else _('not found')})"
+    found = _("found") if path.is_file() else _("not found")
+    return f"{path} ({found})"
 
 
 def _from(source: str) -> str:
@@ -67,7 +68,8 @@ def report_configuration(project_root: Path | None, settings: Settings) -> None:
         if settings.withheld is not None:
             _line(_("project trust"), _("not trusted — left out: {keys} (review the file, then run `formspec-consult trust`)").format(
                 keys=", ".join(settings.withheld.keys)))
-    _line(_("model"), f"{settings.model or _('(none)')}  {_from(settings.source_of('model'))}")
+    model = settings.model or _("(none)")
+    _line(_("model"), f"{model}  {_from(settings.source_of('model'))}")
     if settings.base_url:
         _line(_("base URL"), f"{redact_url(settings.base_url)}  {_from(settings.source_of('base_url'))}")
     shown = {"model", "base_url", "context_window", "compaction_threshold", "allow_unvalidated"}

@@ -52,6 +52,6 @@ def keys_markdown(rows: Iterable[tuple[str, str, str]]) -> str:
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = [f"| {_('where')} | {_('key')} | {_('what it does')} |", "|---|---|---|"]
+    lines = ["| " + " | ".join((_("where"), _("key"), _("what it does"))) + " |", "|---|---|---|"]
     lines += [f"| {cell(where)} | `{cell(keys)}` | {cell(what)} |" for where, keys, what in rows]
     return "\n".join(lines)

@@ -27,5 +27,6 @@ def help_text(keys: str = "") -> str:
     then every command."""
     # A "|" inside a table cell ends the cell in Markdown, even in code: escape it.
     rows = "\n".join(f"| `{spec.usage.replace('|', chr(92) + '|')}` | {_(spec.help)} |" for spec in SLASH_COMMANDS)
-    head = f"### {_('Keys')}\n\n{keys}\n\n" if keys else ""
-    return f"{head}### {_('Commands')}\n\n| {_('command')} | {_('what it does')} |\n|---|---|\n{rows}\n"
+    head = "### " + _("Keys") + f"\n\n{keys}\n\n" if keys else ""
+    columns = "| " + _("command") + " | " + _("what it does") + " |"
+    return head + "### " + _("Commands") + f"\n\n{columns}\n|---|---|\n{rows}\n"

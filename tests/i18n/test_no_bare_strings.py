@@ -153,3 +153,18 @@ def test_the_scan_catches_a_bare_string_and_passes_a_wrapped_one(tmp_path: Path)
     finally:
         ROOT = saved
     assert sorted(texts) == sorted(["Hello there", "Saved {} now", "bare words", "Some title", "Accept"])
+
+
+def test_no_catalogue_string_hides_inside_an_f_string() -> None:
+    """Babel's extractor does not read inside f-strings: `f"{_('Keys')}"` would never reach a catalogue."""
+    hidden = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FormattedValue):
+                hidden += [
+                    f"{path.relative_to(ROOT).as_posix()}: {inner.args[0].value!r}"
+                    for inner in ast.walk(node.value)
+                    if isinstance(inner, ast.Call) and _name(inner.func) in CATALOGUE_CALLS
+                    and inner.args and isinstance(inner.args[0], ast.Constant)
+                ]
+    assert not hidden, "move these out of the f-string so they are extracted:\n" + "\n".join(hidden)
