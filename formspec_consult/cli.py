@@ -74,6 +74,15 @@ class LazyGroup(click.Group):
             return getattr(module, attr)
         return super().get_command(ctx, cmd_name)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Decide the interface language before click reads the arguments, so that its usage
+        errors and every message after are said in it (see commands/language.py)."""
+        if ctx.parent is None:
+            from formspec_consult.commands.language import start_language
+
+            start_language(args, ctx=ctx)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; a Ctrl-C it does not handle itself (during its imports or its start)
         exits 130 like any interrupted program, not click's "Aborted!" and 1."""
@@ -98,6 +107,8 @@ class LazyGroup(click.Group):
     default=None,
     help="FormSpec project folder (default: the current folder or the nearest parent that is one).",
 )
+@click.option("--lang", "language", default=None, metavar="CODE",
+              help="Interface language (en, id); default: the language setting, else the locale (LANG).")
 @model_options
 @click.option("--continue", "continue_", is_flag=True, help="Continue the most recent session.")
 @click.option("--resume", "resume", default=None, metavar="ID", help="Resume the session with this id.")

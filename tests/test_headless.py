@@ -87,6 +87,24 @@ def test_outside_a_project_it_says_so_and_writes_nothing(tmp_path: Path) -> None
     assert list(empty.iterdir()) == []
 
 
+def test_an_error_the_person_can_fix_is_said_in_one_line_with_exit_2_never_a_traceback(
+    project: Path, tmp_path: Path
+) -> None:
+    # Errors of different layers (a session the store cannot find, an MCP config the client
+    # refuses), each a UserError: caught by type at the composition root, said as they are.
+    script = write_script(tmp_path / "s.yaml", ["hi"])
+    unknown = run_cli(["-m", f"scripted:{script}", "-p", "hello", "--resume", "20990101-000000-nosuch"],
+                      project, cli_env(tmp_path))
+    assert unknown.returncode == 2 and "Traceback" not in unknown.stderr, unknown.stderr
+    assert "20990101-000000-nosuch" in unknown.stderr
+    (project / ".formspec").mkdir(exist_ok=True)
+    bad = {"mcpServers": {"helper": {"type": "carrier-pigeon", "command": "true"}}}
+    (project / ".formspec" / "consult.yaml").write_text(yaml.safe_dump(bad), encoding="utf-8")
+    refused = run_cli(["-m", f"scripted:{script}", "-p", "hello", "--trust-project"], project, cli_env(tmp_path))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert "carrier-pigeon" in refused.stderr
+
+
 # Ten real command lines, each two interpreters importing the MCP SDK (the command and the local
 # server it spawns): 25-30 CPU-s measured on the 2-core dev machine, so about 150 s of wall at load
 # 10. The bound is a hang guard for that work, not a speed goal.

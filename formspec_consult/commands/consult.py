@@ -19,6 +19,7 @@ import click
 
 from formspec_consult.commands.terminal_text import terminal_safe
 from formspec_consult.commands.wiring import cli_flags, engine_options
+from formspec_consult.errors import UserError
 
 if TYPE_CHECKING:  # the engine (and its provider) is imported only when a session opens
     from formspec_consult.agent.engine.engine import Engine, EngineOptions
@@ -150,19 +151,7 @@ async def _headless(options: EngineOptions, turns: Iterable[str], as_json: bool)
     except Exception as exc:  # setup problems: a clear message, exit 2
         if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):  # read-only project, …
             raise _setup_error(exc) from exc
-        if type(exc).__name__ in {
-            "ProviderError",
-            "ProjectError",
-            "SessionError",
-            "SessionBusy",
-            "ConfigError",
-            "MCPConfigError",
-            "ServerDied",
-            "ToolError",
-            "PromptError",
-            "HistoryError",
-            "EventLogError",
-        }:
+        if isinstance(exc, UserError):  # the person can fix it: its message and hint, no traceback
             raise _setup_error(exc) from exc
         raise
     out = JsonOutput(sys.stdout) if as_json else TextOutput(sys.stdout, sys.stderr)

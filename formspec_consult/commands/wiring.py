@@ -31,6 +31,8 @@ def cli_flags(options: Mapping[str, Any]) -> dict[str, Any]:
     from formspec_consult.commands.model_options import model_flags
 
     flags = model_flags(options)
+    if options.get("language"):  # --lang: the interface language, a setting's highest layer
+        flags["language"] = options["language"]
     if options.get("trust_project"):  # --trust-project: honour the project's gated settings this run
         flags["trust_project"] = True
     if options.get("allow_tool"):  # --allow-tool NAME: the model may call it without asking
@@ -124,7 +126,8 @@ def registry_server_spec(
     if in_memory:
         from formspec_consult.servers.registry import create_registry_server
 
-        return ServerSpec(name=REGISTRY, in_process=create_registry_server(), timeout=timeout)
+        server = create_registry_server()
+        return ServerSpec(name=REGISTRY, in_process=server, on_close=server.close, timeout=timeout)
     command = bundled_registry_command()
     if not command:
         return None

@@ -21,10 +21,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from formspec_consult.errors import UserError
 
 # Variables a well-behaved CLI server needs to run; nothing secret.
 SAFE_ENV_VARS = (
@@ -47,7 +49,7 @@ _HTTP_TYPES = {"http", "streamable-http", "streamable_http", "streamablehttp"}
 _TYPES = "stdio, http (Streamable HTTP) or sse (legacy HTTP+SSE)"
 
 
-class MCPConfigError(ValueError):
+class MCPConfigError(UserError, ValueError):
     """The MCP server configuration is invalid; the message says what to fix."""
 
 
@@ -64,6 +66,7 @@ class ServerSpec:
     headers: Mapping[str, str] = field(default_factory=dict)
     errlog: Path | None = None  # where a stdio server's stderr goes (never the terminal)
     in_process: Any = None  # an MCPServer instance, connected in memory (tests, demo)
+    on_close: Callable[[], None] | None = None  # releases what an in-process server holds (its database)
     timeout: float = DEFAULT_TIMEOUT  # seconds allowed for one tool call
     sse: bool = False  # `url` speaks the legacy HTTP+SSE transport, not Streamable HTTP
     auth_hint: str = ""  # where the token of an HTTP server goes, said when it answers 401

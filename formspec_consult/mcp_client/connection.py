@@ -34,6 +34,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, CallToolResult, Implementation, Tool
 
 from formspec_consult import __version__
+from formspec_consult.errors import UserError
 from formspec_consult.mcp_client.config import ServerSpec, safe_environment
 from formspec_consult.mcp_client.sdk_log import route_sdk_log_to
 from formspec_consult.mcp_client.status import ServerState, ServerStatus
@@ -57,7 +58,7 @@ def describe(exc: BaseException) -> str:
     return f"HTTP {status}: {exc}" if status else f"{type(exc).__name__}: {exc}"
 
 
-class ServerDied(RuntimeError):
+class ServerDied(UserError, RuntimeError):
     """The server stopped answering (exited, closed its pipe, or timed out)."""
 
 

@@ -34,6 +34,7 @@ import mcp_types
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
+from formspec_consult.errors import UserError
 from formspec_consult.mcp_client.config import ServerSpec
 from formspec_consult.mcp_client.connection import AuthenticationFailed, ServerConnection, ServerDied
 from formspec_consult.mcp_client.schema import compact_schema
@@ -61,7 +62,7 @@ class ToolIdentity:
     destructive: bool
 
 
-class ToolError(RuntimeError):
+class ToolError(UserError, RuntimeError):
     """A tool call failed (tool error, protocol error, unknown tool or dead server)."""
 
 
@@ -376,13 +377,19 @@ class MCPManager:
         return tuple(conn.status(self.restarts[name]) for name, conn in self.connections.items())
 
     async def aclose(self) -> None:
-        """Stop every server side by side (a server still starting is abandoned at once)."""
+        """Stop every server side by side (a server still starting is abandoned at once); then an
+        in-process server releases what it holds (its spec's `on_close`)."""
         for task in self._starting.values():
             task.cancel()
-        with anyio.CancelScope(shield=True):
-            async with anyio.create_task_group() as group:
-                for conn in self.connections.values():
-                    group.start_soon(conn.stop)
+        try:
+            with anyio.CancelScope(shield=True):
+                async with anyio.create_task_group() as group:
+                    for conn in self.connections.values():
+                        group.start_soon(conn.stop)
+        finally:
+            for conn in self.connections.values():
+                if conn.spec.on_close is not None:
+                    conn.spec.on_close()
 
     async def _recover(self, server: str) -> str:
         """Restart a dead server with backoff; return the sentence that tells the model.

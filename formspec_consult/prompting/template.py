@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from formspec_consult.errors import UserError
+
 __all__ = ["PromptError", "expand_partials", "placeholders", "render_template"]
 
 _PARTIAL = re.compile(r"\{\{>\s*([a-z0-9][a-z0-9_-]*)\s*\}\}")
@@ -19,7 +21,7 @@ _VAR = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
 _ANY_TAG = re.compile(r"\{\{[^{}]*\}\}")
 
 
-class PromptError(ValueError):
+class PromptError(UserError, ValueError):
     """A prompt file or a rendering request is wrong; the message names what and where."""
 
 

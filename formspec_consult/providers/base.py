@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from formspec_consult.errors import UserError
 from formspec_consult.providers.tokens import count_messages
 
 
@@ -68,17 +69,12 @@ StreamItem = TextDelta | Retrying | Completion
 INCOMPLETE = "incomplete"  # finish_reason of a reply whose stream ended early; its text is kept
 
 
-class ProviderError(Exception):
+class ProviderError(UserError):
     """A provider failure, with a one-line hint saying what the user can do about it."""
 
     def __init__(self, message: str, *, hint: str = "", retryable: bool = False) -> None:
-        super().__init__(message)
-        self.hint = hint
+        super().__init__(message, hint=hint)
         self.retryable = retryable
-
-    def __str__(self) -> str:
-        base = super().__str__()
-        return f"{base} — {self.hint}" if self.hint else base
 
 
 class Provider(ABC):

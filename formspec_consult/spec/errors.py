@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from formspec_consult.errors import UserError
 
-class ProjectError(Exception):
+
+class ProjectError(UserError):
     """The given path is not (inside) a FormSpec project, or the project cannot be read."""
 
 

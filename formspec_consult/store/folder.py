@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from formspec_consult.errors import UserError
 from formspec_consult.store.layout import EXTERNAL_SESSION, MCP_REGISTRY_LOG, MCP_SERVER_LOG, SessionLayout
 
 _GENERATED = re.compile(r"^(\d{8}-\d{6})-[0-9a-f]{4}$")
@@ -21,7 +22,7 @@ _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _RESERVED = frozenset({EXTERNAL_SESSION, MCP_SERVER_LOG, MCP_REGISTRY_LOG})
 
 
-class SessionError(ValueError):
+class SessionError(UserError, ValueError):
     """A session id is malformed or names no session."""
 
 

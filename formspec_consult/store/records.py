@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
+from formspec_consult.errors import UserError
 from formspec_consult.store.layout import EVENTS
 
 __all__ = [
@@ -71,7 +72,7 @@ RECORD_TYPES: dict[str, type[EventRecord]] = {}
 _log = logging.getLogger(__name__)
 
 
-class EventLogError(ValueError):
+class EventLogError(UserError, ValueError):
     """Bad input to the event log (reserved field names, a type that is not a plain name, a damaged
     line the conversation cannot be rebuilt without, …)."""
 
@@ -457,7 +458,11 @@ class ToolCallRecord(EventRecord):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolResultRecord(EventRecord):
+    """A tool's whole answer; `shown` is the model's view of it when that view was longer than the
+    result cap, so the model read it cut (read_transcript pages the text the model was shown)."""
+
     TYPE: ClassVar[str] = "tool_result"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"shown"})
 
     call_id: str = ""
     server: str = "?"
@@ -465,6 +470,7 @@ class ToolResultRecord(EventRecord):
     ok: bool = False
     result: str = ""
     duration_ms: float = 0.0
+    shown: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -546,8 +552,10 @@ class UndoRecord(EventRecord):
 @dataclass(frozen=True, kw_only=True)
 class RejectRecord(EventRecord):
     TYPE: ClassVar[str] = "reject"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"reason"})
 
     path: str = ""
+    reason: str | None = None  # the person's reason, told to the model with the rejection
 
 
 @dataclass(frozen=True, kw_only=True)

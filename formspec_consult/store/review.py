@@ -155,11 +155,15 @@ class Review:
             )
         return out
 
-    def reject(self, path: object) -> dict[str, Any]:
-        """Discard a draft; the real file is untouched."""
+    def reject(self, path: object, reason: object = None) -> dict[str, Any]:
+        """Discard a draft; the real file is untouched. The person's ``reason`` (optional) is kept
+        in the answer and the log, and told to the model with the rejection."""
+        said = check_reason(reason)
         spec_path = self.store.find(path)
         self.store.settle(spec_path.rel, "rejected")
-        result = {"rejected": spec_path.rel, "remaining": self.store.rels()}
+        result: dict[str, Any] = {"rejected": spec_path.rel, "remaining": self.store.rels()}
+        if said:
+            result["reason"] = said
         if self.journal is not None:
             self.journal.record("reject", result)
         return result
@@ -190,6 +194,22 @@ class Review:
         if self.journal is not None:
             self.journal.record("undo", result)
         return result
+
+
+MAX_REASON = 2000  # characters of a rejection's reason
+
+
+def check_reason(reason: object) -> str | None:
+    """A rejection's reason as said (trimmed), None when there is none; DraftError when it is not
+    text or too long to tell the model."""
+    if reason is None:
+        return None
+    if not isinstance(reason, str):
+        raise DraftError("The reason must be text (or left out).")
+    said = reason.strip()
+    if len(said) > MAX_REASON:
+        raise DraftError(f"The reason is {len(said):,} characters; say it in at most {MAX_REASON:,}.")
+    return said or None
 
 
 DIFF_CAP = 3000  # characters of a proposal's diff against the existing file

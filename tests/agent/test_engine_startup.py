@@ -15,7 +15,7 @@ import anyio
 import pytest
 import yaml
 
-from formspec_consult.agent.engine import session as engine_session
+from formspec_consult.agent.engine import opening as engine_opening
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
 from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
@@ -72,7 +72,7 @@ def state_of(engine: Engine, server: str) -> str:
 async def test_the_session_answers_while_a_server_it_does_not_need_is_still_starting(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(engine_session, "START_GRACE", 0.0)
+    monkeypatch.setattr(engine_opening, "START_GRACE", 0.0)
     gate = tmp_path / "gate"
     configure(project, slow=gated("slow", gate), ghost={"command": str(tmp_path / "no-such-server")})
     provider = ScriptedProvider(["first answer", "second answer"])
@@ -103,7 +103,7 @@ async def test_the_session_answers_while_a_server_it_does_not_need_is_still_star
 async def test_closing_while_a_server_is_still_starting_does_not_wait_for_it(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(engine_session, "START_GRACE", 0.0)
+    monkeypatch.setattr(engine_opening, "START_GRACE", 0.0)
     alive = tmp_path / "alive"
     configure(project, slow=gated("slow", tmp_path / "never", alive))
     engine = await Engine.open(

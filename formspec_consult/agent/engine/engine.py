@@ -37,7 +37,8 @@ from formspec_consult.store.review_results import ToolResult
 
 if TYPE_CHECKING:
     from formspec_consult.agent.commands.slash import SlashCommand
-    from formspec_consult.agent.engine.session import Opening, Session
+    from formspec_consult.agent.engine.opening import Opening
+    from formspec_consult.agent.engine.session import Session
 
 __all__ = ["Engine", "EngineOptions", "ProviderError", "ServerSpecs", "ToolError"]
 
@@ -54,7 +55,7 @@ class Engine:
     provider_name: str
 
     def __init__(self, opening: Opening) -> None:
-        # the first step agent.engine.session.begin_session took; the model layer joins in a task
+        # the first step agent.engine.opening.begin_session took; the model layer joins in a task
         self._opening = opening
         self._s: Session | None = None
         self.session_id = opening.session_id
@@ -84,7 +85,7 @@ class Engine:
         shown meanwhile; a turn, a review action and a restart wait for it; :meth:`model_ready`
         says when it is there, or raises why the session cannot run (then it is already closed).
         """
-        from formspec_consult.agent.engine.session import begin_session
+        from formspec_consult.agent.engine.opening import begin_session
 
         engine = cls(await begin_session(options))
         if wait_for_model:

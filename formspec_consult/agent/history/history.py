@@ -23,6 +23,7 @@ from formspec_consult.agent.history.pairing import (
     plan_repair,
 )
 from formspec_consult.agent.history.summary import SUMMARY_PREFIX, is_summary
+from formspec_consult.errors import UserError
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import apply_event, rebuild_history
 from formspec_consult.store.records import (
@@ -42,7 +43,7 @@ _ROLES = frozenset({"system", "user", "assistant", "tool"})
 __all__ = ["SUMMARY_PREFIX", "Block", "History", "HistoryError", "is_summary", "normalise_tool_call"]
 
 
-class HistoryError(Exception):
+class HistoryError(UserError):
     """The history is (or would become) invalid for a chat API."""
 
 
