@@ -372,7 +372,7 @@ async def run_rewind(plan: RewindPlan, flow: ReviewFlow, session_dir: Path, proj
                 await flow.withdraw(path)
                 withdrawn.append(path)
             else:
-                await flow.reject(path)
+                await flow.reject(path, f"taken back by a rewind to the end of turn {plan.to_turn}")
                 withdrawn.append(path)
     record = RewindRecord(
         to_turn=plan.to_turn, to_seq=plan.to_seq, mode=plan.mode, undone=undone, withdrawn=withdrawn,
