@@ -35,6 +35,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "formspec_consult.commands.rewind:rewind",
         "Go back to the end of a turn: later applies undone, drafts and conversation cut back.",
     ),
+    "docs": (
+        "formspec_consult.commands.docs:docs",
+        "Regenerate the diagrams of docs/domain-model.md from the specs; --check says whether they are stale.",
+    ),
     "sessions": ("formspec_consult.commands.sessions:sessions", "List consultation sessions of the project."),
     "doctor": ("formspec_consult.commands.doctor:doctor", "Show how the model and key are resolved."),
     "trust": (

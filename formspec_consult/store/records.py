@@ -39,6 +39,7 @@ __all__ = [
     "MalformedRecord",
     "MessageRecord",
     "NoticeRecord",
+    "PhaseRecord",
     "RejectRecord",
     "RepairRecord",
     "RequestRecord",
@@ -524,6 +525,17 @@ class NoticeRecord(EventRecord):
     level: NoticeLevel = "info"
     message: str = ""
     retry: Mapping[str, Any] | None = None  # {attempt, delay} of a retried model request
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhaseRecord(EventRecord):
+    """The consultation entered a phase (agent/engine/phase.py): ``draft`` at the first draft,
+    ``iterate`` on a project that held a design (``designed``) or after applies (``applied``)."""
+
+    TYPE: ClassVar[str] = "phase"
+
+    phase: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
