@@ -137,8 +137,10 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
 async def _rewind(engine: EngineLike, session: Session, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
     """`/rewind N [--mode]`: back to the end of turn N (store/rewind.py); `/rewind` lists the turns."""
     from formspec_consult.agent.engine.offer import ConsultantOffer
+    from formspec_consult.agent.engine.phase import recorded_iterate
     from formspec_consult.agent.loop.options import find_options
     from formspec_consult.store.events import load_records
+    from formspec_consult.store.records import PhaseRecord
     from formspec_consult.store.rewind import (
         RewindFailed,
         RewindRefused,
@@ -165,6 +167,9 @@ async def _rewind(engine: EngineLike, session: Session, command: SlashCommand) -
         # rewind to before the first draft is back in Discovery.
         if isinstance(session.loop.tools, ConsultantOffer):
             session.loop.tools.reset_phase()
+        if session.phase is not None:  # Iterate when the log had reached it by that turn (or the project
+            designed = any(isinstance(r, PhaseRecord) and r.reason == "designed" for r in records)  # held a design)
+            session.phase.rewound(designed or recorded_iterate(r for r in records if r.seq <= plan.to_seq))
         last = next((m for m in reversed(session.history.messages) if m.get("role") == "assistant"), None)
         text = str(last.get("content") or "") if last is not None and not last.get("tool_calls") else ""
         session.loop.last_options = find_options(text) if text else ()
