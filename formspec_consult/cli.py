@@ -124,6 +124,8 @@ class LazyGroup(click.Group):
               help="Let the model call this write tool (apply_draft, undo_apply, …) without asking; repeatable.")
 @click.option("--trust-project", "trust_project", is_flag=True,
               help="Honour this run the project's settings that need trust (MCP servers, model endpoint, …).")
+@click.option("--screen-reader", "screen_reader", is_flag=True,
+              help="Plain linear text for screen readers, no panes or redraws (also: ACCESSIBLE=1).")
 @click.pass_context
 def cli(ctx: click.Context, **options: Any) -> None:
     """Talk with an AI consultant that designs and drafts your FormSpec app.
