@@ -14,16 +14,17 @@ from __future__ import annotations
 import click
 
 from formspec_consult.commands.review import Call, _fail, _project_and_session, with_local_server
+from formspec_consult.i18n import N_, _
 
 
 @click.command()
 @click.argument("session_id", metavar="SESSION")
 @click.option("--to-turn", "to_turn", type=click.IntRange(min=0), required=True, metavar="N",
-              help="The turn whose end the session goes back to (0: before the first turn).")
-@click.option("--files", "mode", flag_value="files", help="Take back the files and drafts only; keep the conversation.")
+              help=N_("The turn whose end the session goes back to (0: before the first turn)."))
+@click.option("--files", "mode", flag_value="files", help=N_("Take back the files and drafts only; keep the conversation."))
 @click.option("--conversation", "mode", flag_value="conversation",
-              help="Cut the conversation only; the files and drafts stay as they are.")
-@click.option("--both", "mode", flag_value="both", default=True, help="Both (the default).")
+              help=N_("Cut the conversation only; the files and drafts stay as they are."))
+@click.option("--both", "mode", flag_value="both", default=True, help=N_("Both (the default)."))
 @click.pass_context
 def rewind(ctx: click.Context, session_id: str, to_turn: int, mode: str) -> None:
     """Go back to the end of turn N: later applies undone (exact bytes), later drafts withdrawn,
@@ -48,14 +49,15 @@ def rewind(ctx: click.Context, session_id: str, to_turn: int, mode: str) -> None
     try:
         claim.claim()
     except SessionBusy as exc:
-        raise _fail(f"{exc} A rewind changes the history that process holds; close it (or use /rewind in it) "
-                    "and run this again.") from exc
+        raise _fail(_("{problem} A rewind changes the history that process holds; close it (or use /rewind in it) "
+                      "and run this again.").format(problem=exc)) from exc
     try:
         try:
             records = load_records(folder / EVENTS)
             plan = plan_rewind(records, folder, root, to_turn, mode)  # type: ignore[arg-type]
         except FileNotFoundError as exc:
-            raise _fail(f"Session {sid} has no log ({folder / EVENTS}): there is nothing to rewind.", 2) from exc
+            raise _fail(_("Session {session} has no log ({log}): there is nothing to rewind.").format(
+                session=sid, log=folder / EVENTS), 2) from exc
         except (EventLogError, NoSuchTurn) as exc:
             raise _fail(str(exc), 2) from exc
         except RewindRefused as exc:
@@ -73,7 +75,7 @@ def rewind(ctx: click.Context, session_id: str, to_turn: int, mode: str) -> None
                 log.write(record)
             click.echo(describe(record))
             if plan.conversation:
-                click.echo(f"Resume it with: formspec-consult --resume {sid}", err=True)
+                click.echo(_("Resume it with: formspec-consult --resume {session}").format(session=sid), err=True)
             return 0
 
         with_local_server(ctx, sid, work)

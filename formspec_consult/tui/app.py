@@ -480,9 +480,10 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         again as the log now rebuilds it (the turns after the rewind's point gone)."""
         if change.reason == "forked":
             source = self.engine.session_id if self.engine is not None else "?"
-            await self._reopen(change.session_id, note=(
-                f"You are now in the fork {change.session_id} (a copy of {source} after its turn {change.turn}); "
-                f"{source} stays as it was: /sessions (or formspec-consult --resume {source}) opens it."))
+            await self._reopen(change.session_id, note=_(
+                "You are now in the fork {fork} (a copy of {source} after its turn {turn}); {source} stays as it "
+                "was: /sessions (or formspec-consult --resume {source}) opens it."
+            ).format(fork=change.session_id, source=source, turn=change.turn))
             return
         engine = self.engine
         if engine is None:

@@ -119,10 +119,10 @@ class SlashRouter:
     def _rewind(self, call: SlashCommand) -> bool:
         engine = self.app.engine
         if engine is None:
-            self.app.notify("Still connecting — /rewind needs the session.", severity="warning")
+            self.app.notify(_("Still connecting — /rewind needs the session."), severity="warning")
             return False
         if self.app.turn_worker is not None and self.app.turn_worker.is_running:
-            self.app.notify("A turn is running; wait for it or press Esc before rewinding.", severity="warning")
+            self.app.notify(_("A turn is running; wait for it or press Esc before rewinding."), severity="warning")
             return False
         from formspec_consult.store.events import EventLog
         from formspec_consult.store.layout import EVENTS
@@ -131,7 +131,7 @@ class SlashRouter:
 
         turns = conversation_turns(list(EventLog.records(engine.session_dir / EVENTS)))
         if not turns:
-            self.app.notify("There are no turns to rewind to yet.", severity="warning")
+            self.app.notify(_("There are no turns to rewind to yet."), severity="warning")
             return True
 
         def chosen(command: str | None) -> None:

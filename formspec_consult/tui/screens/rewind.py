@@ -10,20 +10,17 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from formspec_consult.i18n import N_, _
 from formspec_consult.store.rewind import Turn
-
-# (key, mode, what it takes back) — Enter takes back both
-MODES = (("enter", "both", "files and conversation"), ("f", "files", "files and drafts only"),
-         ("c", "conversation", "conversation only"))
 
 
 class RewindScreen(ModalScreen[str | None]):
     """Dismisses with the command to run (`/rewind N --mode`), or None (Esc)."""
 
     BINDINGS = [
-        Binding("escape", "dismiss(None)", "Close"),
-        Binding("f", "pick('files')", "Files only"),
-        Binding("c", "pick('conversation')", "Conversation only"),
+        Binding("escape", "dismiss(None)", N_("Close")),
+        Binding("f", "pick('files')", N_("Files only")),
+        Binding("c", "pick('conversation')", N_("Conversation only")),
     ]
 
     def __init__(self, turns: list[Turn]) -> None:
@@ -31,12 +28,12 @@ class RewindScreen(ModalScreen[str | None]):
         self.turns = turns
 
     def compose(self) -> ComposeResult:
-        keys = " · ".join(f"{key.capitalize() if key == 'enter' else key}: {what}" for key, _, what in MODES)
         with Vertical(classes="dialog"):
-            yield Static(f"[b]Rewind to the end of a turn[/b]  [dim]{keys} · Esc closes[/dim]")
-            yield Static("[dim]Later applies are undone (exact bytes), later drafts withdrawn; the log keeps "
-                         "everything.[/dim]")
-            options = [Option(Text("0  before the first turn", style="dim"), id="0")]
+            yield Static(_("[b]Rewind to the end of a turn[/b]  [dim]Enter: files and conversation · f: files and "
+                           "drafts only · c: conversation only · Esc closes[/dim]"))
+            yield Static(_("[dim]Later applies are undone (exact bytes), later drafts withdrawn; the log keeps "
+                           "everything.[/dim]"))
+            options = [Option(Text(_("0  before the first turn"), style="dim"), id="0")]
             for turn in self.turns:
                 line = Text()
                 line.append(f"{turn.number:>3}  ", style="bold")
