@@ -36,6 +36,8 @@ __all__ = [
     "DecisionRecord",
     "EventLogError",
     "EventRecord",
+    "LanguageRecheckRecord",
+    "LanguageRecord",
     "MalformedRecord",
     "MessageRecord",
     "NoticeRecord",
@@ -548,6 +550,28 @@ class CommandRecord(EventRecord):
     turn: int = 0
     name: str = ""
     args: Sequence[str] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageRecord(EventRecord):
+    """The session's reply language set or switched (an ISO 639 code): from the owner's first
+    message (`detected`), `--lang` (`flag`) or `/language` (`command`). The latest one holds."""
+
+    TYPE: ClassVar[str] = "language"
+
+    language: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageRecheckRecord(EventRecord):
+    """A reply in another language than the session's (`found`, not `expected`): asked once more."""
+
+    TYPE: ClassVar[str] = "language_recheck"
+
+    turn: int = 0
+    expected: str = ""
+    found: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
