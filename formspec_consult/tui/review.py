@@ -31,7 +31,7 @@ _DOING = {"apply_draft": "Applying", "reject_draft": "Rejecting", "undo_apply": 
 _OUTCOME = {"apply": "applied", "reject": "rejected", "undo": "undone"}
 
 
-class Review:
+class DiffPaneReview:
     """Runs review actions for one app and hands the refreshed drafts to the diff pane."""
 
     def __init__(self, engine: EngineLike, pane: DiffPane, notify: Notify, say: Notify | None = None) -> None:

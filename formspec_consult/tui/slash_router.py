@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from formspec_consult.tui.layout import DIFFS
 from formspec_consult.tui.slash import SlashCommand, SlashError, help_text, parse_slash
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
@@ -24,14 +25,14 @@ if TYPE_CHECKING:
 
     from formspec_consult.agent.engine.port import EngineLike
     from formspec_consult.agent.engine.status import EngineStatus
-    from formspec_consult.tui.review import Review
+    from formspec_consult.tui.review import DiffPaneReview
 
 
 class RouterHost(Protocol):
     """What the router needs of the app (ConsultApp): it routes, the app does the work."""
 
     engine: EngineLike | None
-    review: Review
+    review: DiffPaneReview | None  # None until an engine is open
     turn_worker: Worker[None] | None
     recent_notices: deque[str]
 
@@ -114,13 +115,16 @@ class SlashRouter:
         return True
 
     def _review(self, action: str, path: str | None) -> None:
+        if self.app.review is None:
+            self.app.notify("Not connected yet.", severity="warning")
+            return
         self.app.run_worker(self.app.review.run(action, path), group="review", exit_on_error=False)
 
     def _diff(self, call: SlashCommand) -> bool:
         # Shows the diffs pane but leaves the focus in the prompt: text typed next must never
         # reach the pane's single-letter keys (ctrl+r moves the focus there on purpose).
         pane = self.app.query_one(DiffPane)
-        self.app.show_pane("diff-pane")
+        self.app.show_pane(DIFFS.id)
 
         engine = self.app.engine
         if engine is not None:  # the session log keeps the command, so a replay shows it again
@@ -130,7 +134,8 @@ class SlashRouter:
                 self.app.notify(f"/diff was not logged: {exc}", severity="warning")
 
         async def show() -> None:
-            await self.app.review.refresh()
+            if self.app.review is not None:
+                await self.app.review.refresh()
             if call.args and not pane.select(call.args[0]):
                 self.app.notify(f"No draft at {call.args[0]}.", severity="warning")
 
