@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench setup-test-tools lint clean transcripts
+.PHONY: test demo bench setup-test-tools lint clean transcripts catalogues
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ demo: $(STAMP)
 # Re-record transcripts-example/ by running our engine with the scripted provider.
 transcripts: $(STAMP)
 	$(BIN)/python transcripts-example/generate.py
+
+# The message catalogues (formspec_consult/i18n/locale/): extract the marked strings, update every
+# language's .po, compile the .mo the program reads. See docs/translating.md.
+catalogues: $(STAMP)
+	$(BIN)/python -m formspec_consult.i18n.catalogues
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py $(BENCH)

@@ -31,6 +31,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("formspec_consult.commands.review:apply", "Apply the only draft, one by PATH, or --all valid drafts."),
     "reject": ("formspec_consult.commands.review:reject", "Discard a draft."),
     "undo": ("formspec_consult.commands.review:undo", "Undo the last apply, restoring the exact bytes."),
+    "docs": (
+        "formspec_consult.commands.docs:docs",
+        "Regenerate the diagrams of docs/domain-model.md from the specs; --check says whether they are stale.",
+    ),
     "sessions": ("formspec_consult.commands.sessions:sessions", "List consultation sessions of the project."),
     "doctor": ("formspec_consult.commands.doctor:doctor", "Show how the model and key are resolved."),
     "trust": (
@@ -70,6 +74,15 @@ class LazyGroup(click.Group):
             return getattr(module, attr)
         return super().get_command(ctx, cmd_name)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Decide the interface language before click reads the arguments, so that its usage
+        errors and every message after are said in it (see commands/language.py)."""
+        if ctx.parent is None:
+            from formspec_consult.commands.language import start_language
+
+            start_language(args, ctx=ctx)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; a Ctrl-C it does not handle itself (during its imports or its start)
         exits 130 like any interrupted program, not click's "Aborted!" and 1."""
@@ -94,6 +107,8 @@ class LazyGroup(click.Group):
     default=None,
     help="FormSpec project folder (default: the current folder or the nearest parent that is one).",
 )
+@click.option("--lang", "language", default=None, metavar="CODE",
+              help="Interface language (en, id); default: the language setting, else the locale (LANG).")
 @model_options
 @click.option("--continue", "continue_", is_flag=True, help="Continue the most recent session.")
 @click.option("--resume", "resume", default=None, metavar="ID", help="Resume the session with this id.")
@@ -105,6 +120,8 @@ class LazyGroup(click.Group):
               help="Let the model call this write tool (apply_draft, undo_apply, …) without asking; repeatable.")
 @click.option("--trust-project", "trust_project", is_flag=True,
               help="Honour this run the project's settings that need trust (MCP servers, model endpoint, …).")
+@click.option("--screen-reader", "screen_reader", is_flag=True,
+              help="Plain linear text for screen readers, no panes or redraws (also: ACCESSIBLE=1).")
 @click.pass_context
 def cli(ctx: click.Context, **options: Any) -> None:
     """Talk with an AI consultant that designs and drafts your FormSpec app.

@@ -26,6 +26,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "shared-machine"))
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_LOG", "ERROR")
+# The interface speaks English in tests whatever the machine's locale; a test of another language
+# asks for it (--lang, i18n.use_language) or clears this.
+os.environ["FORMSPEC_LANGUAGE"] = "en"
 # Never let a developer's real keys or config leak into a test run.
 for _var in list(os.environ):
     if _var.endswith("_API_KEY") or _var in {"FORMSPEC_MODEL", "FORMSPEC_LLM_API_KEY"}:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from formspec_consult.i18n import _, ngettext
+
 if TYPE_CHECKING:
     from formspec_consult.store.review_results import Applied, ToolResult
 
@@ -41,7 +43,7 @@ def _project_and_session(ctx: click.Context, session_id: str | None) -> tuple[Pa
         if session_id is None:
             session_id = latest_session(consult_dir(root))
             if session_id is None:
-                raise _fail(f"No consultation sessions in {root}; start one with formspec-consult.", 2)
+                raise _fail(_("No consultation sessions in {root}; start one with formspec-consult.").format(root=root), 2)
         existing_session(consult_dir(root), session_id)
     except click.ClickException:
         raise
@@ -87,24 +89,24 @@ def with_local_server(
 def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
     """Show the session's drafts as unified diffs against the project (or one draft)."""
     from formspec_consult.store.review_flow import ReviewFlow
-    from formspec_consult.store.review_text import format_diffs
+    from formspec_consult.store.review_text import format_diffs, state_label
 
     async def work(call: Call, sid: str) -> int:
         drafts = await ReviewFlow(call).diffs(path)
         if not drafts and not path:  # none under review: say what became of the session's drafts
             settled = (await ReviewFlow(call).overview()).settled
             if settled:
-                click.echo("No drafts under review. Earlier drafts of this session:")
+                click.echo(_("No drafts under review. Earlier drafts of this session:"))
                 for row in settled:
-                    click.echo(f"  {row.path}  [{row.state}]")
+                    click.echo(f"  {row.path}  [{state_label(row.state)}]")
                 if any(row.state == "rejected" for row in settled):
-                    click.echo("A rejected draft comes back when the consultant proposes it again: ask for it "
-                               "in the conversation.", err=True)
+                    click.echo(_("A rejected draft comes back when the consultant proposes it again: ask for it "
+                                 "in the conversation."), err=True)
                 return 0
         click.echo(format_diffs(drafts))
         if drafts:  # what to do next, on stderr so the diff itself stays pipeable
             click.echo(
-                "\nApply: formspec-consult apply PATH (or --all) · discard: formspec-consult reject PATH",
+                "\n" + _("Apply: formspec-consult apply PATH (or --all) · discard: formspec-consult reject PATH"),
                 err=True,
             )
         return 0
@@ -128,7 +130,7 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, se
     from formspec_consult.store.review_text import format_apply
 
     if path and apply_all:
-        raise click.UsageError("give one draft PATH or --all, not both (see `formspec-consult diff`)")
+        raise click.UsageError(_("give one draft PATH or --all, not both (see `formspec-consult diff`)"))
 
     def say(result: Applied) -> None:
         click.echo(format_apply(result).replace("/undo", "formspec-consult undo"))
@@ -139,20 +141,20 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, se
             try:
                 target = path or await review.sole_draft()
             except ReviewError as exc:  # none, or several: nothing is applied
-                raise _fail(f"{exc} Apply one with `formspec-consult apply PATH`, or every valid one with --all "
-                            "(`formspec-consult diff` shows them).") from exc
+                raise _fail(_("{problem} Apply one with `formspec-consult apply PATH`, or every valid one with --all "
+                              "(`formspec-consult diff` shows them).").format(problem=exc)) from exc
             say(await review.apply(target, force=force))
             return 0
         outcome = await review.apply_all(force=force)
         for skipped in outcome.skipped:
-            click.echo(f"Skipped {skipped}: it has validation problems (see diff).", err=True)
+            click.echo(_("Skipped {path}: it has validation problems (see diff).").format(path=skipped), err=True)
         if not outcome.applied and not outcome.failed:
-            click.echo("No valid drafts to apply.")
+            click.echo(_("No valid drafts to apply."))
             return 1 if outcome.skipped else 0
         for result in outcome.applied:
             say(result)
         for failed, why in outcome.failed:
-            click.echo(f"Not applied {failed}: {why}", err=True)
+            click.echo(_("Not applied {path}: {why}").format(path=failed, why=why), err=True)
         return 1 if outcome.failed else 0
 
     with_local_server(ctx, session_id, work)
@@ -160,16 +162,21 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, se
 
 @click.command()
 @click.argument("path")
+@click.option("--reason", default=None, metavar="TEXT",
+              help="Why (optional): the consultant is told with the rejection on its next turn.")
 @session_option
 @click.pass_context
-def reject(ctx: click.Context, path: str, session_id: str | None) -> None:
+def reject(ctx: click.Context, path: str, reason: str | None, session_id: str | None) -> None:
     """Discard one draft; the project's file is not touched."""
 
     from formspec_consult.store.review_flow import ReviewFlow
-
     async def work(call: Call, sid: str) -> int:
-        result = await ReviewFlow(call).reject(path)
-        click.echo(f"Rejected {result.path}; {len(result.remaining)} draft(s) left.")
+        result = await ReviewFlow(call).reject(path, reason)
+        left = len(result.remaining)
+        click.echo(ngettext("Rejected {path}; {n} draft left.", "Rejected {path}; {n} drafts left.", left).format(
+            path=result.path, n=left))
+        if result.reason:
+            click.echo(_('The consultant is told why on its next turn: "{reason}".').format(reason=result.reason))
         return 0
 
     with_local_server(ctx, session_id, work)

@@ -30,6 +30,8 @@ def cli_flags(options: Mapping[str, Any]) -> dict[str, Any]:
     from formspec_consult.commands.model_options import model_flags
 
     flags = model_flags(options)
+    if options.get("language"):  # --lang: the interface language, a setting's highest layer
+        flags["language"] = options["language"]
     if options.get("trust_project"):  # --trust-project: honour the project's gated settings this run
         flags["trust_project"] = True
     if options.get("allow_tool"):  # --allow-tool NAME: the model may call it without asking
@@ -66,6 +68,8 @@ def engine_options(options: Mapping[str, Any]) -> EngineOptions:
         resume=options.get("resume"),
         continue_latest=bool(options.get("continue_")),
         fork=bool(options.get("fork")),
+        # --lang names the reply language too (else the owner's first message sets it, see agent/language)
+        reply_language=options.get("language") or None,
     )
 
 

@@ -39,6 +39,7 @@ from formspec_consult.config.trust import (
     shown,
 )
 from formspec_consult.errors import UserError
+from formspec_consult.i18n import check_language
 
 USER_CONFIG_NAME = "config.yaml"
 PROJECT_CONFIG = Path(".formspec") / "consult.yaml"
@@ -68,6 +69,8 @@ class Settings:
     permissions: dict[str, str] = field(default_factory=dict)  # model-called write tools: allow | ask | deny
     registry_url: str | None = None
     registry_token: str | None = field(default=None, repr=False)
+    language: str | None = None  # the interface language ("id", "en"); unset: the locale (i18n.resolve_language)
+    screen_reader: bool = False  # plain linear output for screen readers (also --screen-reader, ACCESSIBLE)
     sources: dict[str, str] = field(default_factory=dict, repr=False)
     # The project's settings left out because the folder is not trusted (None: nothing left out).
     withheld: TrustRequest | None = field(default=None, repr=False)
@@ -127,6 +130,12 @@ def _text(value: Any) -> str | None:
     return str(value).strip() or None
 
 
+def _language(value: Any) -> str | None:
+    """A language the interface has a catalogue for ("id", "id_ID", "en"), as its code."""
+    text = _text(value)
+    return None if text is None else check_language(text)
+
+
 VERIFY_MODES = ("off", "deterministic", "llm")
 
 
@@ -176,6 +185,8 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "permissions": (_permissions, "FORMSPEC_PERMISSIONS"),
     "registry_url": (_text, "FORMSPEC_REGISTRY_URL"),
     "registry_token": (_text, "FORMSPEC_REGISTRY_TOKEN"),
+    "language": (_language, "FORMSPEC_LANGUAGE"),
+    "screen_reader": (_boolean, "FORMSPEC_SCREEN_READER"),
 }
 ALIASES = {"mcpServers": "mcp_servers"}
 
@@ -404,6 +415,26 @@ def trust_request(
     if request is None or (not include_trusted and is_trusted(project_root, request.digest, store=trust_store)):
         return None
     return request
+
+
+def language_setting(project_root: Path | None, *, env: Mapping[str, str] | None = None) -> str | None:
+    """The ``language`` setting (environment, project config, user config, highest first) as
+    written, read leniently: before the command line is parsed, a broken file is not this
+    function's to report (the settings' full load says what is wrong with it)."""
+    import os
+
+    environ = os.environ if env is None else env
+    if environ.get("FORMSPEC_LANGUAGE"):
+        return environ["FORMSPEC_LANGUAGE"]
+    files = [project_config_path(project_root)] if project_root is not None else []
+    for path in [*files, user_config_path()]:
+        try:
+            value = _read_file(path).get("language")
+        except ConfigError:
+            continue
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
 
 
 def settings_field_names() -> list[str]:

@@ -36,9 +36,12 @@ __all__ = [
     "DecisionRecord",
     "EventLogError",
     "EventRecord",
+    "LanguageRecheckRecord",
+    "LanguageRecord",
     "MalformedRecord",
     "MessageRecord",
     "NoticeRecord",
+    "PhaseRecord",
     "RejectRecord",
     "RepairRecord",
     "RequestRecord",
@@ -427,7 +430,11 @@ class ToolCallRecord(EventRecord):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolResultRecord(EventRecord):
+    """A tool's whole answer; `shown` is the model's view of it when that view was longer than the
+    result cap, so the model read it cut (read_transcript pages the text the model was shown)."""
+
     TYPE: ClassVar[str] = "tool_result"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"shown"})
 
     call_id: str = ""
     server: str = "?"
@@ -435,6 +442,7 @@ class ToolResultRecord(EventRecord):
     ok: bool = False
     result: str = ""
     duration_ms: float = 0.0
+    shown: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -491,6 +499,17 @@ class NoticeRecord(EventRecord):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PhaseRecord(EventRecord):
+    """The consultation entered a phase (agent/engine/phase.py): ``draft`` at the first draft,
+    ``iterate`` on a project that held a design (``designed``) or after applies (``applied``)."""
+
+    TYPE: ClassVar[str] = "phase"
+
+    phase: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ApplyRecord(EventRecord):
     """A draft applied to the project (recorded by the local server, whoever asked)."""
 
@@ -516,8 +535,10 @@ class UndoRecord(EventRecord):
 @dataclass(frozen=True, kw_only=True)
 class RejectRecord(EventRecord):
     TYPE: ClassVar[str] = "reject"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"reason"})
 
     path: str = ""
+    reason: str | None = None  # the person's reason, told to the model with the rejection
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -529,6 +550,28 @@ class CommandRecord(EventRecord):
     turn: int = 0
     name: str = ""
     args: Sequence[str] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageRecord(EventRecord):
+    """The session's reply language set or switched (an ISO 639 code): from the owner's first
+    message (`detected`), `--lang` (`flag`) or `/language` (`command`). The latest one holds."""
+
+    TYPE: ClassVar[str] = "language"
+
+    language: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageRecheckRecord(EventRecord):
+    """A reply in another language than the session's (`found`, not `expected`): asked once more."""
+
+    TYPE: ClassVar[str] = "language_recheck"
+
+    turn: int = 0
+    expected: str = ""
+    found: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

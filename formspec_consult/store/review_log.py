@@ -27,7 +27,7 @@ def review_record(result: Applied | Undone | Rejected) -> tuple[ApplyRecord | Un
     if isinstance(result, Undone):
         return (UndoRecord(path=result.path, file=result.file, outcome=result.outcome, undo_step=result.undo_step),
                 format_undo(result))
-    return RejectRecord(path=result.path), format_reject(result)
+    return RejectRecord(path=result.path, reason=result.reason), format_reject(result)
 
 
 class ReviewJournal:
@@ -50,4 +50,4 @@ def review_note(event: ApplyRecord | UndoRecord | RejectRecord) -> str:
         return f"Applied {event.path} → {event.file}; undo with /undo."
     if isinstance(event, UndoRecord):
         return f"Undid the apply of {event.path} ({event.outcome})."
-    return f"Rejected the draft {event.path}."
+    return format_reject(Rejected(path=event.path, remaining=(), reason=event.reason))

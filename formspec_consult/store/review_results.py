@@ -254,6 +254,8 @@ class Rejected(Answer):
     TOOL = "reject_draft"
     path: str = Field(alias="rejected")
     remaining: tuple[str, ...]
+    # the person's reason, when they gave one (answers recorded before reasons have none)
+    reason: str | None = Field(default=None, exclude_if=lambda value: not value)
 
 
 class Withdrawn(Answer):

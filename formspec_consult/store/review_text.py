@@ -1,59 +1,91 @@
 """Plain-text renderings of review results, shared by the slash commands, the CLI and the log.
 
 The local server writes the same apply/undo/reject lines into `transcript.md` that a client
-shows, so what the person read and what the record says are one text.
+shows, so what the person read and what the record says are one text. They are the person's,
+in the interface language (formspec_consult.i18n); the model never reads them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from formspec_consult.i18n import N_, _, ngettext
 from formspec_consult.store.review_results import Applied, DraftDiff, DraftRow, Rejected, Undone
+
+# A draft's status against the project and its review state, as the person reads them.
+_LABELS = {
+    "new": N_("new"),
+    "modified": N_("modified"),
+    "unchanged": N_("unchanged"),
+    "pending": N_("pending"),
+    "undone": N_("undone"),
+    "applied": N_("applied"),
+    "rejected": N_("rejected"),
+    "backed up": N_("backed up"),
+    "did not exist": N_("did not exist"),
+    "restored": N_("restored"),
+    "deleted": N_("deleted"),
+    "already restored": N_("already restored"),
+    "every file it wrote restored or removed": N_("every file it wrote restored or removed"),
+}
+
+
+def state_label(word: str) -> str:
+    """A draft's status or review state ("new", "applied", …), or the words of an apply or undo
+    ("backed up", "restored"), in the interface language."""
+    return _(_LABELS[word]) if word in _LABELS else word
 
 
 def format_drafts(drafts: Sequence[DraftRow]) -> str:
     """`list_drafts` rows as lines: path, status, validity."""
     if not drafts:
-        return "No drafts in this session."
+        return _("No drafts in this session.")
     lines = []
     for row in drafts:
-        state = "valid" if row.valid else f"{row.problems} problem(s)"
-        changed = "  (target changed since the draft)" if row.target_changed else ""
-        undone = ", undone" if row.state == "undone" else ""
-        lines.append(f"{row.path}  [{row.status}{undone}, {state}]{changed}")
+        state = _("valid") if row.valid else ngettext("{n} problem", "{n} problems", row.problems).format(
+            n=row.problems)
+        changed = "  " + _("(target changed since the draft)") if row.target_changed else ""
+        undone = ", " + state_label("undone") if row.state == "undone" else ""
+        lines.append(f"{row.path}  [{state_label(row.status)}{undone}, {state}]{changed}")
     return "\n".join(lines)
 
 
 def format_diffs(drafts: Sequence[DraftDiff]) -> str:
     """`diff_drafts` entries as unified diffs with a header and any blocking problems."""
     if not drafts:
-        return "No drafts in this session."
+        return _("No drafts in this session.")
     parts = []
     for row in drafts:
-        state = "valid" if row.valid else "INVALID"
-        undone = ", undone" if row.state == "undone" else ""
-        header = f"=== {row.path} ({row.status}{undone}, {state}) ==="
+        state = _("valid") if row.valid else _("INVALID")
+        undone = ", " + state_label("undone") if row.state == "undone" else ""
+        header = f"=== {row.path} ({state_label(row.status)}{undone}, {state}) ==="
         problems = "\n".join(f"  ! {p.message}" for p in row.problems)
-        body = row.diff or "(no changes)"
+        body = row.diff or _("(no changes)")
         parts.append("\n".join(part for part in (header, problems, body.rstrip("\n")) if part))
     return "\n\n".join(parts)
 
 
 def format_apply(result: Applied) -> str:
-    return f"Applied {result.path} → {result.file} ({result.previous}; undo with /undo)."
+    return _("Applied {path} → {file} ({previous}; undo with /undo).").format(
+        path=result.path, file=result.file, previous=state_label(result.previous)
+    )
 
 
 def format_undo(result: Undone) -> str:
-    back = (
-        f" the draft is back for review (accept it again with /apply {result.path});"
-        if result.back_for_review
-        else ""
-    )
-    return (
-        f"Undid the apply of {result.path} ({result.outcome});{back} "
-        f"{result.remaining_steps} more step(s) can be undone."
+    steps = ngettext(
+        "{n} more step can be undone.", "{n} more steps can be undone.", result.remaining_steps
+    ).format(n=result.remaining_steps)
+    if result.back_for_review:
+        return _(
+            "Undid the apply of {path} ({outcome}); the draft is back for review (accept it again with "
+            "/apply {path}); {steps}"
+        ).format(path=result.path, outcome=state_label(result.outcome), steps=steps)
+    return _("Undid the apply of {path} ({outcome}); {steps}").format(
+        path=result.path, outcome=state_label(result.outcome), steps=steps
     )
 
 
 def format_reject(result: Rejected) -> str:
-    return f"Rejected the draft {result.path}."
+    if result.reason:
+        return _('Rejected the draft {path}: "{reason}".').format(path=result.path, reason=result.reason)
+    return _("Rejected the draft {path}.").format(path=result.path)

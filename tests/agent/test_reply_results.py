@@ -120,6 +120,55 @@ async def test_a_proposal_replaced_later_in_the_same_reply_is_not_proposed_again
     assert drafts.read_text(encoding="utf-8") == BOOKING  # the replaced content was not written back
 
 
+BAD_PATH = "modules/shop/master/bad/entity.yaml"
+
+
+def withdraw(path: str, call_id: str) -> dict[str, Any]:
+    return {"id": call_id, "name": "withdraw_draft", "arguments": {"path": path}}
+
+
+async def test_an_earlier_valid_draft_counts_the_problems_a_later_draft_of_the_same_reply_brought(
+    project: Path,
+) -> None:
+    reply = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c1"), propose(BAD_PATH, "kind: Entity\n", "c2")]}
+    _, provider, _ = await consult(project, [reply, "One is ready."], "customers")
+    read = sent_results(provider, 1)
+    customer, bad = json.loads(read["c1"]), json.loads(read["c2"])
+    assert customer["valid"] is True and bad["valid"] is False
+    # its first check saw no other problem; the reply's last word counts the broken sibling's
+    count = int(customer["other_drafts"].split()[0])
+    assert count >= 1 and "do not block this draft" in customer["other_drafts"]
+    assert "judged_with" not in customer  # its own verdict did not change
+
+
+async def test_problems_a_later_withdrawal_of_the_same_reply_removed_are_no_longer_counted(project: Path) -> None:
+    first = {"tool_calls": [propose(BAD_PATH, "kind: Entity\n", "c1")]}
+    second = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c2"), withdraw(BAD_PATH, "c3")]}
+    engine, provider, _ = await consult(project, [first, second, "Ready."], "customers")
+    customer = json.loads(sent_results(provider, 2)["c2"])
+    assert customer["valid"] is True and "other_drafts" not in customer  # nothing elsewhere any more
+    assert not (engine.session_dir / "draft" / BAD_PATH).exists()  # the withdrawal stands
+
+
+async def test_an_earlier_valid_draft_a_later_call_of_the_same_reply_broke_is_told_broken(project: Path) -> None:
+    first = {"tool_calls": [propose(BOOKING_PATH, BOOKING.replace("resource: booking_item", "resource: customer")
+                                    .replace("has_many", "belongs_to"), "c0"),
+                            propose(DRAFT_PATH, CUSTOMER, "c1")]}
+    item_of_customer = ITEM.replace("resource: booking, on_delete: cascade", "resource: customer")
+    second = {"tool_calls": [propose(ITEM_PATH, item_of_customer, "c2"), withdraw(DRAFT_PATH, "c3")]}
+    _, provider, _ = await consult(project, [first, second, "Hm."], "bookings")
+    item = json.loads(sent_results(provider, 2)["c2"])
+    assert item["valid"] is False and [p["code"] for p in item["problems"]] == ["FS-RELATION-RESOURCE"]
+    assert "found 0 problem(s)" in item["judged_with"]
+
+
+async def test_a_proposal_withdrawn_later_in_the_same_reply_is_not_brought_back(project: Path) -> None:
+    reply = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c1"), withdraw(f"spec/{DRAFT_PATH}", "c2")]}
+    engine, provider, _ = await consult(project, [reply, "Taken back."], "customers")
+    assert json.loads(sent_results(provider, 1)["c1"])["valid"] is True
+    assert not (engine.session_dir / "draft" / DRAFT_PATH).exists()
+
+
 async def test_a_passing_answer_is_lean_compact_and_names_each_skill_once_per_session(project: Path) -> None:
     first = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c1")]}
     second = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER.replace("phone", "mobile"), "c2")]}
@@ -189,3 +238,61 @@ async def test_the_model_is_told_what_the_person_applied_since_its_last_reply_an
     assert [e["reason"] for e in events if e["type"] == "system_prompt"][-1] == "resumed"
     last_request = [e["seq"] for e in events if e["type"] == "request"][-1]
     assert rebuild_history(events, upto_seq=last_request) == resumed.requests[0]  # the log rebuilds what it saw
+
+
+async def test_a_lean_view_longer_than_the_cap_is_sent_cut_and_read_on_from_where_it_was_cut(project: Path) -> None:
+    (project / ".formspec").mkdir(exist_ok=True)
+    (project / ".formspec" / "consult.yaml").write_text("tool_result_cap: 300\n", encoding="utf-8")
+    broken = CUSTOMER.replace("type: string, required: true", "type: strng, required: yes, feild: 1")
+    reply = {"tool_calls": [propose(DRAFT_PATH, broken, "c1")]}
+    provider = ScriptedProvider([reply, "Fixing it."])
+    engine = await Engine.open(
+        EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs)
+    )
+    try:
+        with anyio.fail_after(60):
+            events = [event async for event in engine.run_turn("customers")]
+            whole = next(e.result for e in events if isinstance(e, ToolCallFinished))
+            sent = sent_results(provider, 1)["c1"]
+            view, note = sent.split("\n\n[Result cut: ")
+            assert view.startswith('{"path":') and len(view) == 300  # the compact view, not the indented answer
+            logged = [e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "tool_result"][-1]
+            assert logged["result"] == whole and logged["shown"].startswith(view)
+            assert len(logged["shown"]) < len(whole) and f"of {len(logged['shown'])} characters" in note
+            assert f"read_transcript(seq={logged['seq']}, offset=300)" in note
+            page = await engine.call_tool("read_transcript", {"seq": logged["seq"], "offset": 300})
+            text = page.data["text"]
+            assert text and text == logged["shown"][300 : 300 + len(text)]  # it reads on from the cut
+    finally:
+        await engine.aclose()
+
+
+async def test_skills_named_before_a_continue_are_not_named_again_though_the_history_no_longer_parses_them(
+    project: Path,
+) -> None:
+    """The skills are named once per session, --continue included: what was named is read from
+    every tool message the log holds (a result with the step budget's footer, one compaction took
+    out of the history), not only from the history's parsable messages."""
+    from formspec_consult.store.records import CompactionRecord
+
+    (project / ".formspec").mkdir(exist_ok=True)
+    (project / ".formspec" / "consult.yaml").write_text("max_steps: 3\n", encoding="utf-8")
+    first = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c1")]}
+    _, provider, _ = await consult(project, [first, "Drafted."], "customers")
+    named = json.loads(sent_results(provider, 1)["c1"].split("\n\n[Step budget")[0])["skills"]
+    assert "entity-authoring" in named and "[Step budget" in sent_results(provider, 1)["c1"]
+
+    again = {"tool_calls": [propose(BOOKING_PATH, BOOKING.replace("has_many, resource: booking_item",
+                                                                  "belongs_to, resource: customer"), "c2")]}
+    resumed = ScriptedProvider([again, "Drafted too."])
+    engine = await Engine.open(EngineOptions(project=project, provider=resumed, in_memory_server=True,
+                                             servers=server_specs, continue_latest=True))
+    try:
+        with anyio.fail_after(60):
+            async for _ in engine.run_turn("and bookings"):
+                pass
+    finally:
+        await engine.aclose()
+    answer = json.loads(sent_results(resumed, 1)["c2"].split("\n\n[Step budget")[0])
+    assert answer["valid"] is True and "skills" not in answer  # named before the --continue
+    assert not any(isinstance(e, CompactionRecord) for e in EventLog.records(engine.session_dir / "events.jsonl"))

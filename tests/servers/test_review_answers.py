@@ -105,3 +105,6 @@ async def test_each_review_tool_advertises_the_shape_its_record_answers_with(pro
                       forced=False, validation=validation)
     assert set(applied.to_json()) == set(tools["apply_draft"].output_schema["properties"])  # type: ignore[index]
     assert Applied.from_json(applied.to_json()) == applied
+    rejected = Rejected(path="a.yaml", remaining=(), reason="too many fields")
+    assert set(rejected.to_json()) == set(tools["reject_draft"].output_schema["properties"])  # type: ignore[index]
+    assert set(Rejected(path="a.yaml", remaining=()).to_json()) == {"rejected", "remaining"}  # no reason, none sent

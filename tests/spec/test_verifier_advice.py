@@ -38,6 +38,13 @@ FIXTURES: list[tuple[str, dict[str, str]]] = [
     ("FSV-STATE-DEAD-END", {ORDER: entity(
         ["open", "waiting_parts", "done", "cancelled"],
         [("open", "waiting_parts", "order_parts"), ("open", "done", "finish"), ("open", "cancelled", "drop")])}),
+    ("FSV-STATE-DEAD-END", {ORDER: entity(  # a waiting state declared last goes back where it came from
+        ["open", "done", "cancelled", "on_hold"],
+        [("open", "on_hold", "hold"), ("open", "done", "finish"), ("open", "cancelled", "drop")])}),
+    ("FSV-STATE-DEAD-END", {ORDER: entity(  # Indonesian: waiting for parts, then done (selesai), or batal
+        ["baru", "menunggu_sparepart", "selesai", "batal"],
+        [("baru", "menunggu_sparepart", "pesan_sparepart"), ("baru", "selesai", "selesaikan"),
+         ("baru", "batal", "batalkan")])}),
     ("FSV-STATE-UNREACHABLE", {ORDER: entity(
         ["open", "done", "cancelled", "reopened"],
         [("open", "done", "finish"), ("open", "cancelled", "drop"), ("reopened", "done", "finish")])}),
@@ -144,3 +151,38 @@ def test_a_rental_that_ends_returned_still_needs_a_cancelled_branch_but_two_ways
                     [("booked", "picked_up", "pick_up"), ("picked_up", "returned", "give_back"),
                      ("booked", "no_pickup", "expire")])
     assert "FSV-LIFECYCLE-NO-BRANCH" not in [f["code"] for f in findings(project, {ORDER: forked})]
+
+
+@pytest.mark.parametrize(("states", "transitions"), [
+    # the eval's recorded drafts: goods received, a motorbike picked up, a walk-in who left
+    (["ordered", "received", "cancelled"], [("ordered", "received", "receive"), ("ordered", "cancelled", "cancel")]),
+    (["received", "in_service", "ready", "picked_up", "cancelled"],
+     [("received", "in_service", "start"), ("in_service", "ready", "finish"), ("ready", "picked_up", "hand_over"),
+      ("received", "cancelled", "cancel")]),
+    (["waiting", "called", "served", "left"],
+     [("waiting", "called", "call"), ("called", "served", "serve"), ("waiting", "left", "mark_left")]),
+    # Indonesian and English end words, wherever they are declared
+    (["baru", "selesai", "dibatalkan", "ditolak"],
+     [("baru", "selesai", "selesaikan"), ("baru", "dibatalkan", "batalkan"), ("baru", "ditolak", "tolak")]),
+    (["tagihan", "lunas", "batal"], [("tagihan", "lunas", "bayar"), ("tagihan", "batal", "batalkan")]),
+    (["booked", "no_show", "done", "cancelled"],
+     [("booked", "no_show", "miss"), ("booked", "done", "finish"), ("booked", "cancelled", "cancel")]),
+])
+def test_a_state_that_reads_as_an_end_or_ends_the_declared_flow_is_no_dead_end(
+    project: Project, states: list[str], transitions: list[tuple[str, str, str]]
+) -> None:
+    codes = [f["code"] for f in findings(project, {ORDER: entity(states, transitions)})]
+    assert "FSV-STATE-DEAD-END" not in codes
+
+
+def test_dead_end_advice_leads_on_through_the_flow_never_into_an_unplanned_ending_or_out_of_an_end(
+    project: Project,
+) -> None:
+    stuck = entity(["open", "waiting_parts", "cancelled", "done"],
+                   [("open", "waiting_parts", "order_parts"), ("open", "done", "finish"), ("open", "cancelled", "drop")])
+    [found] = [f for f in findings(project, {ORDER: stuck}) if f["code"] == "FSV-STATE-DEAD-END"]
+    assert "`{from: waiting_parts, to: done, via: finish}`" in found["hint"]  # the flow's next step, its own action
+    late = entity(["issued", "overdue", "paid", "void"],
+                  [("issued", "overdue", "mark_overdue"), ("issued", "paid", "pay"), ("issued", "void", "void_it")])
+    [overdue] = [f for f in findings(project, {ORDER: late}) if f["code"] == "FSV-STATE-DEAD-END"]
+    assert "`{from: overdue, to: paid, via: pay}`" in overdue["hint"]  # a late bill is still paid

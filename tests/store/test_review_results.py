@@ -52,7 +52,7 @@ async def test_every_answer_reads_into_its_record_and_the_review_texts_read_the_
     listing = await flow.overview()
     assert [(d.path, d.state, d.problems) for d in listing.drafts] == [("a.yaml", "pending", 0), ("b.yaml", "undone", 1)]
     assert listing.by_state() == {"pending": 1, "undone": 1, "rejected": 1}
-    assert format_drafts(listing.drafts) == "a.yaml  [new, valid]\nb.yaml  [modified, undone, 1 problem(s)]"
+    assert format_drafts(listing.drafts) == "a.yaml  [new, valid]\nb.yaml  [modified, undone, 1 problem]"
     (diff,) = await flow.diffs()
     assert (diff.problems[0].line, diff.problems[0].hint) == (3, "use string")
     assert "  ! 'phone' is not a field type" in format_diffs([diff])

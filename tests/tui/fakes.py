@@ -181,7 +181,8 @@ class FakeEngine:
             self.drafts.pop(arguments["path"], None)
             self.settled[arguments["path"]] = SettledRow(path=arguments["path"], file=f"spec/{arguments['path']}",
                                                          state="rejected", at=None)
-            return Rejected(path=arguments["path"], remaining=tuple(sorted(self.drafts))).to_json()
+            return Rejected(path=arguments["path"], remaining=tuple(sorted(self.drafts)),
+                            reason=arguments.get("reason")).to_json()
         if name == "undo_apply":
             if not self.undo_stack:
                 raise ToolError("Nothing to undo in this session.")

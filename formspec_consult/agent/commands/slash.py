@@ -39,7 +39,8 @@ class SlashSpec:
 SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("diff", "/diff [path]", "Show the session's drafts and their diffs."),
     SlashSpec("apply", "/apply [path|--all]", "Apply the selected draft, the one at path, or every valid draft."),
-    SlashSpec("reject", "/reject <path>", "Discard a draft.", palette=None),
+    SlashSpec("reject", "/reject <path> [reason]", "Discard a draft; a reason, if given, goes to the consultant.",
+              palette=None),
     SlashSpec("undo", "/undo", "Undo the last apply, restoring the exact bytes."),
     SlashSpec("summary", "/summary", "Write or show the discovery summary.", "engine"),
     SlashSpec("compact", "/compact [focus]", "Compact the history now (optionally say what to keep).", "engine"),
@@ -47,6 +48,7 @@ SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("model", "/model [name]", "Show the model, or switch to another one and keep the session."),
     SlashSpec("mcp", "/mcp restart|log [server]", "Restart the MCP servers, or show a server's log.", palette="/mcp restart"),
     SlashSpec("sessions", "/sessions", "Browse this project's sessions and resume one."),
+    SlashSpec("language", "/language [code]", "Show the reply language, or switch it (e.g. /language id).", "engine"),
     SlashSpec("fork", "/fork", "Copy this session into a new one (to try another way); this one goes on here.", "engine"),
     SlashSpec("help", "/help", "List commands and keys."),
     SlashSpec("quit", "/quit", "Leave the app (the session stays on disk)."),
@@ -99,10 +101,12 @@ def parse_slash(text: str) -> SlashCommand | None:
     if name not in BY_NAME:
         known = " ".join(f"/{spec.name}" for spec in SLASH_COMMANDS)
         raise SlashError(f"Unknown command /{name}. Commands: {known}")
-    if name == "reject" and len(args) != 1:
-        raise SlashError("Usage: /reject <draft path> (see /diff for the paths)")
+    if name == "reject" and not args:
+        raise SlashError("Usage: /reject <draft path> [reason] (see /diff for the paths)")
     if name == "apply" and len(args) > 1:
         raise SlashError("Usage: /apply <draft path> or /apply --all")
+    if name == "language" and len(args) > 1:
+        raise SlashError("Usage: /language <code>, e.g. /language id (Indonesian) or /language en (English)")
     if name == "fork" and args:
         raise SlashError("Usage: /fork (it takes no arguments: it forks this session as it is now)")
     if name == "mcp" and not (args == () or (args[0] in ("restart", "log") and len(args) <= 2)):

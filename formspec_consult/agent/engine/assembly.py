@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, cast
 from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.engine.context import START_CALLS, make_summariser
 from formspec_consult.agent.engine.offer import ConsultantOffer, session_has_drafted
-from formspec_consult.agent.engine.result_view import ModelView, named_skills
+from formspec_consult.agent.engine.result_view import ModelView, logged_messages, named_skills
 from formspec_consult.agent.engine.session import Session
 from formspec_consult.agent.engine.setup import LOCAL, REGISTRY
 from formspec_consult.agent.history.history import History
@@ -50,7 +50,7 @@ def assemble(
         verifying,
         ours=lambda exposed: manager.server_of(exposed) in (LOCAL, REGISTRY),
         real_name=manager.real_name,
-        skills_named=named_skills(history.messages),
+        skills_named=named_skills(logged_messages(events)),  # every view sent, compacted ones too
     )
     tools = ConsultantOffer(
         viewed,

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from formspec_consult.agent.loop.json_answer import json_object
 from formspec_consult.agent.loop.loop import ToolRunner
 from formspec_consult.mcp_client.manager import ToolOutcome
 
@@ -39,20 +41,55 @@ def compact(value: Any) -> str:
 
 
 def named_skills(messages: Iterable[dict[str, Any]]) -> set[str]:
-    """The skills earlier proposal views named (a resumed session does not name them again)."""
+    """The skills earlier proposal views named, from the tool messages the model was sent.
+
+    Pass every message the event log holds (:func:`logged_messages`), not the history: compaction
+    takes old results out of the history, though the model did read them. A view is read with
+    what followed it (the step budget's footer, a cut's note), so its leading JSON object is
+    decoded, and a view the cap cut gives the skill list it still holds whole.
+    """
     named: set[str] = set()
     for message in messages:
-        content = message.get("content")
-        if message.get("role") != "tool" or not isinstance(content, str) or f'"{SKILLS_KEY}":' not in content:
+        if message.get("role") != "tool":
             continue
-        try:
-            data = json.loads(content)
-        except ValueError:
-            continue
-        skills = data.get(SKILLS_KEY) if isinstance(data, dict) else None
-        if isinstance(skills, list):
-            named.update(str(s) for s in skills)
+        for text in _texts(message.get("content")):
+            if f'"{SKILLS_KEY}":' in text:
+                named.update(_skills_in(text))
     return named
+
+
+def logged_messages(events: Iterable[Any]) -> list[dict[str, Any]]:
+    """Every message the model was sent, as the event log records them (``message`` events)."""
+    return [e.message for e in events if getattr(e, "type", None) == "message" and isinstance(e.message, dict)]
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):  # content parts: text beside images
+        return [str(p.get("text")) for p in content if isinstance(p, dict) and p.get("type") == "text"]
+    return []
+
+
+_SKILLS_LIST = re.compile(r'"' + SKILLS_KEY + r'":(\[[^\]]*\])')
+
+
+def _skills_in(text: str) -> list[str]:
+    try:
+        data, _end = json.JSONDecoder().raw_decode(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        skills = data.get(SKILLS_KEY)
+        return [s for s in skills if isinstance(s, str)] if isinstance(skills, list) else []
+    found = _SKILLS_LIST.search(text)  # a view cut after its skill list
+    if found is None:
+        return []
+    try:
+        listed = json.loads(found.group(1))
+    except ValueError:
+        return []
+    return [s for s in listed if isinstance(s, str)] if isinstance(listed, list) else []
 
 
 class ModelView:
@@ -82,7 +119,7 @@ class ModelView:
         outcome = await self.inner.call(exposed, arguments)
         if not outcome.ok or not self._ours(exposed):
             return outcome
-        data = _json_object(outcome.text)
+        data = json_object(outcome.text)
         if data is None:
             return outcome
         return dataclasses.replace(outcome, for_model=compact(self.view(self._real_name(exposed), data)))
@@ -128,16 +165,6 @@ def _skill_names(skills: Any) -> list[str]:
     if not isinstance(skills, list):
         return []
     return [str(s.get("name")) if isinstance(s, dict) else str(s) for s in skills]
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    if not text.startswith("{"):
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _lean(value: Any, path: Any) -> Any:

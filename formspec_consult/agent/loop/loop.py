@@ -20,13 +20,14 @@ from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.options import find_options
 from formspec_consult.agent.loop.permissions import Permissions
+from formspec_consult.agent.loop.reask import ReplyCheck
 from formspec_consult.agent.loop.reply_set import (
-    LIST,
     Verdict,
+    changes_drafts,
     is_propose,
-    listed_validity,
     note_for,
-    sibling_tool,
+    path_argument,
+    same_draft,
     verdict_of,
     with_note,
 )
@@ -117,7 +118,12 @@ class AgentLoop:
         # prompt names only tools the request offers, so it is written again when the offer
         # changes (logged: the history rebuilds it).
         self.system_prompt: Callable[[list[dict[str, Any]]], str | None] | None = None
+        # Said on screen before the next request's reply (a change of phase: agent/engine/phase.py).
+        self.notices: list[Notice] = []
         self._partial = ""  # text streamed by a reply that has not completed yet
+        # A check of each turn's final reply that may ask the model once more (reask.py): the
+        # session's reply language.
+        self.reply_check: ReplyCheck | None = None
         self._unclosed_turn: int | None = None  # a turn whose turn_finished the log refused
 
     def count(self, messages: list[dict[str, Any]] | None = None) -> int:
@@ -194,6 +200,7 @@ class AgentLoop:
             return None
 
     async def _steps(self) -> AsyncIterator[AgentEvent]:
+        asked_again = False  # the reply check asks once per turn
         for step in range(1, self.max_steps + 1):
             async for event in self._compact_if_needed():
                 yield event
@@ -229,6 +236,18 @@ class AgentLoop:
                 self.log.write(NoticeRecord(level="warning", message=message))
                 yield self.emit(Notice("warning", message))
             if not calls:
+                if self.reply_check is not None and completion.finish_reason not in (INCOMPLETE, "length"):
+                    reask = await self.reply_check(completion.text)
+                    if reask is not None and not asked_again and step < self.max_steps:
+                        asked_again = True
+                        self.log.write(reask.record)
+                        self.log.write(NoticeRecord(level="info", message=reask.notice))
+                        yield self.emit(Notice("info", reask.notice))
+                        self.history.add_user(reask.message)
+                        continue
+                    if reask is not None and asked_again:
+                        self.log.write(NoticeRecord(level="warning", message=reask.gave_up))
+                        yield self.emit(Notice("warning", reask.gave_up))
                 yield TurnFinished("done")
                 return
             if step == self.max_steps:
@@ -264,6 +283,8 @@ class AgentLoop:
         prompt = self.system_prompt(tools) if self.system_prompt is not None else None
         if prompt is not None:
             self.history.set_system_prompt(prompt, "offer")
+        while self.notices:
+            yield self.emit(self.notices.pop(0))
         messages = self.history.snapshot()
         tokens = self.provider.count_tokens(messages, tools)
         digest = tools_digest(tools)
@@ -325,12 +346,12 @@ class AgentLoop:
 
     async def _run_reply(self, calls: list[ToolCall], footer: str | None = None) -> AsyncIterator[AgentEvent]:
         """Run a reply's tool calls in order; their results join the history in call order once
-        all have run (also when the turn is cancelled meanwhile), so a proposal refused before a
-        later proposal of the same reply could make it valid is judged again with it
-        (reply_set.py) before the model reads it."""
+        all have run (also when the turn is cancelled meanwhile), so a proposal followed by a later
+        call of the same reply that changes the drafts is judged again at the end of the reply
+        (reply_set.py) before the model reads it: every verdict it reads is the reply's last word."""
         results: dict[str, str | list[dict[str, Any]]] = {}
         waiting: list[tuple[ToolCall, dict[str, Any], ToolOutcome, Verdict]] = []
-        proposed: list[tuple[int, Verdict]] = []  # (position, verdict) of each proposal that ran
+        changed: list[tuple[int, str | None, Verdict | None]] = []  # draft changes that ran: (position, path, verdict)
         try:
             for position, call in enumerate(calls):
                 ran = _Ran()
@@ -338,15 +359,14 @@ class AgentLoop:
                     yield event
                 arguments, outcome = ran.arguments, ran.outcome
                 verdict = verdict_of(outcome.text) if outcome.ok and is_propose(call.name) else None
-                if verdict is not None:
-                    proposed.append((position, verdict))
-                    later = any(is_propose(c.name) for c in calls[position + 1 :])
-                    if later:  # judged once the reply's later proposals have run
-                        waiting.append((call, arguments, outcome, verdict))
-                        continue
+                if outcome.ok and changes_drafts(call.name):
+                    changed.append((position, verdict.path if verdict else path_argument(arguments), verdict))
+                if verdict is not None and any(changes_drafts(c.name) for c in calls[position + 1 :]):
+                    waiting.append((call, arguments, outcome, verdict))  # judged once the reply has run
+                    continue
                 async for event in self._finish_tool(call, arguments, outcome, results):
                     yield event
-            for call, arguments, outcome, _first in await self._judge_again(calls, waiting, proposed):
+            for call, arguments, outcome, _first in await self._judge_again(calls, waiting, changed):
                 waiting = [w for w in waiting if w[0] is not call]
                 async for event in self._finish_tool(call, arguments, outcome, results):
                     yield event
@@ -365,29 +385,29 @@ class AgentLoop:
         self,
         calls: list[ToolCall],
         waiting: list[tuple[ToolCall, dict[str, Any], ToolOutcome, Verdict]],
-        proposed: list[tuple[int, Verdict]],
+        changed: list[tuple[int, str | None, Verdict | None]],
     ) -> list[tuple[ToolCall, dict[str, Any], ToolOutcome, Verdict]]:
-        """The waiting proposals with their final answer: asked again when refused, or when the
-        draft list says a later draft changed their verdict; unchanged otherwise."""
-        if not waiting:
-            return []
-        listed = await self.tools.call(sibling_tool(waiting[0][0].name, LIST), {})
-        validity = listed_validity(listed.text) if listed.ok else {}
+        """The waiting proposals with their final answer: each asked again once the reply's later
+        draft changes have run (its verdict and its count of problems elsewhere are then current),
+        unless a later call of the reply settled its path (replaced, withdrew, rejected, applied)."""
         settled = []
         for call, arguments, outcome, first in waiting:
             position = calls.index(call)
-            later = [v.path for p, v in proposed if p > position and v.path != first.path]
-            replaced = any(p > position and v.path == first.path for p, v in proposed)
-            changed = validity.get(first.path, first.valid) != first.valid
-            if later and not replaced and (not first.valid or changed):
+            after = [(path, verdict) for p, path, verdict in changed if p > position]
+            if after and not any(path is not None and same_draft(path, first.path) for path, _ in after):
                 again = await self.tools.call(call.name, arguments)
-                if again.ok and verdict_of(again.text) is not None:
-                    note = note_for(later, first)
+                verdict = verdict_of(again.text) if again.ok else None
+                if verdict is not None:
+                    text, for_model = again.text, again.for_model
+                    # a refused draft says it was judged with the rest (its problems are not the
+                    # order's); a passing one only when the rest changed its verdict
+                    if not first.valid or (verdict.valid, verdict.problems) != (first.valid, first.problems):
+                        later = [v.path for _, v in after if v is not None and v.path != first.path]
+                        note = note_for(later, first)
+                        text = with_note(text, note)
+                        for_model = None if for_model is None else with_note(for_model, note)
                     outcome = dataclasses.replace(
-                        again,
-                        text=with_note(again.text, note),
-                        for_model=None if again.for_model is None else with_note(again.for_model, note),
-                        duration_ms=outcome.duration_ms + again.duration_ms,
+                        again, text=text, for_model=for_model, duration_ms=outcome.duration_ms + again.duration_ms
                     )
             settled.append((call, arguments, outcome, first))
         return settled
@@ -415,6 +435,7 @@ class AgentLoop:
         ran.arguments, ran.outcome = arguments, outcome
 
     def _result_record(self, call: ToolCall, outcome: ToolOutcome) -> ToolResultRecord:
+        sent = self._sent_text(outcome)
         return ToolResultRecord(
             call_id=call.id,
             server=outcome.server,
@@ -422,17 +443,22 @@ class AgentLoop:
             ok=outcome.ok,
             result=outcome.text,
             duration_ms=round(outcome.duration_ms, 1),
+            # a view the cap cuts is logged too: a cut's read_transcript pages the very text sent
+            shown=sent if sent is not outcome.text and len(sent) > self.tool_result_cap > 0 else None,
         )
 
+    def _sent_text(self, outcome: ToolOutcome) -> str:
+        """The text the model is sent of an answer before the cap: its view when a layer wrote a
+        shorter one (agent/engine/result_view.py), else the answer itself."""
+        if outcome.for_model is not None and len(outcome.for_model) <= len(outcome.text):
+            return outcome.for_model
+        return outcome.text
+
     def _content(self, outcome: ToolOutcome, seq: int | None, call_id: str) -> str | list[dict[str, Any]]:
-        """What the model reads of an answer: its view when a layer wrote one
-        (agent/engine/result_view.py), capped; the log and the UI keep the whole answer. A view
-        too long for the cap is not sent: the cut's note pages the logged answer (event `seq`)
-        from where the cut fell, so the model must have read that very text."""
-        sent = outcome.text
-        if outcome.for_model is not None and len(outcome.for_model) <= self.tool_result_cap:
-            sent = outcome.for_model
-        content: str | list[dict[str, Any]] = cap_result(sent, self.tool_result_cap, seq, call_id)
+        """What the model reads of an answer: its view (or the answer), capped; the log and the UI
+        keep the whole answer. A cut's note pages the text sent from where the cut fell (the log
+        keeps a cut view as the result's `shown`), so the model reads on exactly what it was shown."""
+        content: str | list[dict[str, Any]] = cap_result(self._sent_text(outcome), self.tool_result_cap, seq, call_id)
         if outcome.parts and self.provider.supports_images:
             # Images go next to the text that names them, for models that take them; others
             # read only the placeholder. The message (images included) is what the log keeps.

@@ -3,14 +3,17 @@
 A model often proposes related files in one reply: a booking that has many booking items, then the
 booking item. Each `propose_spec_file` is judged when it runs, so the booking, checked before the
 item existed, was refused ("no such entity"), though the next call of the same reply made it valid.
-The person would see it valid in the review; the model would be told it is broken.
+The person would see it valid in the review; the model would be told it is broken. The same holds
+for a draft that passed: a later call of the reply may break it, or change the problems elsewhere
+its answer counts (`other_problems`).
 
-So a proposal refused while a later proposal of the same reply was still to come waits: once the
-reply's calls have run, the loop asks for it again (the same path and content: the gate now sees
-every draft of the reply) and sends that verdict, with a note saying it was judged with the later
-drafts. An earlier proposal that passed is asked again only when the draft list says its verdict
-changed (a later draft broke it). A proposal the reply itself replaced (the same path proposed
-again later) is not asked again: its later proposal is the draft.
+So a proposal followed, in the same reply, by a call that changes the drafts (another proposal, a
+withdrawal, …) waits: once the reply's calls have run, the loop asks for it again (the same path
+and content: the gate now sees every draft of the reply) and sends that answer — every proposal's
+verdict and count of other problems is then the state at the end of the reply, one consistent
+picture. When the verdict changed, a note says it was judged with the later drafts and what the
+first check found. A proposal a later call of the reply replaced, withdrew, rejected or applied
+(the same path) is not asked again: asking would bring back a draft the reply itself settled.
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from formspec_consult.agent.loop.json_answer import json_object
+from formspec_consult.agent.loop.tools import DRAFT_TOOLS
+
 PROPOSE = "propose_spec_file"
-LIST = "list_drafts"
 
 
 def base_name(exposed: str) -> str:
@@ -28,19 +33,32 @@ def base_name(exposed: str) -> str:
     return exposed.rsplit("__", 1)[-1]
 
 
-def sibling_tool(exposed: str, name: str) -> str:
-    """The exposed name of `name` on the server of the exposed tool `exposed`."""
-    prefix = exposed[: -len(base_name(exposed))]
-    return prefix + name
-
-
 def is_propose(exposed: str) -> bool:
     return base_name(exposed) == PROPOSE
 
 
+def changes_drafts(exposed: str) -> bool:
+    """Whether a call of this tool changes the session's drafts (so earlier verdicts may change)."""
+    return base_name(exposed) in DRAFT_TOOLS
+
+
+def path_argument(arguments: dict[str, Any]) -> str | None:
+    """The draft path a draft tool's arguments name (`path`, or apply's `file`)."""
+    value = arguments.get("path") or arguments.get("file")
+    return str(value) if value else None
+
+
+def same_draft(named: str, path: str) -> bool:
+    """Whether a path as the model wrote it (`spec/modules/x.yaml`, `./modules/x.yaml`) names the
+    draft at the server's spec path `path`."""
+    named = named.strip().lstrip("./")
+    return named == path or named.endswith("/" + path)
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """What one proposal's answer said: the draft's path (as the server names it) and validity."""
+    """What one proposal's answer said: the draft's path (as the server names it), its validity and
+    the number of problems blocking it."""
 
     path: str
     valid: bool
@@ -49,13 +67,8 @@ class Verdict:
 
 def verdict_of(text: str) -> Verdict | None:
     """The verdict a `propose_spec_file` answer gives (None for an error or another shape)."""
-    if not text.startswith("{"):
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("path"), str):
+    data = json_object(text)
+    if data is None or not isinstance(data.get("path"), str):
         return None
     problems = data.get("blocking_problems")
     valid = data.get("valid")
@@ -64,23 +77,12 @@ def verdict_of(text: str) -> Verdict | None:
     return Verdict(data["path"], valid, problems if isinstance(problems, int) else 0)
 
 
-def listed_validity(text: str) -> dict[str, bool]:
-    """path -> valid from a `list_drafts` answer ({} when it cannot be read)."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return {}
-    rows = data.get("drafts") if isinstance(data, dict) else None
-    if not isinstance(rows, list):
-        return {}
-    return {str(r["path"]): bool(r.get("valid")) for r in rows if isinstance(r, dict) and "path" in r}
-
-
 def note_for(later: list[str], first: Verdict) -> str:
-    """Why a proposal's answer came after the rest of its reply, and what its first check said."""
+    """Why a proposal's verdict differs from its first check, and what that check said."""
+    where = f"the later drafts of the same reply ({', '.join(later)})" if later else "the rest of the same reply"
     return (
-        f"Judged again with the later drafts of the same reply ({', '.join(later)}); its first check, "
-        f"before they were written, found {first.problems} problem(s)."
+        f"Judged again with {where}; its first check, before they were written, found "
+        f"{first.problems} problem(s) in this draft."
     )
 
 

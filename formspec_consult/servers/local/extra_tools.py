@@ -94,7 +94,7 @@ def _event_or_page(session: str, event: Any, offset: int | None) -> Transcript:
     whole = event.to_json()
     if offset is None and len(json.dumps(whole, ensure_ascii=False)) <= PAGE:
         return {"session": session, "event": whole}
-    result = getattr(event, "result", None)
+    result = getattr(event, "shown", None) or getattr(event, "result", None)  # what the model was shown
     text = result if isinstance(result, str) and result else json.dumps(whole, ensure_ascii=False)
     start = min(offset or 0, len(text))
     end = _page_end(text, start)

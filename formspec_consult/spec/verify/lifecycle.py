@@ -8,7 +8,7 @@ from typing import Any
 
 from formspec_consult.spec.model import Document
 from formspec_consult.spec.verify.findings import Finding, finding
-from formspec_consult.spec.verify.vocabulary import BRANCH_WORDS, DUE_WORDS, is_terminal, mentions
+from formspec_consult.spec.verify.vocabulary import BRANCH_WORDS, DUE_WORDS, is_terminal, is_waiting, mentions
 
 OVERDUE_WORDS = frozenset({"overdue", "late", "lapsed", "expired", "terlambat", "telat", "kedaluwarsa",
                            "kadaluarsa", "menunggak", "tunggak", "hangus"})
@@ -89,14 +89,14 @@ def verify_lifecycle(doc: Document) -> list[Finding]:
             + _new_state(spec, life, "cancelled", _open_states(life), "cancel")))
     if life.has_transitions:
         for i, state in enumerate(life.states):
-            if not life.outgoing.get(state) and not is_terminal(state):
-                target = _next_state(life, state)
+            target = _dead_end_target(life, state)
+            if target is not None:
                 out.append(finding(
                     "FSV-STATE-DEAD-END", doc, SM + ("states", i) if _declared(spec) else SM,
                     f"state {state!r} of {doc.name!r} has no transition out, but does not read as an end state",
-                    f"Add a transition out of {state!r}: "
+                    f"Ask what happens next to a record in {state!r}, then add the way on, e.g. "
                     + _transition(spec, life, [state], target, f"move_to_{target}")
-                    + f"; or confirm with the person that {state!r} ends the lifecycle."))
+                    + f"; if nothing does ({state!r} ends the lifecycle), leave it as it is."))
             if state != life.initial and not life.incoming.get(state):
                 source = life.initial or next(s for s in life.states if s != state)
                 out.append(finding(
@@ -144,12 +144,33 @@ def _open_states(life: Lifecycle) -> list[str]:
     return open_ or ([life.initial] if life.initial else life.states[:1])
 
 
-def _next_state(life: Lifecycle, state: str) -> str:
-    """Where a dead end most plausibly goes: the next declared state, else the first end state."""
+def _ends_badly(state: str) -> bool:
+    """Whether a state is named as an unplanned ending (cancelled, lost, batal, ditolak, …)."""
+    return any(w in ENDING_BRANCH_WORDS for w in _words(state))
+
+
+def _dead_end_target(life: Lifecycle, state: str) -> str | None:
+    """Where a state with no way out most plausibly goes on to; None when it is no dead end.
+
+    A state is no dead end when it has a way out, or reads as an end (done, received, selesai,
+    lunas, batal, …). One whose name says it waits (pending, on_hold, menunggu, …) is one: it goes
+    on to the next declared state that is not an unplanned ending, else back to where it came from.
+    Any other name is a dead end only when the declared flow goes on after it (a state declared
+    later that is not an unplanned ending): the last step of the flow, with only `cancelled` after
+    it, is where the flow ends, and `received → cancelled` would be no advice at all.
+    """
+    if life.outgoing.get(state) or is_terminal(state):
+        return None
     index = life.states.index(state)
-    later = [s for s in life.states[index + 1:] if s != state]
-    ends = [s for s in life.states if s != state and is_terminal(s)]
-    return (later or ends or [s for s in life.states if s != state])[0]
+    onwards = [s for s in life.states[index + 1:] if s != state and not _ends_badly(s)]
+    if onwards:
+        return onwards[0]
+    if not is_waiting(state):
+        return None
+    back = sorted(s for s in life.incoming.get(state, set()) if s != state)
+    others = [s for s in life.states if s != state and not _ends_badly(s)]
+    candidates = back or others
+    return candidates[0] if candidates else None
 
 
 def _status_field(spec: dict[str, Any]) -> str | None:

@@ -19,13 +19,32 @@ BRANCH_WORDS = frozenset({
     "kadaluarsa", "terlambat", "telat", "dikembalikan", "retur", "hangus", "ditarik",
 })
 
-#: A state that plausibly ends a lifecycle (no way out is expected).
-TERMINAL_WORDS = BRANCH_WORDS | frozenset({
+#: Branch states a record goes on from (a late payment is still paid, a reopened job is done again):
+#: not an end, though they are a branch.
+GOES_ON_WORDS = frozenset({"overdue", "reopened", "suspended", "disputed", "terlambat", "telat", "menunggak"})
+
+#: A state that plausibly ends a lifecycle (no way out is expected), in English and Indonesian.
+TERMINAL_WORDS = (BRANCH_WORDS - GOES_ON_WORDS) | frozenset({
+    # English
     "done", "completed", "complete", "closed", "finished", "paid", "settled", "collected", "delivered",
     "archived", "resolved", "fulfilled", "shipped", "discharged", "graduated", "won", "ended",
-    "posted", "served",
-    "selesai", "lunas", "diambil", "terkirim", "ditutup", "tutup", "dibayar", "tuntas",
-    "lulus", "sembuh", "arsip",
+    "posted", "served", "received", "left", "departed", "walkout", "absent", "missed", "pickedup",
+    "checkedout", "succeeded", "dismissed", "expelled", "deceased", "sold",
+    # Indonesian
+    "selesai", "lunas", "diambil", "terkirim", "ditutup", "tutup", "dibayar", "tuntas", "lulus",
+    "sembuh", "arsip", "diterima", "diserahkan", "pulang", "pergi", "absen", "mangkir", "tidakhadir",
+    "berhasil", "sukses", "berakhir", "terjual", "keluar", "dikeluarkan", "meninggal", "dibatalkan",
+    "batal", "ditolak",
+})
+
+#: A state that waits for something to happen next: never an end, whatever else its name says.
+WAITING_WORDS = GOES_ON_WORDS | frozenset({
+    # English
+    "pending", "waiting", "hold", "onhold", "paused", "draft", "open", "queued", "progress", "inprogress",
+    "processing", "scheduled", "booked", "ordered", "confirmed", "ready", "started", "new", "submitted",
+    # Indonesian
+    "menunggu", "tertunda", "ditunda", "ditahan", "proses", "diproses", "antri", "antre", "baru",
+    "dipesan", "dikonfirmasi", "siap", "dikerjakan", "dijadwalkan", "diajukan",
 })
 
 #: Field names that usually hold a due date (a lifecycle with one often needs an overdue branch).
@@ -54,8 +73,15 @@ def is_branch(name: str) -> bool:
 
 
 def is_terminal(name: str) -> bool:
-    """Whether a state name reads as an end state (done, paid, collected, cancelled, …)."""
-    return any(w in TERMINAL_WORDS for w in words(name))
+    """Whether a state name reads as an end state (done, paid, collected, cancelled, selesai, lunas,
+    batal, …); a name that says it waits (`waiting_payment`, `menunggu_lunas`) does not."""
+    found = words(name)
+    return any(w in TERMINAL_WORDS for w in found) and not any(w in WAITING_WORDS for w in found)
+
+
+def is_waiting(name: str) -> bool:
+    """Whether a state name says it waits for a next step (pending, on_hold, overdue, menunggu, …)."""
+    return any(w in WAITING_WORDS for w in words(name))
 
 
 def mentions(name: str, vocabulary: frozenset[str]) -> bool:
