@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from textual import events
 
+from formspec_consult.i18n import N_, _
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -34,7 +36,7 @@ class Pane:
 
     id: str
     key: str
-    name: str
+    name: str  # translatable (N_): shown through _()
     focus: str  # the widget id focused when the pane is entered (ctrl+r, its key on a small screen)
     side: bool  # in the side column (beside the conversation on a wide screen)
 
@@ -42,14 +44,12 @@ class Pane:
     def tab_id(self) -> str:
         return f"tab-{self.id}"
 
-    @property
-    def tab_label(self) -> str:
-        return f"{self.key.upper()} {self.name}"
+    tab: str  # the tab's label on a small screen, translatable (N_): shown through _()
 
 
-CHAT = Pane(id="conversation-pane", key="f2", name="Chat", focus="prompt", side=False)
-TOOLS = Pane(id="tools-pane", key="f3", name="Tools", focus="tool-list", side=True)
-DIFFS = Pane(id="diff-pane", key="f4", name="Diffs", focus="draft-list", side=True)
+CHAT = Pane(id="conversation-pane", key="f2", name=N_("Chat"), tab=N_("F2 Chat"), focus="prompt", side=False)
+TOOLS = Pane(id="tools-pane", key="f3", name=N_("Tools"), tab=N_("F3 Tools"), focus="tool-list", side=True)
+DIFFS = Pane(id="diff-pane", key="f4", name=N_("Diffs"), tab=N_("F4 Diffs"), focus="draft-list", side=True)
 PANES = (CHAT, TOOLS, DIFFS)
 SIDE = "side"  # the column holding the side panes
 _BY_ID = {pane.id: pane for pane in PANES}
@@ -127,7 +127,7 @@ class LayoutActions(_Base):
 
         for tab in self.query(f"#{DIFFS.tab_id}"):
             unseen = self._unseen_drafts
-            tab_label = DIFFS.tab_label + (f" ● {unseen} new" if unseen else "")
+            tab_label = _(DIFFS.tab) + (" ● " + _("{n} new").format(n=unseen) if unseen else "")
             if isinstance(tab, Tab) and str(tab.label) != tab_label:
                 tab.label = tab_label
 
