@@ -20,18 +20,20 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from formspec_consult.i18n import N_, _
+from formspec_consult.tui.localise import LocalisedBindings
 from formspec_consult.tui.slash import SLASH_COMMANDS
 
 
-class PromptInput(TextArea):
+class PromptInput(LocalisedBindings, TextArea):
     """Enter sends; `/` starts a command and the rest of the name is suggested (→ accepts).
     PageUp/PageDown scroll the conversation without leaving the prompt."""
 
     BINDINGS = [
-        Binding("pageup", "app.scroll_conversation(-1)", "Scroll up", show=False),
-        Binding("pagedown", "app.scroll_conversation(1)", "Scroll down", show=False),
-        Binding("ctrl+j", "newline", "New line in the message", show=False),
-        Binding("ctrl+g", "edit_in_editor", "Write the message in $VISUAL / $EDITOR", show=False),
+        Binding("pageup", "app.scroll_conversation(-1)", N_("Scroll up"), show=False),
+        Binding("pagedown", "app.scroll_conversation(1)", N_("Scroll down"), show=False),
+        Binding("ctrl+j", "newline", N_("New line in the message"), show=False),
+        Binding("ctrl+g", "edit_in_editor", N_("Write the message in $VISUAL / $EDITOR"), show=False),
     ]
 
     class Submitted(Message):
@@ -49,7 +51,7 @@ class PromptInput(TextArea):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
             id=id,
-            placeholder="Message the consultant — /help for commands, Esc cancels a running turn",
+            placeholder=_("Message the consultant — /help for commands, Esc cancels a running turn"),
             soft_wrap=True,
             tab_behavior="focus",
             show_line_numbers=False,
