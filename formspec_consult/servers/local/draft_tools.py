@@ -59,9 +59,9 @@ def register(server: MCPServer, state: LocalState) -> None:
             str,
             Field(
                 description=(
-                    "Relative to the spec folder: 'apps/<app>.yaml', 'modules/<m>/module.yaml', "
-                    "'modules/<m>/<characteristic>/<entity>/entity.yaml', its Forms/Tables in "
-                    "'…/<entity>/forms/<view>.yaml'; 'overrides/…' for a shadow copy."
+                    "Relative to the spec folder: 'apps/<app>.yaml', 'modules/<module>/module.yaml', "
+                    "'modules/<module>/<characteristic>/<entity>/entity.yaml', its views in "
+                    "'…/<entity>/<forms|tables|pages>/<role>.yaml'; 'overrides/…' for a shadow copy."
                 )
             ),
         ],
