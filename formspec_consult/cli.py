@@ -31,6 +31,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("formspec_consult.commands.review:apply", "Apply the only draft, one by PATH, or --all valid drafts."),
     "reject": ("formspec_consult.commands.review:reject", "Discard a draft."),
     "undo": ("formspec_consult.commands.review:undo", "Undo the last apply, restoring the exact bytes."),
+    "docs": (
+        "formspec_consult.commands.docs:docs",
+        "Regenerate the diagrams of docs/domain-model.md from the specs; --check says whether they are stale.",
+    ),
     "sessions": ("formspec_consult.commands.sessions:sessions", "List consultation sessions of the project."),
     "doctor": ("formspec_consult.commands.doctor:doctor", "Show how the model and key are resolved."),
     "trust": (

@@ -162,18 +162,21 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, se
 
 @click.command()
 @click.argument("path")
+@click.option("--reason", default=None, metavar="TEXT",
+              help="Why (optional): the consultant is told with the rejection on its next turn.")
 @session_option
 @click.pass_context
-def reject(ctx: click.Context, path: str, session_id: str | None) -> None:
+def reject(ctx: click.Context, path: str, reason: str | None, session_id: str | None) -> None:
     """Discard one draft; the project's file is not touched."""
 
     from formspec_consult.store.review_flow import ReviewFlow
-
     async def work(call: Call, sid: str) -> int:
-        result = await ReviewFlow(call).reject(path)
+        result = await ReviewFlow(call).reject(path, reason)
         left = len(result.remaining)
         click.echo(ngettext("Rejected {path}; {n} draft left.", "Rejected {path}; {n} drafts left.", left).format(
             path=result.path, n=left))
+        if result.reason:
+            click.echo(_('The consultant is told why on its next turn: "{reason}".').format(reason=result.reason))
         return 0
 
     with_local_server(ctx, session_id, work)

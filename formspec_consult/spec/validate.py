@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from formspec_consult.spec.checks.approvals import check_approvals_across
 from formspec_consult.spec.checks.bindings import check_bindings
 from formspec_consult.spec.checks.context import Findings, Index
 from formspec_consult.spec.checks.delivery import check_delivery
@@ -106,6 +107,7 @@ def run(project: ProjectLike, state: TreeState, only_source: str | None = None, 
     check_scripts(effective, project.root, tree)
     check_snapshots(effective, index, tree)
     check_workflows(effective, index, tree)
+    check_approvals_across(effective, tree)
     problems += tree.problems
     warnings += tree.warnings
     if state.vendor_sources:

@@ -39,6 +39,7 @@ __all__ = [
     "MalformedRecord",
     "MessageRecord",
     "NoticeRecord",
+    "PhaseRecord",
     "RejectRecord",
     "RepairRecord",
     "RequestRecord",
@@ -496,6 +497,17 @@ class NoticeRecord(EventRecord):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PhaseRecord(EventRecord):
+    """The consultation entered a phase (agent/engine/phase.py): ``draft`` at the first draft,
+    ``iterate`` on a project that held a design (``designed``) or after applies (``applied``)."""
+
+    TYPE: ClassVar[str] = "phase"
+
+    phase: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ApplyRecord(EventRecord):
     """A draft applied to the project (recorded by the local server, whoever asked)."""
 
@@ -521,8 +533,10 @@ class UndoRecord(EventRecord):
 @dataclass(frozen=True, kw_only=True)
 class RejectRecord(EventRecord):
     TYPE: ClassVar[str] = "reject"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"reason"})
 
     path: str = ""
+    reason: str | None = None  # the person's reason, told to the model with the rejection
 
 
 @dataclass(frozen=True, kw_only=True)

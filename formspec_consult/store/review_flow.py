@@ -70,8 +70,12 @@ class ReviewFlow:
     async def propose(self, path: str, content: str) -> Proposed:
         return Proposed.from_result(await self._call("propose_spec_file", {"path": path, "content": content}))
 
-    async def reject(self, path: str) -> Rejected:
-        return Rejected.from_result(await self._call("reject_draft", {"path": path}))
+    async def reject(self, path: str, reason: str | None = None) -> Rejected:
+        """Discard a draft; the person's `reason` (optional) reaches the model with the rejection."""
+        arguments: dict[str, Any] = {"path": path}
+        if reason and reason.strip():
+            arguments["reason"] = reason.strip()
+        return Rejected.from_result(await self._call("reject_draft", arguments))
 
     async def apply(self, path: str, *, force: bool = False) -> Applied:
         arguments: dict[str, Any] = {"file": path}

@@ -33,7 +33,7 @@ def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[ApplyRecord
         return (UndoRecord(path=undone.path, file=undone.file, outcome=undone.outcome, undo_step=undone.undo_step),
                 format_undo(undone))
     rejected = Rejected.from_json(result)
-    return RejectRecord(path=rejected.path), format_reject(rejected)
+    return RejectRecord(path=rejected.path, reason=rejected.reason), format_reject(rejected)
 
 
 class ReviewJournal:
@@ -56,4 +56,4 @@ def review_note(event: ApplyRecord | UndoRecord | RejectRecord) -> str:
         return f"Applied {event.path} → {event.file}; undo with /undo."
     if isinstance(event, UndoRecord):
         return f"Undid the apply of {event.path} ({event.outcome})."
-    return f"Rejected the draft {event.path}."
+    return format_reject(Rejected(event.path, (), event.reason))

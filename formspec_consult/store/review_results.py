@@ -351,6 +351,7 @@ class Rejected:
 
     path: str
     remaining: tuple[str, ...]
+    reason: str | None = None  # the person's reason (answers recorded before reasons have none)
 
     @classmethod
     def from_result(cls, result: ToolResult) -> Rejected:
@@ -362,10 +363,12 @@ class Rejected:
         rejected, remaining = row.text("rejected"), row.items("remaining")
         if not all(isinstance(p, str) for p in remaining):
             row.fail("has a 'remaining' entry that is not a path")
-        return cls(rejected, tuple(remaining))
+        reason = row.opt_text("reason") if "reason" in row.data else None
+        return cls(rejected, tuple(remaining), reason or None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"rejected": self.path, "remaining": list(self.remaining)}
+        reason = {"reason": self.reason} if self.reason else {}
+        return {"rejected": self.path, "remaining": list(self.remaining), **reason}
 
 
 @dataclass(frozen=True)

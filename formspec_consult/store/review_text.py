@@ -86,4 +86,6 @@ def format_undo(result: Undone) -> str:
 
 
 def format_reject(result: Rejected) -> str:
+    if result.reason:
+        return _('Rejected the draft {path}: "{reason}".').format(path=result.path, reason=result.reason)
     return _("Rejected the draft {path}.").format(path=result.path)

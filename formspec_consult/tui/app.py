@@ -554,6 +554,18 @@ class ConsultApp(LayoutActions, App[None]):
         if self.engine is None:
             self.notify("Not connected yet.", severity="warning")
             return
+        if event.action == "reject" and event.path:  # say why first (optional); Esc keeps the draft
+            from formspec_consult.tui.screens.reason import ReasonScreen
+
+            path = event.path
+
+            def said(reason: str | None) -> None:
+                if reason is not None:
+                    self.run_worker(self.review.reject_and_refresh(path, reason or None), group="review",
+                                    exit_on_error=False)
+
+            self.push_screen(ReasonScreen(path), said)
+            return
         self.run_worker(self.review.run(event.action, event.path), group="review", exit_on_error=False)
 
     def on_tool_calls_pane_log_requested(self) -> None:

@@ -150,13 +150,20 @@ class Review:
         self.notify(f"Applied {path}{how}.", "information")
         return True
 
-    async def reject(self, path: str) -> bool:
-        """Discard one draft."""
-        ok = await self._guard("reject_draft", self.flow.reject(path)) is not None
-        if ok:
-            self._settle(path, "rejected")
-            self.notify(f"Rejected {path}.", "information")
-        return ok
+    async def reject(self, path: str, reason: str | None = None) -> bool:
+        """Discard one draft; the person's `reason` (optional) goes to the consultant with it."""
+        result = await self._guard("reject_draft", self.flow.reject(path, reason))
+        if result is None:
+            return False
+        from formspec_consult.store.review_text import format_reject
+
+        self._settle(path, "rejected")
+        self.notify(format_reject(result), "information")
+        return True
+
+    async def reject_and_refresh(self, path: str, reason: str | None) -> None:
+        await self.reject(path, reason)
+        await self.refresh()
 
     async def undo(self) -> bool:
         """Undo the last apply."""

@@ -150,7 +150,10 @@ class SlashRouter:
         return True
 
     def _reject(self, call: SlashCommand) -> bool:
-        self._review("reject", call.args[0])  # the grammar requires exactly one path
+        # the grammar requires a path; the words after it are the reason told to the consultant
+        reason = " ".join(call.args[1:]) or None
+        self.app.run_worker(self.app.review.reject_and_refresh(call.args[0], reason), group="review",
+                            exit_on_error=False)
         return True
 
     def _undo(self, call: SlashCommand) -> bool:

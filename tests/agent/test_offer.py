@@ -89,6 +89,7 @@ async def test_with_someone_to_ask_the_draft_phase_adds_the_draft_tools_retires_
         # the whole JSON Schema is for other clients: the model reads outlines and drills down by path
         assert set(offer["list_kind_schemas"]["properties"]) == {"kind", "path"}
     assert drafting["apply_draft"]["required"] == ["file"]
+    assert "reason" not in drafting["reject_draft"]["properties"]  # the person's reason, told to the model
     assert "default" not in drafting["apply_draft"]["properties"]["force"]  # compacted: optional says enough
 
 

@@ -78,3 +78,23 @@ def test_a_large_modules_inventory_is_capped_with_a_count_of_the_rest() -> None:
     names = [f"e{i:02}" for i in range(HELD_NAMES + 5)]
     text = render_modules({"modules": [{"name": "big", "path": "spec/modules/big", "holds": {"Entity master": names}}]})
     assert text.endswith(f"holds: Entity master: {', '.join(names[:HELD_NAMES])}; … and 5 more")
+
+
+async def test_a_rejection_with_a_reason_reaches_the_model_with_the_next_message_and_the_log(project: Path) -> None:
+    engine, provider = await open_engine(project, [propose(), "Drafted.", "Understood."])
+    try:
+        await run(engine, "customers")
+        events = await run(engine, f"/reject {DRAFT_PATH} keep the phone optional, and no email")
+        assert any("Rejected the draft" in getattr(e, "message", "") and "no email" in getattr(e, "message", "")
+                   for e in events)
+        await run(engine, "try again")
+        line = (f'[Since your last reply the person rejected 1 draft ({DRAFT_PATH}, saying '
+                f'"keep the phone optional, and no email").]')
+        assert provider.requests[-1][-1] == {"role": "user", "content": f"{line}\n\ntry again"}
+        rejects = [r for r in EventLog.records(engine.session_dir / "events.jsonl") if r.type == "reject"]
+        assert [(r.path, r.reason) for r in rejects] == [(DRAFT_PATH, "keep the phone optional, and no email")]
+        transcript = (engine.session_dir / "transcript.md").read_text(encoding="utf-8")
+        assert f'Rejected the draft {DRAFT_PATH}: "keep the phone optional, and no email".' in transcript
+    finally:
+        await engine.aclose()
+

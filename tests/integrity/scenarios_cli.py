@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
-from tests.e2e.cli import cli_env, run_cli
+from tests.e2e.cli import REPO, cli_env, run_cli, write_script
+from tests.e2e.project import make_project
 from tests.integrity.scenarios import Observed, scenario
+
+FAKE_SERVER = REPO / "tests" / "mcp_client" / "fake_server.py"
 
 
 @scenario
@@ -81,4 +87,33 @@ def skill_install_over_the_persons_edits(request: pytest.FixtureRequest) -> Obse
         "backup_has_every_byte": len(backups) == 1 and (backups[0] / "SKILL.md").read_bytes() == edited
         and (backups[0] / "mine.md").read_bytes() == b"my own notes\n",
         "force_says_where": str(backups[0]) in forced.stdout if backups else False,
+    }
+
+
+@scenario
+def third_party_server_prints_a_banner(request: pytest.FixtureRequest) -> Observed:
+    """A headless `-p` turn with a third-party stdio server (the person's own config) that prints a
+    line on stdout that is not JSON-RPC before it serves; the model calls that server's tool."""
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    project = make_project(tmp_path / "project")
+    env = cli_env(tmp_path)
+    config = tmp_path / "xdg-config" / "formspec-consult" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    server = {"command": sys.executable, "args": [str(FAKE_SERVER), "helper", "--banner"],
+              "env": {"PYTHONPATH": str(REPO)}}
+    config.write_text(yaml.safe_dump({"mcpServers": {"helper": server}}), encoding="utf-8")
+    script = write_script(tmp_path / "s.yaml", [
+        {"tool_calls": [{"name": "echo", "arguments": {"text": "still here"}}]}, "Done."])
+    done = run_cli(["-m", f"scripted:{script}", "-p", "use the helper", "--json"], project, env, timeout=180)
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    finished = [e for e in events if e.get("type") == "tool_call_finished" and e.get("name") == "echo"]
+    logs = sorted((project / ".formspec" / "consult").glob("mcp-helper*.log"))
+    log_text = "".join(p.read_text(encoding="utf-8") for p in logs)
+    return {
+        "exit": done.returncode,
+        "tool_answered": finished[0].get("result", "") if finished else "",
+        "traceback": "Traceback" in done.stderr,
+        "banner_on_terminal": "not JSON" in done.stderr or "Failed to parse" in done.stderr,
+        "banner_in_server_log": "Failed to parse JSONRPC message" in log_text,
+        "log_lines_for_it": log_text.count("Failed to parse JSONRPC message"),
     }

@@ -109,7 +109,7 @@ def test_the_records_answer_with_exactly_the_keys_of_the_servers_output_schemas(
         (diff.to_json(), results.DraftDiff),
         (Applied("a.yaml", "spec/a.yaml", "undo/1", "did not exist", 1, False, validation).to_json(), results.Applied),
         (Undone("a.yaml", "spec/a.yaml", "removed", "not kept", 1, 0, validation).to_json(), results.Undone),
-        (Rejected("a.yaml", ()).to_json(), results.Rejected),
+        (Rejected("a.yaml", (), "too many fields").to_json(), results.Rejected),
         (validation.to_dict(), results.Validation),
     ]
     for wire, schema in pairs:

@@ -178,7 +178,7 @@ class FakeEngine:
         if name == "reject_draft":
             self.drafts.pop(arguments["path"], None)
             self.settled[arguments["path"]] = SettledRow(arguments["path"], f"spec/{arguments['path']}", "rejected", None)
-            return Rejected(arguments["path"], tuple(sorted(self.drafts))).to_json()
+            return Rejected(arguments["path"], tuple(sorted(self.drafts)), arguments.get("reason")).to_json()
         if name == "undo_apply":
             if not self.undo_stack:
                 raise ToolError("Nothing to undo in this session.")

@@ -194,7 +194,7 @@ async def test_a_missing_argument_or_unknown_command_keeps_the_input_and_says_wh
     app = ConsultApp(factory_for(engine))
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/reject")
-        assert "Usage: /reject <draft path> (see /diff for the paths)" in notices(app)
+        assert "Usage: /reject <draft path> [reason] (see /diff for the paths)" in notices(app)
         assert app.query_one("#prompt").value == "/reject"
         app.query_one("#prompt").value = ""
         await send(pilot, "/frobnicate")

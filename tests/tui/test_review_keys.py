@@ -52,7 +52,7 @@ async def test_a_sentence_typed_at_once_after_accepting_goes_to_the_prompt_and_u
         assert app.focused is prompt and not pane.armed
 
 
-@pytest.mark.parametrize(("key", "tool"), [("r", "reject_draft"), ("A", "apply_draft")])
+@pytest.mark.parametrize(("key", "tool"), [("A", "apply_draft")])
 async def test_every_review_action_hands_the_focus_back_to_the_prompt(key: str, tool: str) -> None:
     engine = FakeEngine(drafts=drafts())
     app = ConsultApp(factory_for(engine))

@@ -71,7 +71,7 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
         async for event in _apply(review, args):
             yield event
     elif name == "reject":
-        rejected = await review.reject(args[0])
+        rejected = await review.reject(args[0], " ".join(args[1:]) or None)
         yield Notice("info", format_reject(rejected))
         yield DraftsChanged((rejected.path,))
     elif name == "undo":

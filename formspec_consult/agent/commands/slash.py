@@ -39,7 +39,8 @@ class SlashSpec:
 SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("diff", "/diff [path]", "Show the session's drafts and their diffs."),
     SlashSpec("apply", "/apply [path|--all]", "Apply the selected draft, the one at path, or every valid draft."),
-    SlashSpec("reject", "/reject <path>", "Discard a draft.", palette=None),
+    SlashSpec("reject", "/reject <path> [reason]", "Discard a draft; a reason, if given, goes to the consultant.",
+              palette=None),
     SlashSpec("undo", "/undo", "Undo the last apply, restoring the exact bytes."),
     SlashSpec("summary", "/summary", "Write or show the discovery summary.", "engine"),
     SlashSpec("compact", "/compact [focus]", "Compact the history now (optionally say what to keep).", "engine"),
@@ -99,8 +100,8 @@ def parse_slash(text: str) -> SlashCommand | None:
     if name not in BY_NAME:
         known = " ".join(f"/{spec.name}" for spec in SLASH_COMMANDS)
         raise SlashError(f"Unknown command /{name}. Commands: {known}")
-    if name == "reject" and len(args) != 1:
-        raise SlashError("Usage: /reject <draft path> (see /diff for the paths)")
+    if name == "reject" and not args:
+        raise SlashError("Usage: /reject <draft path> [reason] (see /diff for the paths)")
     if name == "apply" and len(args) > 1:
         raise SlashError("Usage: /apply <draft path> or /apply --all")
     if name == "fork" and args:

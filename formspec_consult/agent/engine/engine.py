@@ -250,6 +250,7 @@ class Engine:
             cached_tokens=loop.usage.cached_tokens,
             compactions=compressor.compactions,
             turn=loop.turn,
+            phase=self._s.phase.current if self._s.phase is not None else "",
         )
 
     async def aclose(self) -> None:

@@ -56,7 +56,8 @@ DISCOVERY_TOOLS = frozenset({"get_business_template", "list_business_templates"}
 CONTEXT_TOOLS = frozenset({"read_workspace_manifest", "list_installed_modules", "list_skills", "list_business_templates"})
 REVIEW_COVERED = frozenset({"diff_drafts", "validate_spec", "get_server_status", "stop_server"})
 BOUND_ARGUMENTS = frozenset({"session"})
-CLIENT_ONLY_ARGUMENTS = {"list_kind_schemas": frozenset({"full"})}
+# `reject_draft(reason)` is the person's reason, which the model is told with the rejection.
+CLIENT_ONLY_ARGUMENTS = {"list_kind_schemas": frozenset({"full"}), "reject_draft": frozenset({"reason"})}
 
 
 def session_has_drafted(session_dir: Path) -> Callable[[], bool]:

@@ -24,6 +24,7 @@ from formspec_consult.store.locks import SessionWriter
 from formspec_consult.store.records import EventRecord
 
 if TYPE_CHECKING:
+    from formspec_consult.agent.engine.phase import PhaseTracker
     from formspec_consult.store.transcript import Transcript
 
 
@@ -46,6 +47,7 @@ class Session:
     resumed_events: list[EventRecord] = field(default_factory=list)
     start_problems: list[str] = field(default_factory=list)
     writer: SessionWriter | None = None  # this process's single-writer claim on the session
+    phase: PhaseTracker | None = None  # set when the session starts or resumes (lifecycle.py)
 
     async def aclose(self) -> None:
         """Stop the servers (each releases what it holds), close the log, release the claim."""

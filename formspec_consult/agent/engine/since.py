@@ -27,7 +27,7 @@ def review_since(events: Path) -> str:
         elif isinstance(record, ApplyRecord):
             done["applied"].append(record.path)
         elif isinstance(record, RejectRecord):
-            done["rejected"].append(record.path)
+            done["rejected"].append(f'{record.path}, saying "{record.reason}"' if record.reason else record.path)
         elif isinstance(record, UndoRecord):
             done["undid"].append(record.path)
     parts = [f"{verb} {_paths(paths)}" for verb, paths in done.items() if paths]
@@ -38,6 +38,7 @@ def review_since(events: Path) -> str:
 
 def _paths(paths: list[str]) -> str:
     count = len(paths)
-    named = ", ".join(paths[:SHOWN]) + (f", … and {count - SHOWN} more" if count > SHOWN else "")
+    joint = "; " if any('"' in path for path in paths) else ", "  # a reason may hold commas
+    named = joint.join(paths[:SHOWN]) + (f", … and {count - SHOWN} more" if count > SHOWN else "")
     noun = "draft" if count == 1 else "drafts"
     return f"{count} {noun} ({named})"

@@ -117,6 +117,8 @@ class AgentLoop:
         # prompt names only tools the request offers, so it is written again when the offer
         # changes (logged: the history rebuilds it).
         self.system_prompt: Callable[[list[dict[str, Any]]], str | None] | None = None
+        # Said on screen before the next request's reply (a change of phase: agent/engine/phase.py).
+        self.notices: list[Notice] = []
         self._partial = ""  # text streamed by a reply that has not completed yet
         # The step budget of the last turn, when that turn used it up: the next turn's message says so
         # (set from the log on resume).
@@ -277,6 +279,8 @@ class AgentLoop:
         prompt = self.system_prompt(tools) if self.system_prompt is not None else None
         if prompt is not None:
             self.history.set_system_prompt(prompt, "offer")
+        while self.notices:
+            yield self.emit(self.notices.pop(0))
         messages = self.history.snapshot()
         tokens = self.provider.count_tokens(messages, tools)
         digest = tools_digest(tools)

@@ -94,10 +94,13 @@ def register(server: MCPServer, state: LocalState) -> None:
     @state.serialised
     def reject_draft(
         path: Annotated[str, Field(description="The draft's spec path.")],
+        reason: Annotated[
+            str | None, Field(description="The person's reason, told to the consultant with the rejection.")
+        ] = None,
         session: SessionArg = None,
     ) -> Rejected:
         """Discard one draft (the real file is not touched)."""
-        return state.review(session).reject(path)  # type: ignore[return-value]
+        return state.review(session).reject(path, reason)  # type: ignore[return-value]
 
     @server.tool(title="Withdraw your own pending draft", annotations=DRAFT_WITHDRAW, structured_output=True)
     @state.serialised

@@ -86,6 +86,7 @@ class DiffList(TypedDict):
 class Rejected(TypedDict):
     rejected: str
     remaining: list[str]
+    reason: NotRequired[str]  # the person's reason, when they gave one
 
 
 class Withdrawn(TypedDict):
