@@ -78,8 +78,10 @@ async def consult(project: Path, replies: list[Any], *turns: str) -> tuple[Engin
 
 
 def sent_results(provider: ScriptedProvider, request: int) -> dict[str, str]:
-    """call id -> the tool message the model read in request `request`."""
-    return {m["tool_call_id"]: m["content"] for m in provider.requests[request] if m["role"] == "tool"}
+    """call id -> the tool message the model read in request `request` (without the step budget's
+    footer, which the first drafting round of a turn ends with)."""
+    return {m["tool_call_id"]: m["content"].split("\n\n[Step budget")[0]
+            for m in provider.requests[request] if m["role"] == "tool"}
 
 
 async def test_a_draft_made_valid_by_a_later_draft_of_the_same_reply_is_told_valid_in_that_reply(
@@ -286,8 +288,8 @@ async def test_skills_named_before_a_continue_are_not_named_again_though_the_his
     (project / ".formspec" / "consult.yaml").write_text("max_steps: 3\n", encoding="utf-8")
     first = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c1")]}
     _, provider, _ = await consult(project, [first, "Drafted."], "customers")
-    named = json.loads(sent_results(provider, 1)["c1"].split("\n\n[Step budget")[0])["skills"]
-    assert "entity-authoring" in named and "[Step budget" in sent_results(provider, 1)["c1"]
+    named = json.loads(sent_results(provider, 1)["c1"])["skills"]
+    assert "entity-authoring" in named and "[Step budget" in provider.requests[1][-1]["content"]
 
     again = {"tool_calls": [propose(BOOKING_PATH, BOOKING.replace("has_many, resource: booking_item",
                                                                   "belongs_to, resource: customer"), "c2")]}
@@ -300,7 +302,7 @@ async def test_skills_named_before_a_continue_are_not_named_again_though_the_his
                 pass
     finally:
         await engine.aclose()
-    answer = json.loads(sent_results(resumed, 1)["c2"].split("\n\n[Step budget")[0])
+    answer = json.loads(sent_results(resumed, 1)["c2"])
     assert answer["valid"] is True and "skills" not in answer  # named before the --continue
     assert not any(isinstance(e, CompactionRecord) for e in EventLog.records(engine.session_dir / "events.jsonl"))
 
