@@ -166,8 +166,9 @@ def current_locale() -> str:
 
 
 def gettext(message: str) -> str:
-    """`message` in the interface language."""
-    return _state.translations.gettext(message)
+    """`message` in the interface language (the empty string stays empty: gettext would answer
+    it with the catalogue's header)."""
+    return _state.translations.gettext(message) if message else message
 
 
 _ = gettext
@@ -176,6 +177,12 @@ _ = gettext
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of a message that goes with the count `n`, in the interface language."""
     return _state.translations.ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    """`message` in the interface language, where the same English word means two things
+    ("key": of the keyboard, or an API key) and `context` says which."""
+    return _state.translations.pgettext(context, message)
 
 
 def N_(message: str) -> str:
@@ -204,13 +211,19 @@ def format_percent(fraction: float) -> str:
 
 
 def format_money(amount: float, currency: str = "USD", *, decimals: int | None = None) -> str:
-    """An amount of `currency` as the locale writes it. `decimals`: up to that many digits (at
-    least the currency's usual ones), for the fractions of a cent a model request costs."""
+    """An amount of `currency` as the locale writes it; `decimals`: exactly that many digits
+    (the fractions of a cent a model request costs) instead of the currency's usual ones."""
+    import copy
+
+    from babel import Locale
     from babel.numbers import format_currency
 
     if decimals is None:
         return format_currency(amount, currency, locale=_state.locale)
-    return format_currency(round(amount, decimals), currency, locale=_state.locale, decimal_quantization=False)
+    locale = Locale.parse(_state.locale)
+    pattern = copy.copy(locale.currency_formats["standard"])
+    pattern.frac_prec = (decimals, decimals)
+    return pattern.apply(amount, locale, currency=currency, currency_digits=False)
 
 
 def format_datetime(moment: datetime, *, length: str = "medium") -> str:
@@ -225,3 +238,32 @@ def format_date(day: date, *, length: str = "medium") -> str:
     from babel.dates import format_date as babel_date
 
     return babel_date(day, format=length, locale=_state.locale)
+
+
+# -- any language by its code: the reply language (agent/language) ------------------------------
+
+
+def language_code(name: str) -> str | None:
+    """The ISO 639 code of any language Babel knows ("id", "id_ID", "id-ID", "JA" → "id", "ja"),
+    or None — not only the languages with a catalogue: the consultant may reply in any."""
+    from babel import Locale, UnknownLocaleError
+
+    parts = _parts(name)
+    if parts is None:
+        return None
+    try:
+        return str(Locale.parse(parts[0]).language)
+    except (UnknownLocaleError, ValueError):
+        return None
+
+
+def language_name(code: str, in_language: str | None = None) -> str:
+    """The name of the language `code` in `in_language` (default: the interface language):
+    "id" → "Indonesian" in English, "Indonesia" in Indonesian; the code itself when unknown."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        name = Locale.parse(code).get_display_name(in_language or _state.language)
+    except (UnknownLocaleError, ValueError, TypeError):
+        return code
+    return name or code

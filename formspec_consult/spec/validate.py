@@ -23,6 +23,7 @@ from formspec_consult.spec.checks.modules import check_module_links
 from formspec_consult.spec.checks.natural_keys import check_natural_key_formats
 from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.checks.scripts import check_scripts
+from formspec_consult.spec.checks.storage_rules import check_seed, check_storage_rules
 from formspec_consult.spec.checks.subscriptions import check_event_consumers
 from formspec_consult.spec.checks.table_refs import check_table_refs
 from formspec_consult.spec.checks.transitions import check_automatic_transitions, check_snapshots
@@ -180,6 +181,9 @@ def _local_findings(doc: Document, validator: CompiledSchema) -> Findings:
         check_formulas(doc, found)
         check_natural_key_formats(doc, found)
         check_automatic_transitions(doc, found)
+        check_storage_rules(doc, found)
+    elif effective_kind(doc.kind) == "Seed":
+        check_seed(doc, found)
     check_view_shape(doc, found)
     check_unknown_keys(doc, found)
     return found

@@ -36,6 +36,8 @@ __all__ = [
     "DecisionRecord",
     "EventLogError",
     "EventRecord",
+    "LanguageRecheckRecord",
+    "LanguageRecord",
     "MalformedRecord",
     "MessageRecord",
     "NoticeRecord",
@@ -44,6 +46,7 @@ __all__ = [
     "RepairRecord",
     "RequestRecord",
     "ResponseRecord",
+    "RewindRecord",
     "SessionResumedRecord",
     "SessionStartedRecord",
     "SideReplyRecord",
@@ -360,7 +363,37 @@ class SystemPromptRecord(EventRecord):
     reason: str = ""
 
 
-_CHANGES_HISTORY = (MessageRecord, CompactionRecord, RepairRecord, SystemPromptRecord)  # what rebuild_history applies
+RewindMode = Literal["both", "files", "conversation"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RewindRecord(EventRecord):
+    """The session went back to the end of turn ``to_turn`` (``to_seq``: the last event of it).
+
+    With ``mode`` ``both`` or ``conversation`` the model-visible list becomes what it was at
+    ``to_seq`` (rebuilt from the log, a compaction since included: see store/rebuild.py); with
+    ``files`` the conversation stays. ``undone`` names the drafts whose applies were undone,
+    ``withdrawn`` the drafts taken out of review, ``restored`` those put back as they were at
+    that turn; ``note`` is what the model is told with the next message (store/rewind.py)."""
+
+    TYPE: ClassVar[str] = "rewind"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"note"})
+
+    to_turn: int = 0
+    to_seq: int = 0
+    mode: RewindMode = "both"
+    undone: Sequence[str] = ()
+    withdrawn: Sequence[str] = ()
+    restored: Sequence[str] = ()
+    note: str | None = None
+
+    @property
+    def cuts_conversation(self) -> bool:
+        return self.mode != "files"
+
+
+# what rebuild_history applies
+_CHANGES_HISTORY = (MessageRecord, CompactionRecord, RepairRecord, SystemPromptRecord, RewindRecord)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -548,6 +581,28 @@ class CommandRecord(EventRecord):
     turn: int = 0
     name: str = ""
     args: Sequence[str] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageRecord(EventRecord):
+    """The session's reply language set or switched (an ISO 639 code): from the owner's first
+    message (`detected`), `--lang` (`flag`) or `/language` (`command`). The latest one holds."""
+
+    TYPE: ClassVar[str] = "language"
+
+    language: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageRecheckRecord(EventRecord):
+    """A reply in another language than the session's (`found`, not `expected`): asked once more."""
+
+    TYPE: ClassVar[str] = "language_recheck"
+
+    turn: int = 0
+    expected: str = ""
+    found: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,6 +25,7 @@ from formspec_consult.store.review_results import (
     Rejected,
     ToolResult,
     Undone,
+    Withdrawn,
 )
 
 Call = Callable[[str, dict[str, Any]], Awaitable[ToolResult]]
@@ -76,6 +77,10 @@ class ReviewFlow:
         if reason and reason.strip():
             arguments["reason"] = reason.strip()
         return Rejected.from_result(await self._call("reject_draft", arguments))
+
+    async def withdraw(self, path: str) -> Withdrawn:
+        """Take back a pending draft (one the person applied and undid is refused: reject it)."""
+        return Withdrawn.from_result(await self._call("withdraw_draft", {"path": path}))
 
     async def apply(self, path: str, *, force: bool = False) -> Applied:
         arguments: dict[str, Any] = {"file": path}

@@ -19,6 +19,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Literal
 
+from formspec_consult.i18n import N_, _
+
 
 @dataclass(frozen=True)
 class SlashSpec:
@@ -26,7 +28,7 @@ class SlashSpec:
 
     name: str
     usage: str
-    help: str
+    help: str  # marked N_(…): said in the person's language where it is shown
     handler: Literal["ui", "engine"] = "ui"
     palette: str | None = ""  # what the palette runs ("" → "/name"; None → prefill the input)
 
@@ -37,20 +39,24 @@ class SlashSpec:
 
 
 SLASH_COMMANDS: tuple[SlashSpec, ...] = (
-    SlashSpec("diff", "/diff [path]", "Show the session's drafts and their diffs."),
-    SlashSpec("apply", "/apply [path|--all]", "Apply the selected draft, the one at path, or every valid draft."),
-    SlashSpec("reject", "/reject <path> [reason]", "Discard a draft; a reason, if given, goes to the consultant.",
+    SlashSpec("diff", "/diff [path]", N_("Show the session's drafts and their diffs.")),
+    SlashSpec("apply", "/apply [path|--all]", N_("Apply the selected draft, the one at path, or every valid draft.")),
+    SlashSpec("reject", "/reject <path> [reason]", N_("Discard a draft; a reason, if given, goes to the consultant."),
               palette=None),
-    SlashSpec("undo", "/undo", "Undo the last apply, restoring the exact bytes."),
-    SlashSpec("summary", "/summary", "Write or show the discovery summary.", "engine"),
-    SlashSpec("compact", "/compact [focus]", "Compact the history now (optionally say what to keep).", "engine"),
-    SlashSpec("status", "/status", "Model, session, context and cost figures."),
-    SlashSpec("model", "/model [name]", "Show the model, or switch to another one and keep the session."),
-    SlashSpec("mcp", "/mcp restart|log [server]", "Restart the MCP servers, or show a server's log.", palette="/mcp restart"),
-    SlashSpec("sessions", "/sessions", "Browse this project's sessions and resume one."),
-    SlashSpec("fork", "/fork", "Copy this session into a new one (to try another way); this one goes on here.", "engine"),
-    SlashSpec("help", "/help", "List commands and keys."),
-    SlashSpec("quit", "/quit", "Leave the app (the session stays on disk)."),
+    SlashSpec("undo", "/undo", N_("Undo the last apply, restoring the exact bytes.")),
+    SlashSpec("summary", "/summary", N_("Write or show the discovery summary."), "engine"),
+    SlashSpec("compact", "/compact [focus]", N_("Compact the history now (optionally say what to keep)."), "engine"),
+    SlashSpec("status", "/status", N_("Model, session, context and cost figures.")),
+    SlashSpec("model", "/model [name]", N_("Show the model, or switch to another one and keep the session.")),
+    SlashSpec("mcp", "/mcp restart|log [server]", N_("Restart the MCP servers, or show a server's log."), palette="/mcp restart"),
+    SlashSpec("sessions", "/sessions", N_("Browse this project's sessions and resume one.")),
+    SlashSpec("language", "/language [code]", N_("Show the reply language, or switch it (e.g. /language id)."), "engine"),
+    SlashSpec("fork", "/fork", N_("Copy this session into a new one (to try another way) and go on in the copy."), "engine"),
+    SlashSpec("rewind", "/rewind [turn] [--files|--conversation|--both]",
+              N_("Go back to the end of a turn (picked from a list): later applies undone, drafts and conversation cut back."),
+              "engine"),
+    SlashSpec("help", "/help", N_("List commands and keys.")),
+    SlashSpec("quit", "/quit", N_("Leave the app (the session stays on disk).")),
 )
 BY_NAME: dict[str, SlashSpec] = {spec.name: spec for spec in SLASH_COMMANDS}
 
@@ -76,7 +82,7 @@ class SlashCommand:
 def help_text() -> str:
     """Every command, one per line (the Markdown of the app's /help is built from the same table)."""
     width = max(len(spec.usage) for spec in SLASH_COMMANDS)
-    return "\n".join(f"{spec.usage:<{width}}  {spec.help}" for spec in SLASH_COMMANDS)
+    return "\n".join(f"{spec.usage:<{width}}  {_(spec.help)}" for spec in SLASH_COMMANDS)
 
 
 def is_command(text: str) -> bool:
@@ -104,8 +110,32 @@ def parse_slash(text: str) -> SlashCommand | None:
         raise SlashError("Usage: /reject <draft path> [reason] (see /diff for the paths)")
     if name == "apply" and len(args) > 1:
         raise SlashError("Usage: /apply <draft path> or /apply --all")
+    if name == "language" and len(args) > 1:
+        raise SlashError("Usage: /language <code>, e.g. /language id (Indonesian) or /language en (English)")
     if name == "fork" and args:
         raise SlashError("Usage: /fork (it takes no arguments: it forks this session as it is now)")
+    if name == "rewind" and not _rewind_args(args):
+        raise SlashError(
+            "Usage: /rewind [turn] [--files|--conversation|--both] — a turn number (0: before the first) and "
+            "what to take back (both when left out); /rewind alone lists the turns."
+        )
     if name == "mcp" and not (args == () or (args[0] in ("restart", "log") and len(args) <= 2)):
         raise SlashError("Usage: /mcp, /mcp restart [server] or /mcp log [server]")
     return SlashCommand(name, args)
+
+
+REWIND_MODES = ("--both", "--files", "--conversation")
+
+
+def _rewind_args(args: tuple[str, ...]) -> bool:
+    """`/rewind`, `/rewind N`, `/rewind N --mode` (the mode may come first)."""
+    turns = [a for a in args if a not in REWIND_MODES]
+    modes = [a for a in args if a in REWIND_MODES]
+    return len(turns) <= 1 and len(modes) <= 1 and all(a.isdigit() for a in turns) and not (modes and not turns)
+
+
+def rewind_args(command: SlashCommand) -> tuple[int | None, str]:
+    """(turn or None when only the list is asked for, mode) of a parsed `/rewind`."""
+    turn = next((int(a) for a in command.args if a.isdigit()), None)
+    mode = next((a[2:] for a in command.args if a in REWIND_MODES), "both")
+    return turn, mode

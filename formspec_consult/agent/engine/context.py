@@ -102,16 +102,26 @@ def offer_variables(offered: Collection[str] | None) -> dict[str, str]:
 
 
 def render_system_prompt(
-    session_id: str, context: dict[str, str], offered: Collection[str] | None = None, phase: str | None = None
+    session_id: str,
+    context: dict[str, str],
+    offered: Collection[str] | None = None,
+    phase: str | None = None,
+    *,
+    reply_language: str = "",
 ) -> str:
     """The consultant system prompt with the session id and the start-up context filled in, for a
-    request that offers the tools `offered` (see :func:`offer_variables`) in `phase`."""
+    request that offers the tools `offered` (see :func:`offer_variables`) in `phase`, naming the
+    session's `reply_language` once it is set (agent/language/lock.py)."""
     from formspec_consult.prompting.prompts import load_prompt
 
     prompt = load_prompt("consultant")
     # Strict on purpose: a context variable the prompt does not declare is an error, never dropped.
     return prompt.render_system(
-        session_id=session_id, **context, **offer_variables(offered), **phase_variables(phase)
+        session_id=session_id,
+        reply_language=reply_language,
+        **context,
+        **offer_variables(offered),
+        **phase_variables(phase),
     )
 
 

@@ -110,7 +110,9 @@ def _prompt_for_offer(session: Session, context: dict[str, str]) -> Callable[[li
             if manager.server_of(exposed := str(declaration["function"]["name"])) in (LOCAL, REGISTRY)
         }
         phase = session.phase.observe() if session.phase is not None else None
-        return render_system_prompt(session.session_id, context, names, phase)
+        return render_system_prompt(
+            session.session_id, context, names, phase, reply_language=session.language.model_name
+        )
 
     return prompt
 
@@ -177,6 +179,7 @@ def resume(
     """A resumed session: the exact history, turn numbering, usage; an interrupted turn is closed;
     the system prompt written again with the context read now (logged, so a rebuild has it)."""
     loop = session.loop
+    session.language.restore(events)  # the reply language the log last recorded
     turns = [e.turn for e in events if isinstance(e, TurnStartedRecord)]
     finished = {e.turn for e in events if isinstance(e, TurnFinishedRecord)}
     loop.turn = max(turns, default=0)

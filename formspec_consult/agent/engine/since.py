@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from formspec_consult.store.events import EventLog
-from formspec_consult.store.records import ApplyRecord, MessageRecord, RejectRecord, UndoRecord
+from formspec_consult.store.records import ApplyRecord, MessageRecord, RejectRecord, RewindRecord, UndoRecord
 
 # Paths named per action; the rest are counted.
 SHOWN = 4
@@ -21,9 +21,17 @@ SHOWN = 4
 def review_since(events: Path) -> str:
     """The note for the next user message; "" when the person changed nothing since the last reply."""
     done: dict[str, list[str]] = {"applied": [], "rejected": [], "undid": []}
+    rewound: list[str] = []  # what a rewind since tells (store/rewind.py)
     for record in EventLog.records(events):
         if isinstance(record, MessageRecord) and record.message.get("role") == "assistant":
             done = {key: [] for key in done}  # the model saw what came before its reply
+            rewound = []
+        elif isinstance(record, RewindRecord):
+            if record.cuts_conversation:  # the model's view is that turn's: what came before is gone
+                done, rewound = {key: [] for key in done}, []
+            else:  # the files went back: the rewind's own undos are told in its words
+                done["undid"] = []
+            rewound += [record.note] if record.note else []
         elif isinstance(record, ApplyRecord):
             done["applied"].append(record.path)
         elif isinstance(record, RejectRecord):
@@ -31,9 +39,8 @@ def review_since(events: Path) -> str:
         elif isinstance(record, UndoRecord):
             done["undid"].append(record.path)
     parts = [f"{verb} {_paths(paths)}" for verb, paths in done.items() if paths]
-    if not parts:
-        return ""
-    return f"[Since your last reply the person {'; '.join(parts)}.]"
+    said = [f"[Since your last reply the person {'; '.join(parts)}.]"] if parts else []
+    return " ".join([*(f"[{note}]" for note in rewound), *said])
 
 
 def _paths(paths: list[str]) -> str:

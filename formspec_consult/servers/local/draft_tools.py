@@ -61,15 +61,16 @@ def register(server: MCPServer, state: LocalState) -> None:
                 description=(
                     "Relative to the spec folder: 'apps/<app>.yaml', 'modules/<module>/module.yaml', "
                     "'modules/<module>/<characteristic>/<entity>/entity.yaml', views in "
-                    "'…/<entity>/<forms|tables|pages>/<role>.yaml', 'overrides/…' (shadow copy)."
+                    "'…/<entity>/<forms|tables|pages>/<role>.yaml', 'overrides/…' (shadow copy), "
+                    "'docs/<name>.md' (overview, domain-model, changelog)."
                 )
             ),
         ],
-        content: Annotated[str, Field(description="The whole YAML file.")],
+        content: Annotated[str, Field(description="The whole file (YAML; Markdown for docs).")],
         session: SessionArg = None,
     ) -> Proposed:
         """Write a spec file as a DRAFT (never the project), validated with the project: its verdict,
-        findings, skills, next step. The only way to write spec YAML."""
+        findings, skills, next step. The only way to write spec YAML and docs."""
         return state.review(session).propose(path, content)  # type: ignore[return-value]
 
     @server.tool(title="List drafts", annotations=READ_ONLY, structured_output=True)
@@ -93,7 +94,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Reject a draft", annotations=DRAFT_DISCARD, structured_output=True)
     @state.serialised
     def reject_draft(
-        path: Annotated[str, Field(description="The draft's spec path.")],
+        path: Annotated[str, Field(description="Its spec path.")],
         reason: Annotated[
             str | None, Field(description="The person's reason, told to the consultant with the rejection.")
         ] = None,
@@ -105,7 +106,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Withdraw your own pending draft", annotations=DRAFT_WITHDRAW, structured_output=True)
     @state.serialised
     def withdraw_draft(
-        path: Annotated[str, Field(description="The draft's spec path.")],
+        path: Annotated[str, Field(description="Its spec path.")],
         session: SessionArg = None,
     ) -> Withdrawn:
         """Take back your own pending draft (never applied)."""
@@ -114,7 +115,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Apply a draft to the project", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def apply_draft(
-        file: Annotated[str, Field(description="The draft's spec path.")],
+        file: Annotated[str, Field(description="Its spec path.")],
         force: ForceArg = False,
         session: SessionArg = None,
     ) -> Applied:

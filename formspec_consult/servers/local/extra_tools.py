@@ -39,7 +39,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         ] = None,  # noqa: A002
         limit: Annotated[int, Field(ge=1, le=100)] = 20,
         offset: Annotated[
-            int | None, Field(ge=0, description="With seq: the character to start at.")
+            int | None, Field(ge=0, description="With seq: where to start.")
         ] = None,
     ) -> Transcript:
         """Earlier events of this session: newest snippets (with seq) matching query and type, or event
