@@ -8,7 +8,6 @@ lands in the session's `events.jsonl` and `transcript.md` once, written where it
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
 
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.layout import SessionLayout
@@ -17,23 +16,18 @@ from formspec_consult.store.review_results import Applied, Rejected, Undone
 from formspec_consult.store.review_text import format_apply, format_reject, format_undo
 from formspec_consult.store.transcript import Transcript
 
-ReviewKind = Literal["apply", "undo", "reject"]
 
-
-def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[ApplyRecord | UndoRecord | RejectRecord, str]:
-    """(event record, transcript note) of a successful review action's result, read as the
-    client reads it (store.review_results), so the log and the client see one shape."""
-    if kind == "apply":
-        applied = Applied.from_json(result)
-        record = ApplyRecord(path=applied.path, file=applied.file, backup=applied.backup,
-                             undo_step=applied.undo_step, forced=applied.forced)
-        return record, format_apply(applied)
-    if kind == "undo":
-        undone = Undone.from_json(result)
-        return (UndoRecord(path=undone.path, file=undone.file, outcome=undone.outcome, undo_step=undone.undo_step),
-                format_undo(undone))
-    rejected = Rejected.from_json(result)
-    return RejectRecord(path=rejected.path, reason=rejected.reason), format_reject(rejected)
+def review_record(result: Applied | Undone | Rejected) -> tuple[ApplyRecord | UndoRecord | RejectRecord, str]:
+    """(event record, transcript note) of a successful review action's answer — the one shape
+    the client reads too (store.review_results), so the log and the client see the same."""
+    if isinstance(result, Applied):
+        record = ApplyRecord(path=result.path, file=result.file, backup=result.backup,
+                             undo_step=result.undo_step, forced=result.forced)
+        return record, format_apply(result)
+    if isinstance(result, Undone):
+        return (UndoRecord(path=result.path, file=result.file, outcome=result.outcome, undo_step=result.undo_step),
+                format_undo(result))
+    return RejectRecord(path=result.path, reason=result.reason), format_reject(result)
 
 
 class ReviewJournal:
@@ -43,8 +37,8 @@ class ReviewJournal:
     def __init__(self, session_folder: Path) -> None:
         self.layout = SessionLayout(Path(session_folder))
 
-    def record(self, kind: ReviewKind, result: dict[str, Any]) -> None:
-        record, note = review_record(kind, result)
+    def record(self, result: Applied | Undone | Rejected) -> None:
+        record, note = review_record(result)
         with EventLog(self.layout.events) as log:
             log.write(record)
         Transcript(self.layout.transcript).write_note(note)
@@ -56,4 +50,4 @@ def review_note(event: ApplyRecord | UndoRecord | RejectRecord) -> str:
         return f"Applied {event.path} → {event.file}; undo with /undo."
     if isinstance(event, UndoRecord):
         return f"Undid the apply of {event.path} ({event.outcome})."
-    return format_reject(Rejected(event.path, (), event.reason))
+    return format_reject(Rejected(path=event.path, remaining=(), reason=event.reason))

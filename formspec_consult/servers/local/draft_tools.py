@@ -9,7 +9,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from formspec_consult.servers.base import READ_ONLY
-from formspec_consult.servers.local.results import (
+from formspec_consult.servers.local.state import LocalState
+from formspec_consult.store.review_results import (
     Applied,
     DiffList,
     DraftList,
@@ -18,7 +19,6 @@ from formspec_consult.servers.local.results import (
     Undone,
     Withdrawn,
 )
-from formspec_consult.servers.local.state import LocalState
 
 DRAFT_WRITE = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -71,7 +71,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> Proposed:
         """Write a spec file as a DRAFT (never the project), validated with the project: its verdict,
         findings, skills, next step. The only way to write spec YAML and docs."""
-        return state.review(session).propose(path, content)  # type: ignore[return-value]
+        return state.review(session).propose(path, content)
 
     @server.tool(title="List drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
@@ -79,7 +79,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         """The session's drafts with their state and problems, and the settled ones."""
         sid, _ = state.session(session)
         review = state.review(session)
-        return {"session": sid, "drafts": review.list(), "settled": review.settled()}  # type: ignore[typeddict-item]
+        return DraftList(session=sid, drafts=review.list(), settled=review.settled())
 
     @server.tool(title="Diff drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
@@ -89,7 +89,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> DiffList:
         """Drafts as unified diffs against the real files, with status and validation problems."""
         sid, _ = state.session(session)
-        return {"session": sid, "drafts": state.review(session).diff(path)}  # type: ignore[typeddict-item]
+        return DiffList(session=sid, drafts=state.review(session).diff(path))
 
     @server.tool(title="Reject a draft", annotations=DRAFT_DISCARD, structured_output=True)
     @state.serialised
@@ -101,7 +101,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         session: SessionArg = None,
     ) -> Rejected:
         """Discard one draft; the project is untouched."""
-        return state.review(session).reject(path, reason)  # type: ignore[return-value]
+        return state.review(session).reject(path, reason)
 
     @server.tool(title="Withdraw your own pending draft", annotations=DRAFT_WITHDRAW, structured_output=True)
     @state.serialised
@@ -110,7 +110,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         session: SessionArg = None,
     ) -> Withdrawn:
         """Take back your own pending draft (never applied)."""
-        return state.review(session).withdraw(path)  # type: ignore[return-value]
+        return state.review(session).withdraw(path)
 
     @server.tool(title="Apply a draft to the project", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
@@ -120,10 +120,10 @@ def register(server: MCPServer, state: LocalState) -> None:
         session: SessionArg = None,
     ) -> Applied:
         """Apply a draft the person accepted (atomic, undoable); refuses an invalid or stale draft."""
-        return state.review(session).apply(file, force=force)  # type: ignore[return-value]
+        return state.review(session).apply(file, force=force)
 
     @server.tool(title="Undo the last apply", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def undo_apply(force: ForceArg = False, session: SessionArg = None) -> Undone:
         """Undo the session's last apply (the exact bytes come back); again to undo further."""
-        return state.review(session).undo(force=force)  # type: ignore[return-value]
+        return state.review(session).undo(force=force)
