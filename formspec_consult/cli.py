@@ -30,6 +30,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("formspec_consult.commands.review:diff", "Show the session's drafts as unified diffs."),
     "apply": ("formspec_consult.commands.review:apply", "Apply the only draft, one by PATH, or --all valid drafts."),
     "reject": ("formspec_consult.commands.review:reject", "Discard a draft."),
+    "edit": ("formspec_consult.commands.review:edit", "Edit a draft in your editor before accepting it."),
     "undo": ("formspec_consult.commands.review:undo", "Undo the last apply, restoring the exact bytes."),
     "sessions": ("formspec_consult.commands.sessions:sessions", "List consultation sessions of the project."),
     "doctor": ("formspec_consult.commands.doctor:doctor", "Show how the model and key are resolved."),

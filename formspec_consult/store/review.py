@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
+from formspec_consult.store.blocks import compose, pick, split_blocks
 from formspec_consult.store.drafts import DraftError, DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
+from formspec_consult.store.paths import SpecPath
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoStack
 
@@ -167,6 +169,70 @@ class Review:
         if self.journal is not None:
             self.journal.record("reject", result)
         return result
+
+    def edit(self, path: object, content: object) -> dict[str, Any]:
+        """The person's own version of a draft becomes the draft (logged as their edit, the model
+        told on its next request), validated as a proposal is. The same text changes nothing."""
+        spec_path = self.store.find(path)
+        old = self.store.read_bytes(spec_path.rel)
+        new = str(content).encode("utf-8") if isinstance(content, str) else b""
+        changed = new != old
+        if changed:
+            self.store.replace(spec_path, content)  # type: ignore[arg-type]  # checked inside
+        result = self._check(spec_path.project_rel)
+        diff = unified_diff(spec_path.rel, old, new) if changed else ""
+        answer: dict[str, Any] = {
+            "edited": spec_path.rel,
+            "changed": changed,
+            "diff": diff,
+            "valid": result.passes,
+            "problems": result.blocking,
+        }
+        if changed and self.journal is not None:
+            self.journal.record("edit", answer)
+        return answer
+
+    def blocks(self, path: object) -> dict[str, Any]:
+        """The draft's change cut into blocks (store.blocks), each with its own diff."""
+        spec_path = self.store.find(path)
+        before, after = self._sides(spec_path)
+        return {"path": spec_path.rel, "blocks": [b.to_json() for b in split_blocks(before, after)]}
+
+    def _sides(self, spec_path: SpecPath) -> tuple[str, str]:
+        target = spec_path.target
+        before = target.read_bytes().decode("utf-8", errors="replace") if target.is_file() else ""
+        return before, self.store.read_text(spec_path.rel)
+
+    def apply_blocks(self, path: object, blocks: object, reason: object = None) -> dict[str, Any]:
+        """Apply only the chosen blocks of a draft: they are put together with the project's file
+        as a draft of their own, which the gate checks and apply writes (undoable as any apply);
+        the other blocks go back to the model as a rejection (with the person's reason). When the
+        gate or apply refuses, the draft is left exactly as it was."""
+        said = check_reason(reason)
+        spec_path = self.store.find(path)
+        before, after = self._sides(spec_path)
+        every = split_blocks(before, after)
+        if not isinstance(blocks, list) or not blocks or not all(isinstance(b, str) for b in blocks):
+            raise DraftError("Name the blocks to apply (their ids or numbers, see list_draft_blocks).")
+        accepted = pick(every, blocks)
+        rejected = [b.id for b in every if b.id not in accepted]
+        original = self.store.read_bytes(spec_path.rel)
+        if rejected:
+            self.store.replace(spec_path, compose(before, after, accepted))
+        try:
+            applied = apply_one(self, spec_path.rel)
+        except Exception:
+            if self.store.draft_file(spec_path.rel).is_file():
+                self.store.replace(spec_path, original.decode("utf-8"))
+            raise
+        part: dict[str, Any] = {"path": spec_path.rel, "accepted": accepted, "rejected": rejected}
+        if said:
+            part["reason"] = said
+        if self.journal is not None:
+            self.journal.record("apply", applied)
+            if rejected:
+                self.journal.record("partial", part)
+        return {**part, "apply": applied}
 
     def withdraw(self, path: object) -> dict[str, Any]:
         """Take back a draft still pending since it was proposed: discarded as though never

@@ -12,15 +12,29 @@ from typing import Any, Literal
 
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.layout import SessionLayout
-from formspec_consult.store.records import ApplyRecord, RejectRecord, UndoRecord
-from formspec_consult.store.review_results import Applied, Rejected, Undone
-from formspec_consult.store.review_text import format_apply, format_reject, format_undo
+from formspec_consult.store.records import (
+    ApplyRecord,
+    EditRecord,
+    EventRecord,
+    PartRecord,
+    RejectRecord,
+    UndoRecord,
+)
+from formspec_consult.store.review_results import Applied, Edited, Rejected, Undone
+from formspec_consult.store.review_text import (
+    format_apply,
+    format_edit,
+    format_part,
+    format_reject,
+    format_undo,
+)
 from formspec_consult.store.transcript import Transcript
 
-ReviewKind = Literal["apply", "undo", "reject"]
+ReviewKind = Literal["apply", "undo", "reject", "edit", "partial"]
+EDIT_DIFF_CAP = 4000  # characters of a person's edit kept in the log (and told to the model)
 
 
-def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[ApplyRecord | UndoRecord | RejectRecord, str]:
+def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[EventRecord, str]:
     """(event record, transcript note) of a successful review action's result, read as the
     client reads it (store.review_results), so the log and the client see one shape."""
     if kind == "apply":
@@ -32,6 +46,14 @@ def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[ApplyRecord
         undone = Undone.from_json(result)
         return (UndoRecord(path=undone.path, file=undone.file, outcome=undone.outcome, undo_step=undone.undo_step),
                 format_undo(undone))
+    if kind == "edit":
+        edited = Edited.from_json(result)
+        diff = edited.diff if len(edited.diff) <= EDIT_DIFF_CAP else edited.diff[:EDIT_DIFF_CAP] + "\n… (cut)\n"
+        return EditRecord(path=edited.path, diff=diff, valid=edited.valid), format_edit(edited)
+    if kind == "partial":
+        part = PartRecord(path=str(result["path"]), accepted=list(result["accepted"]),
+                          rejected=list(result["rejected"]), reason=result.get("reason") or None)
+        return part, format_part(part.path, part.accepted, part.rejected, part.reason)
     rejected = Rejected.from_json(result)
     return RejectRecord(path=rejected.path, reason=rejected.reason), format_reject(rejected)
 

@@ -399,3 +399,82 @@ class Proposed:
         """True when nothing blocks the draft."""
         return self.blocking_problems == 0
 
+
+
+@dataclass(frozen=True)
+class Edited:
+    """`edit_draft`: the person's version became the draft (``changed``), what they changed, and
+    the gate's verdict on it."""
+
+    path: str
+    changed: bool
+    diff: str
+    valid: bool
+    problems: tuple[Problem, ...]
+
+    @classmethod
+    def from_result(cls, result: ToolResult) -> Edited:
+        return cls.from_json(_start(result, "edit_draft").data)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Edited:
+        row = _Reader("edit_draft", data)
+        return cls(row.text("edited"), row.flag("changed"), row.text("diff"), row.flag("valid"),
+                   _problems(row, "problems"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"edited": self.path, "changed": self.changed, "diff": self.diff, "valid": self.valid,
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+@dataclass(frozen=True)
+class BlockRow:
+    """One block of a draft's change: its id, what happened to it, its own diff."""
+
+    id: str
+    change: str  # added | removed | changed
+    diff: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "change": self.change, "diff": self.diff}
+
+
+@dataclass(frozen=True)
+class DraftBlocks:
+    """`list_draft_blocks`: the draft's change cut into blocks."""
+
+    path: str
+    blocks: tuple[BlockRow, ...]
+
+    @classmethod
+    def from_result(cls, result: ToolResult) -> DraftBlocks:
+        row = _start(result, "list_draft_blocks")
+        blocks = tuple(BlockRow(r.text("id"), r.choice("change", ("added", "removed", "changed")), r.text("diff"))
+                       for r in row.rows("blocks"))
+        return cls(row.text("path"), blocks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "blocks": [b.to_json() for b in self.blocks]}
+
+
+@dataclass(frozen=True)
+class PartApplied:
+    """`apply_draft_blocks`: the blocks applied (as their own draft: `applied`), those sent back."""
+
+    path: str
+    accepted: tuple[str, ...]
+    rejected: tuple[str, ...]
+    applied: Applied
+    reason: str | None = None
+
+    @classmethod
+    def from_result(cls, result: ToolResult) -> PartApplied:
+        row = _start(result, "apply_draft_blocks")
+        reason = row.opt_text("reason") if "reason" in row.data else None
+        return cls(row.text("path"), tuple(row.items("accepted")), tuple(row.items("rejected")),
+                   Applied.from_json(row.obj("apply")), reason)
+
+    def to_json(self) -> dict[str, Any]:
+        reason = {"reason": self.reason} if self.reason else {}
+        return {"path": self.path, "accepted": list(self.accepted), "rejected": list(self.rejected), **reason,
+                "apply": self.applied.to_json()}

@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 from formspec_consult.agent.engine.port import EngineLike
 from formspec_consult.store.layout import SessionLayout
@@ -24,7 +27,8 @@ Notify = Callable[[str, str], None]
 T = TypeVar("T")
 
 # How a review tool reads in a notice ("Applying failed: …", not "apply_draft failed: …").
-_DOING = {"apply_draft": "Applying", "reject_draft": "Rejecting", "undo_apply": "Undoing",
+_DOING = {"apply_draft": "Applying", "reject_draft": "Rejecting", "undo_apply": "Undoing", "edit_draft": "Editing",
+          "list_draft_blocks": "Reading the blocks", "apply_draft_blocks": "Applying the blocks",
           "list_drafts": "Listing the drafts", "diff_drafts": "Reading the diffs"}
 
 # What a review command does to the drafts it names (the status the pane then shows).
@@ -161,6 +165,65 @@ class Review:
         self.notify(format_reject(result), "information")
         return True
 
+    async def edit(self, path: str, run_editor: Callable[[str, str], str | None]) -> bool:
+        """Open the draft in the person's editor; their saved version becomes the draft (validated,
+        logged as their edit). An unchanged save, or an editor that failed, changes nothing."""
+        from formspec_consult.store.editor import EditorError
+        from formspec_consult.store.review_text import format_edit
+
+        text = self._draft_text(path)
+        if text is None:
+            self.notify(f"No draft text to edit at {path}.", "warning")
+            return False
+        try:
+            saved = run_editor(text, path)
+        except EditorError as exc:
+            self.notify(str(exc), "error")
+            return False
+        if saved is None:
+            self.notify(f"The editor exited with an error; the draft {path} is unchanged.", "warning")
+            return False
+        if saved == text:
+            self.notify(f"{path}: saved unchanged; nothing was changed.", "information")
+            return False
+        result = await self._guard("edit_draft", self.flow.edit(path, saved))
+        if result is None:
+            return False
+        self.notify(format_edit(result), "information" if result.valid else "warning")
+        await self.refresh()
+        return result.changed
+
+    async def partial(self, path: str, app: App[None]) -> None:
+        """Partial review of one draft: the person keeps some blocks (BlocksScreen), says why the
+        others go back (optional); the kept blocks are applied as their own draft, the gate deciding."""
+        from formspec_consult.store.review_text import format_part
+        from formspec_consult.tui.screens.blocks import BlocksScreen
+        from formspec_consult.tui.screens.reason import ReasonScreen
+
+        blocks = await self._guard("list_draft_blocks", self.flow.blocks(path))
+        if blocks is None:
+            return
+        if len(blocks.blocks) < 2:
+            self.notify(f"{path} changes {len(blocks.blocks)} block(s): accept (a) or reject (r) it whole.", "warning")
+            return
+        kept = await app.push_screen_wait(BlocksScreen(blocks))
+        if not kept:
+            return
+        if len(kept) == len(blocks.blocks):
+            await self.accept(path)
+            await self.refresh()
+            return
+        reason = await app.push_screen_wait(ReasonScreen(
+            path, verb=f"Apply {len(kept)} of {len(blocks.blocks)} blocks of",
+            enter="Enter applies the kept blocks, the rest goes back · Esc cancels"))
+        if reason is None:
+            return
+        done = await self._guard("apply_draft_blocks", self.flow.apply_blocks(path, kept, reason or None))
+        if done is not None:
+            self._settle(path, "applied")
+            self.notify(format_part(done.path, done.accepted, done.rejected, done.reason), "information")
+        await self.refresh()
+
     async def reject_and_refresh(self, path: str, reason: str | None) -> None:
         await self.reject(path, reason)
         await self.refresh()
@@ -206,3 +269,21 @@ class Review:
         elif action == "accept_all":
             await self.accept_all()
         await self.refresh()
+
+
+def run_editor_in(app: App[None], text: str, name: str) -> str | None:
+    """Run the person's editor on `text` with the terminal handed over (the app suspended); where
+    the app cannot be suspended (a test's headless driver), the editor just runs."""
+    from textual.app import SuspendNotSupported
+
+    from formspec_consult.store.editor import edit_text
+
+    try:
+        suspended = app.suspend()
+        suspended.__enter__()
+    except SuspendNotSupported:
+        return edit_text(text, name)
+    try:
+        return edit_text(text, name)
+    finally:
+        suspended.__exit__(None, None, None)

@@ -89,6 +89,33 @@ class Rejected(TypedDict):
     reason: NotRequired[str]  # the person's reason, when they gave one
 
 
+class Edited(TypedDict):
+    edited: str
+    changed: bool  # false: the person's text is the draft's, nothing was written or logged
+    diff: str  # the old draft -> the person's version
+    valid: bool
+    problems: list[dict[str, Any]]
+
+
+class BlockRow(TypedDict):
+    id: str  # e.g. spec.fields[phone], spec.state_machine.transitions[booked->done]
+    change: str  # added | removed | changed
+    diff: str  # the block's own diff
+
+
+class DraftBlocks(TypedDict):
+    path: str
+    blocks: list[BlockRow]
+
+
+class PartApplied(TypedDict):
+    path: str
+    accepted: list[str]  # the blocks applied
+    rejected: list[str]  # the blocks sent back to the model as a rejection
+    reason: NotRequired[str]
+    apply: Applied
+
+
 class Withdrawn(TypedDict):
     withdrawn: str
     remaining: list[str]

@@ -21,17 +21,18 @@ class ReasonScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "keep", "Keep the draft")]
 
-    def __init__(self, path: str, *, verb: str = "Reject") -> None:
+    def __init__(self, path: str, *, verb: str = "Reject", enter: str = "Enter rejects · Esc keeps the draft") -> None:
         super().__init__(id="reason")
         self.path = path
         self.verb = verb
+        self.enter = enter
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog reason"):
             yield Static(Text.assemble((f"{self.verb} {self.path}?", "bold"),
                                        "  Why? (optional — the consultant is told)"))
             yield Input(placeholder="e.g. keep the phone number optional", max_length=MAX_REASON, id="reason-input")
-            yield Static(Text("Enter rejects · Esc keeps the draft", style="dim"))
+            yield Static(Text(self.enter, style="dim"))
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
