@@ -32,6 +32,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "reject": ("formspec_consult.commands.review:reject", "Discard a draft."),
     "edit": ("formspec_consult.commands.review:edit", "Edit a draft in your editor before accepting it."),
     "undo": ("formspec_consult.commands.review:undo", "Undo the last apply, restoring the exact bytes."),
+    "docs": (
+        "formspec_consult.commands.docs:docs",
+        "Regenerate the diagrams of docs/domain-model.md from the specs; --check says whether they are stale.",
+    ),
     "sessions": ("formspec_consult.commands.sessions:sessions", "List consultation sessions of the project."),
     "doctor": ("formspec_consult.commands.doctor:doctor", "Show how the model and key are resolved."),
     "trust": (
@@ -117,6 +121,8 @@ class LazyGroup(click.Group):
               help="Let the model call this write tool (apply_draft, undo_apply, …) without asking; repeatable.")
 @click.option("--trust-project", "trust_project", is_flag=True,
               help="Honour this run the project's settings that need trust (MCP servers, model endpoint, …).")
+@click.option("--screen-reader", "screen_reader", is_flag=True,
+              help="Plain linear text for screen readers, no panes or redraws (also: ACCESSIBLE=1).")
 @click.pass_context
 def cli(ctx: click.Context, **options: Any) -> None:
     """Talk with an AI consultant that designs and drafts your FormSpec app.

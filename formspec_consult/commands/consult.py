@@ -108,6 +108,15 @@ def _check_before_the_app(options: Mapping[str, Any]) -> None:
         raise _setup_error(exc) from exc
 
 
+def _screen_reader(options: Mapping[str, Any]) -> str | None:
+    """Why the screen-reader mode is on (the flag, ACCESSIBLE, the setting), or None."""
+    from formspec_consult.commands.screen_reader import screen_reader_source
+    from formspec_consult.config import load_settings
+
+    setting = load_settings(_project_root(options), cli_flags(options)).screen_reader
+    return screen_reader_source(bool(options.get("screen_reader")), setting)
+
+
 def run_consult(ctx: click.Context, **options: Any) -> None:
     """Entry point of `formspec-consult` without a sub-command (cli.py calls it)."""
     if options.get("resume") and options.get("continue_"):
@@ -121,6 +130,17 @@ def run_consult(ctx: click.Context, **options: Any) -> None:
     if options.get("prompt") is None:
         if options.get("json_output"):
             raise _setup_error(click.UsageError("--json needs -p (headless mode)"))
+        via = _screen_reader(options)
+        if via is not None:  # plain lines over the same engine, instead of the Textual app
+            import anyio
+
+            from formspec_consult.commands.screen_reader import run_screen_reader
+
+            try:
+                code = anyio.run(run_screen_reader, engine_options(options), via)
+            except KeyboardInterrupt:
+                code = 130
+            ctx.exit(code)
         try:
             from formspec_consult.commands.launch import run_app
         except ImportError as exc:

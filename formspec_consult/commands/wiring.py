@@ -69,6 +69,8 @@ def engine_options(options: Mapping[str, Any]) -> EngineOptions:
         resume=options.get("resume"),
         continue_latest=bool(options.get("continue_")),
         fork=bool(options.get("fork")),
+        # --lang names the reply language too (else the owner's first message sets it, see agent/language)
+        reply_language=options.get("language") or None,
     )
 
 

@@ -70,6 +70,7 @@ class Settings:
     registry_url: str | None = None
     registry_token: str | None = field(default=None, repr=False)
     language: str | None = None  # the interface language ("id", "en"); unset: the locale (i18n.resolve_language)
+    screen_reader: bool = False  # plain linear output for screen readers (also --screen-reader, ACCESSIBLE)
     sources: dict[str, str] = field(default_factory=dict, repr=False)
     # The project's settings left out because the folder is not trusted (None: nothing left out).
     withheld: TrustRequest | None = field(default=None, repr=False)
@@ -185,6 +186,7 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "registry_url": (_text, "FORMSPEC_REGISTRY_URL"),
     "registry_token": (_text, "FORMSPEC_REGISTRY_TOKEN"),
     "language": (_language, "FORMSPEC_LANGUAGE"),
+    "screen_reader": (_boolean, "FORMSPEC_SCREEN_READER"),
 }
 ENV_VARS: dict[str, str] = {env: name for name, (_, env) in FIELDS.items()}
 ALIASES = {"mcpServers": "mcp_servers"}

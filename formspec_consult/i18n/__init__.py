@@ -225,3 +225,32 @@ def format_date(day: date, *, length: str = "medium") -> str:
     from babel.dates import format_date as babel_date
 
     return babel_date(day, format=length, locale=_state.locale)
+
+
+# -- any language by its code: the reply language (agent/language) ------------------------------
+
+
+def language_code(name: str) -> str | None:
+    """The ISO 639 code of any language Babel knows ("id", "id_ID", "id-ID", "JA" → "id", "ja"),
+    or None — not only the languages with a catalogue: the consultant may reply in any."""
+    from babel import Locale, UnknownLocaleError
+
+    parts = _parts(name)
+    if parts is None:
+        return None
+    try:
+        return str(Locale.parse(parts[0]).language)
+    except (UnknownLocaleError, ValueError):
+        return None
+
+
+def language_name(code: str, in_language: str | None = None) -> str:
+    """The name of the language `code` in `in_language` (default: the interface language):
+    "id" → "Indonesian" in English, "Indonesia" in Indonesian; the code itself when unknown."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        name = Locale.parse(code).get_display_name(in_language or _state.language)
+    except (UnknownLocaleError, ValueError, TypeError):
+        return code
+    return name or code

@@ -9,6 +9,7 @@ from formspec_consult.spec.kinds import (
     KIND_ALIASES,
     LEGACY_API_VERSIONS,
     METADATA_KEYS,
+    RETIRED_KINDS,
     STABLE_API_VERSIONS,
     TOP_LEVEL_KEYS,
     canonical_kind,
@@ -55,14 +56,20 @@ def check_envelope(data: Any, node: Any, source: str, line: int) -> tuple[list[P
     if "kind" in data:
         canonical = canonical_kind(kind) if isinstance(kind, str) else None
         if canonical is None:
+            current = [k for k in known_kinds() if k not in RETIRED_KINDS and k not in KIND_ALIASES]
             add(problems, "FS-KIND-UNKNOWN", ("kind",), f"unknown kind {kind!r}",
-                f"Use one of: {', '.join(known_kinds())}.")
+                f"Use one of: {', '.join(current)}.")
         elif canonical != kind:
             add(problems, "FS-KIND-CASE", ("kind",), f"kind {kind!r} must be written {canonical!r}",
                 f"Write `kind: {canonical}`.")
         elif canonical in KIND_ALIASES:
             add(warnings, "FS-KIND-DEPRECATED", ("kind",), f"kind {kind} is a deprecated alias",
                 f"Write `kind: {KIND_ALIASES[canonical]}`.")
+        elif canonical in RETIRED_KINDS:
+            add(warnings, "FS-KIND-RETIRED", ("kind",), f"kind {kind} is no longer in FormSpec's newest kind "
+                "catalogue: its `formspec validate` reports it as an unknown kind",
+                f"Still accepted here for projects written for the release that had it; instead, "
+                f"{RETIRED_KINDS[canonical]}.")
     _check_metadata(data, add, problems)
     if "spec" in data and not isinstance(data["spec"], dict):
         add(problems, "FS-SPEC-NOT-MAPPING", ("spec",), f"`spec` must be a mapping, not {_type(data['spec'])}",

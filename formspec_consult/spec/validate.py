@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from formspec_consult.spec.checks.approvals import check_approvals_across
 from formspec_consult.spec.checks.bindings import check_bindings
 from formspec_consult.spec.checks.context import Findings, Index
 from formspec_consult.spec.checks.delivery import check_delivery
@@ -22,6 +23,7 @@ from formspec_consult.spec.checks.modules import check_module_links
 from formspec_consult.spec.checks.natural_keys import check_natural_key_formats
 from formspec_consult.spec.checks.references import Reference, check_references, collect_references
 from formspec_consult.spec.checks.scripts import check_scripts
+from formspec_consult.spec.checks.storage_rules import check_seed, check_storage_rules
 from formspec_consult.spec.checks.subscriptions import check_event_consumers
 from formspec_consult.spec.checks.table_refs import check_table_refs
 from formspec_consult.spec.checks.transitions import check_automatic_transitions, check_snapshots
@@ -106,6 +108,7 @@ def run(project: ProjectLike, state: TreeState, only_source: str | None = None, 
     check_scripts(effective, project.root, tree)
     check_snapshots(effective, index, tree)
     check_workflows(effective, index, tree)
+    check_approvals_across(effective, tree)
     problems += tree.problems
     warnings += tree.warnings
     if state.vendor_sources:
@@ -178,6 +181,9 @@ def _local_findings(doc: Document, validator: CompiledSchema) -> Findings:
         check_formulas(doc, found)
         check_natural_key_formats(doc, found)
         check_automatic_transitions(doc, found)
+        check_storage_rules(doc, found)
+    elif effective_kind(doc.kind) == "Seed":
+        check_seed(doc, found)
     check_view_shape(doc, found)
     check_unknown_keys(doc, found)
     return found

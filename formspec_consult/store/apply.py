@@ -11,7 +11,7 @@ from formspec_consult.store.atomic import ABSENT, sha256_of, write_atomic
 from formspec_consult.store.drafts import DraftStore, decode_draft
 from formspec_consult.store.layout import state_dir
 from formspec_consult.store.locks import target_lock
-from formspec_consult.store.paths import SpecPath
+from formspec_consult.store.paths import SpecPath, is_doc
 from formspec_consult.store.undo import UndoEntry, UndoStack
 
 if TYPE_CHECKING:
@@ -72,8 +72,11 @@ def _apply_locked(review: Review, spec_path: SpecPath, *, force: bool) -> dict[s
             "changes. Propose the draft again from the current file, or pass force: true to overwrite."
         )
     if not force:
-        overlay = {**store.overlay(), spec_path.project_rel: text}
-        result = gate.check(review.project, overlay, spec_path.project_rel)
+        if is_doc(spec_path.rel):  # an owner document: checked against the spec drafts, not overlaid on them
+            overlay, docs = store.overlay(), {**store.docs_overlay(), spec_path.project_rel: text}
+        else:
+            overlay, docs = {**store.overlay(), spec_path.project_rel: text}, store.docs_overlay()
+        result = gate.check(review.project, overlay, spec_path.project_rel, docs)
         if not result.passes:
             first = result.blocking[0]
             raise ApplyRefused(

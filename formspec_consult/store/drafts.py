@@ -166,7 +166,7 @@ class DraftStore:
         for file in self.draft_dir.rglob("*"):
             rel = file.relative_to(self.draft_dir).as_posix()
             if file.is_file() and not any(p.startswith(".") for p in rel.split("/")):
-                if rel.lower().endswith(paths.YAML_SUFFIXES):
+                if rel.lower().endswith(paths.YAML_SUFFIXES) or paths.is_doc(rel):
                     found.append(rel)
         return sorted(found)
 
@@ -266,9 +266,20 @@ class DraftStore:
         return file
 
     def overlay(self) -> dict[str, str | None]:
-        """Every draft as the spec core's overlay: project-relative POSIX path -> text."""
+        """Every spec draft as the spec core's overlay: project-relative POSIX path -> text (the
+        owner documents are not spec files: see :meth:`docs_overlay`)."""
         return {
-            p.project_rel: self.read_bytes(p.rel).decode("utf-8", errors="replace") for p in self.spec_paths()
+            p.project_rel: self.read_bytes(p.rel).decode("utf-8", errors="replace")
+            for p in self.spec_paths()
+            if not paths.is_doc(p.rel)
+        }
+
+    def docs_overlay(self) -> dict[str, str]:
+        """Every owner-document draft (``docs/<name>.md``): project-relative POSIX path -> text."""
+        return {
+            p.project_rel: self.read_bytes(p.rel).decode("utf-8", errors="replace")
+            for p in self.spec_paths()
+            if paths.is_doc(p.rel)
         }
 
     def remove(self, rel: str) -> None:

@@ -4,13 +4,22 @@ A draft is validated against the tree with *every* pending draft of its session 
 state the person gets by applying the set). It blocks when the result has a problem in the
 draft's own file, or a problem in a real (non-draft) file that the tree does not already have —
 so a project with an old, unrelated problem, or a broken sibling draft, does not block a good one.
+
+An owner document (``docs/<name>.md``, Markdown) is no spec file: its gate is
+:func:`formspec_consult.spec.owner_docs.check_doc` — the domain model's generated part must be the
+one the specs (with the pending drafts) make, the changelog only grows and its new entry is dated.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from formspec_consult.spec.owner_docs import check_doc
+from formspec_consult.store.paths import is_doc
 
 if TYPE_CHECKING:
     from formspec_consult.spec.model import Document, ValidationResult
@@ -69,19 +78,45 @@ def findings(project: Validating, overlay: dict[str, str | None], project_rel: s
     return verify_overlay(project, overlay, [project_rel])
 
 
-def check(project: Validating, overlay: dict[str, str | None], project_rel: str) -> GateResult:
-    """Validate with ``overlay`` and work out what blocks the draft at ``project_rel``."""
-    return check_many(project, overlay, [project_rel])[project_rel]
+def check(
+    project: Validating, overlay: dict[str, str | None], project_rel: str, docs: Mapping[str, str] | None = None
+) -> GateResult:
+    """Validate with ``overlay`` and work out what blocks the draft at ``project_rel`` (an owner
+    document's text is in ``docs``)."""
+    return check_many(project, overlay, [project_rel], docs)[project_rel]
+
+
+def check_docs(project: Validating, overlay: dict[str, str | None], docs: Mapping[str, str]) -> dict[str, GateResult]:
+    """The gate of owner-document drafts (``docs``: project-relative path -> draft text)."""
+    if not docs:
+        return {}
+    documents = project.documents(overlay)
+    today = datetime.now(UTC).date()
+    results = {}
+    for project_rel, text in docs.items():
+        current = Path(project.root) / project_rel
+        before = current.read_text(encoding="utf-8", errors="replace") if current.is_file() else None
+        problems = [p.to_dict() for p in check_doc(project_rel, text, before, documents, today)]
+        results[project_rel] = GateResult({"ok": not problems, "problems": problems, "warnings": []}, problems)
+    return results
 
 
 def check_many(
-    project: Validating, overlay: dict[str, str | None], project_rels: list[str]
+    project: Validating,
+    overlay: dict[str, str | None],
+    project_rels: list[str],
+    docs: Mapping[str, str] | None = None,
 ) -> dict[str, GateResult]:
-    """The gate for several drafts of one overlay, with one validation (plus at most one baseline)."""
+    """The gate for several drafts of one overlay, with one validation (plus at most one baseline);
+    owner documents (``docs/<name>.md``, their texts in ``docs``) by :func:`check_docs`."""
+    wanted_docs = [rel for rel in project_rels if is_doc(rel)]
+    results = check_docs(project, overlay, {rel: (docs or {}).get(rel, "") for rel in wanted_docs})
+    project_rels = [rel for rel in project_rels if not is_doc(rel)]
+    if not project_rels:
+        return results
     validation = project.validate(overlay).to_dict()
     problems = list(validation.get("problems", []))
     baseline: set[tuple[str, str, str]] | None = None
-    results = {}
     for project_rel in project_rels:
         own = [p for p in problems if same_file(p.get("source"), project_rel, project.root)]
         drafts = [rel for rel in overlay if rel != project_rel]

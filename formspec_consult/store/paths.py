@@ -1,7 +1,9 @@
 """Path rules for every write into a FormSpec project (pure; no I/O beyond ``resolve``).
 
 Tool paths are POSIX paths relative to the *spec root* (``modules/<module>/…``). A path whose
-first segment is ``overrides`` addresses the project's ``overrides/`` folder instead. Anything
+first segment is ``overrides`` addresses the project's ``overrides/`` folder instead, and
+``docs/<name>.md`` an owner document in the project's ``docs/`` folder (overview, domain model,
+changelog: Markdown, reviewed like a spec file). Anything
 that could escape the project, touch read-only vendor code or our own state is refused with a
 message that tells the caller what to do instead.
 """
@@ -19,6 +21,9 @@ from formspec_consult.store.layout import STATE_DIR
 MAX_PATH_CHARS = 512
 MAX_SEGMENT_CHARS = 255
 YAML_SUFFIXES = (".yaml", ".yml")
+#: owner documents: Markdown files directly in the project's docs/ folder ("docs/overview.md")
+DOCS_DIR = "docs"
+_DOC_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*\.md$")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 VENDORS_MESSAGE = (
@@ -99,9 +104,25 @@ def normalise(raw: object) -> str:
             why = "build-time code" if part.lower() == "impl" else "installed packages"
             raise PathRefused(SKIPPED_MESSAGE.format(path=path, folder=part, why=why))
     clean = "/".join(parts)
+    if clean.lower().endswith(".md"):
+        if len(parts) == 2 and parts[0] == DOCS_DIR and _DOC_NAME.match(parts[1]):
+            return clean
+        raise PathRefused(
+            f"The path {clean!r} is not a spec file or an owner document: owner documents are "
+            "'docs/<name>.md' (lower-case, e.g. 'docs/overview.md'); spec files end in .yaml or .yml."
+        )
     if not clean.lower().endswith(YAML_SUFFIXES):
-        raise PathRefused(f"The path {clean!r} is not a spec file; spec files end in .yaml or .yml.")
+        raise PathRefused(
+            f"The path {clean!r} is not a spec file; spec files end in .yaml or .yml "
+            "(owner documents are 'docs/<name>.md')."
+        )
     return clean
+
+
+def is_doc(rel: str) -> bool:
+    """Whether a normalised tool path names an owner document (``docs/<name>.md``)."""
+    parts = rel.split("/")
+    return len(parts) == 2 and parts[0] == DOCS_DIR and bool(_DOC_NAME.match(parts[1]))
 
 
 def _check_segment(path: str, part: str) -> None:
@@ -128,7 +149,9 @@ def resolve(raw: object, *, project_root: Path, spec_root: Path, overrides_dir: 
         # A project-relative path ("spec/modules/…", as file listings show) means the same file.
         rel = rel[len(spec_dir) + 1 :]
         first, _, rest = rel.partition("/")
-    if first == "overrides":
+    if is_doc(rel):
+        target = project_root / DOCS_DIR / rest
+    elif first == "overrides":
         if not rest:
             raise PathRefused("'overrides' alone names no file; use 'overrides/<module>/<file>.yaml'.")
         target = overrides_dir.joinpath(*PurePosixPath(rest).parts)

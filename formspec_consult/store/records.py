@@ -36,9 +36,12 @@ __all__ = [
     "DecisionRecord",
     "EventLogError",
     "EventRecord",
+    "LanguageRecheckRecord",
+    "LanguageRecord",
     "MalformedRecord",
     "MessageRecord",
     "NoticeRecord",
+    "PhaseRecord",
     "RejectRecord",
     "RepairRecord",
     "RequestRecord",
@@ -496,6 +499,17 @@ class NoticeRecord(EventRecord):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PhaseRecord(EventRecord):
+    """The consultation entered a phase (agent/engine/phase.py): ``draft`` at the first draft,
+    ``iterate`` on a project that held a design (``designed``) or after applies (``applied``)."""
+
+    TYPE: ClassVar[str] = "phase"
+
+    phase: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ApplyRecord(EventRecord):
     """A draft applied to the project (recorded by the local server, whoever asked)."""
 
@@ -561,6 +575,28 @@ class CommandRecord(EventRecord):
     turn: int = 0
     name: str = ""
     args: Sequence[str] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageRecord(EventRecord):
+    """The session's reply language set or switched (an ISO 639 code): from the owner's first
+    message (`detected`), `--lang` (`flag`) or `/language` (`command`). The latest one holds."""
+
+    TYPE: ClassVar[str] = "language"
+
+    language: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageRecheckRecord(EventRecord):
+    """A reply in another language than the session's (`found`, not `expected`): asked once more."""
+
+    TYPE: ClassVar[str] = "language_recheck"
+
+    turn: int = 0
+    expected: str = ""
+    found: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,15 +9,17 @@ from __future__ import annotations
 import builtins
 import difflib
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from formspec_consult.spec.owner_docs import changelog_findings, fill_generated
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
 from formspec_consult.store.blocks import compose, pick, split_blocks
 from formspec_consult.store.drafts import DraftError, DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
-from formspec_consult.store.paths import SpecPath
+from formspec_consult.store.paths import SpecPath, is_doc
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoStack
 
@@ -50,7 +52,7 @@ class Review:
         self.undo_stack = UndoStack(SessionLayout(session_folder).undo)
 
     def _check(self, project_rel: str) -> gate.GateResult:
-        return gate.check(self.project, self.store.overlay(), project_rel)
+        return gate.check(self.project, self.store.overlay(), project_rel, self.store.docs_overlay())
 
     def propose(self, path: object, content: object) -> dict[str, Any]:
         """Write a draft, validate the tree with the session's drafts overlaid, say what is next.
@@ -60,10 +62,16 @@ class Review:
         are only counted (``other_problems``), since they do not block this one.
         """
         spec_path = self.store.roots.resolve(path)
+        if is_doc(spec_path.rel) and isinstance(content, str):  # the domain model's diagrams: from the specs
+            content = fill_generated(spec_path.project_rel, content, self.project.documents(self.store.overlay()))
         file = self.store.write(spec_path, content)  # type: ignore[arg-type]  # checked inside
         result = self._check(spec_path.project_rel)
-        advice = gate.findings(self.project, self.store.overlay(), spec_path.project_rel)
-        kind = draft_kind(str(content))
+        if is_doc(spec_path.rel):
+            advice: builtins.list[Any] = self._docs_advice(spec_path, str(content))
+            kind = None
+        else:
+            advice = gate.findings(self.project, self.store.overlay(), spec_path.project_rel)
+            kind = draft_kind(str(content))
         skills = self.project.skills_for_kind(kind) if kind else []
         status = self.store.info(spec_path).status
         root = Path(self.project.root)
@@ -99,6 +107,13 @@ class Review:
             "next": _next_step(spec_path.rel, status, result, len(advice)),
         }
 
+    def _docs_advice(self, spec_path: SpecPath, text: str) -> builtins.list[dict[str, Any]]:
+        """A changelog draft's advice: dated today, naming the spec files this session changes."""
+        before = spec_path.target.read_text(encoding="utf-8", errors="replace") if spec_path.target.is_file() else None
+        changed = [r for r in self.store.rels() if not is_doc(r)] + [
+            r.rel for r in self.store.settled() if r.state == "applied" and not is_doc(r.rel)]
+        return changelog_findings(spec_path.project_rel, text, before, datetime.now(UTC).date(), changed)
+
     def _warns_here(self, warning: dict[str, Any], project_rel: str) -> bool:
         """Whether a warning belongs in the answer about the draft at `project_rel`: one about this
         file, or about no YAML file (an unusable schema file, say)."""
@@ -117,7 +132,9 @@ class Review:
         """Every draft under review with status, state (pending, or undone: applied, undone and
         back for review), validity, problem count and whether its target changed."""
         paths = self.store.spec_paths()
-        gates = gate.check_many(self.project, self.store.overlay(), [p.project_rel for p in paths])
+        gates = gate.check_many(
+            self.project, self.store.overlay(), [p.project_rel for p in paths], self.store.docs_overlay()
+        )
         rows = []
         for spec_path in paths:
             info = self.store.info(spec_path)
@@ -137,7 +154,9 @@ class Review:
     def diff(self, path: object = None) -> builtins.list[dict[str, Any]]:
         """A unified diff (real file -> draft) per draft, or for the one draft at ``path``."""
         paths = [self.store.find(path)] if path else self.store.spec_paths()
-        gates = gate.check_many(self.project, self.store.overlay(), [p.project_rel for p in paths])
+        gates = gate.check_many(
+            self.project, self.store.overlay(), [p.project_rel for p in paths], self.store.docs_overlay()
+        )
         out = []
         for spec_path in paths:
             rel = spec_path.rel

@@ -25,7 +25,8 @@ def status_text(status: EngineStatus, recent: Iterable[str] = ()) -> str:
     cost = status.cost
     lines = [
         f"**Model**: {status.model or '?'} (via {status.provider or '?'})",
-        f"**Session**: {status.session or '?'}, turn {status.turn}",
+        f"**Session**: {status.session or '?'}, turn {status.turn}"
+        + (f", phase **{status.phase.capitalize()}**" if status.phase else ""),
         f"**Context**: {_k(used)} tokens used; the history is compacted at {_k(threshold)}{share}; "
         f"the usable window is {_k(window)} — {source}.",
         f"**Compactions so far**: {status.compactions}",

@@ -1,6 +1,6 @@
 """No text the model is sent names a tool its request does not offer: the system prompt (every
 partial), the tool declarations, and every tool result it reads (the local server's answers and
-refusals, the gate's hints, the skills read with read_skill), per phase (Discovery, Draft) and mode
+refusals, the gate's hints, the skills read with read_skill), per phase (Discovery, Draft, Iterate) and mode
 (the TUI with someone to ask, headless, permissions denied). A result may name the tool that
 produced it (the model called it). The bundled skills can be read in any phase and mode, so they
 name only tools every request offers."""
@@ -90,8 +90,23 @@ async def allow_once(_request: PermissionRequest) -> Any:
     return "allow_once"
 
 
-async def run(project: Path, someone_to_ask: bool) -> tuple[Engine, ScriptedProvider]:
-    provider = ScriptedProvider(list(REPLIES))
+ITERATE_REPLIES = [
+    "Which level is the change at?\nA) business\nB) design\nC) field",
+    calls(("read_module_spec", {"module": "shop", "kind": "Entity", "name": "customer"}),
+          ("propose_spec_file", {"path": DRAFT_PATH, "content": CUSTOMER.replace("phone", "mobile")}),
+          ("propose_spec_file", {"path": "docs/overview.md", "content": "# Toko\n\nKami jual kopi.\n"}),
+          ("propose_spec_file", {"path": "docs/domain-model.md", "content": "# Model\n"}),
+          ("propose_spec_file", {"path": "docs/changelog.md", "content": "# Changelog\n\nmobile\n"}),
+          ("propose_spec_file", {"path": "docs/notes.txt", "content": "x"}),
+          ("list_drafts", {})),
+    calls(("apply_draft", {"file": "docs/overview.md"}), ("reject_draft", {"path": "docs/changelog.md"})),
+    "The changed customer and the domain model are ready for your review.",
+]
+ITERATE_RULE = "Iterate (the phase you are in now)"
+
+
+async def run(project: Path, someone_to_ask: bool, replies: list[Any] = REPLIES) -> tuple[Engine, ScriptedProvider]:
+    provider = ScriptedProvider(list(replies))
     engine = await Engine.open(
         EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs)
     )
@@ -111,13 +126,29 @@ async def run(project: Path, someone_to_ask: bool) -> tuple[Engine, ScriptedProv
 async def test_no_request_names_a_tool_it_does_not_offer(
     project: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
+    assert await stray_names(project, monkeypatch, mode, REPLIES) == {"discovery", "draft"}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+async def test_no_request_of_the_iterate_phase_names_a_tool_it_does_not_offer(
+    project: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """An applied project: every request is in Iterate, its rules and owner-document answers included."""
+    entity = project / "spec" / DRAFT_PATH
+    entity.parent.mkdir(parents=True)
+    entity.write_text(CUSTOMER, encoding="utf-8")
+    assert await stray_names(project, monkeypatch, mode, ITERATE_REPLIES) == {"iterate"}
+
+
+async def stray_names(project: Path, monkeypatch: pytest.MonkeyPatch, mode: str, replies: list[Any]) -> set[str]:
+    """The phases the run's requests were in; fails naming every stray tool name."""
     someone_to_ask, rules = MODES[mode]
     if rules is not None:
         monkeypatch.setenv("FORMSPEC_PERMISSIONS", json.dumps(rules))
     tools = pattern(await every_tool(project))
-    engine, provider = await run(project, someone_to_ask)
+    engine, provider = await run(project, someone_to_ask, replies)
     requests = [e for e in EventLog.read(engine.session_dir / "events.jsonl") if e["type"] == "request"]
-    assert len(requests) == len(provider.requests) == 5
+    assert len(requests) == len(provider.requests) == len(replies)
     offer: list[dict[str, Any]] = []
     seen: set[str] = set()
     phases = set()
@@ -126,8 +157,9 @@ async def test_no_request_names_a_tool_it_does_not_offer(
         offer = request.get("tools") or offer
         offered = {t["function"]["name"] for t in offer}
         assert offered >= EVERY_REQUEST, (number, EVERY_REQUEST - offered)
-        phases.add("draft" if "list_drafts" in offered else "discovery")
-        texts = [("system prompt", str(messages[0]["content"]), None),
+        system = str(messages[0]["content"])
+        phases.add("iterate" if ITERATE_RULE in system else "draft" if "list_drafts" in offered else "discovery")
+        texts = [("system prompt", system, None),
                  ("declarations", json.dumps(offer), None)]
         callers = {c["id"]: c["function"]["name"] for m in messages for c in m.get("tool_calls") or []}
         for message in messages:
@@ -139,8 +171,8 @@ async def test_no_request_names_a_tool_it_does_not_offer(
             stray = named(text, tools) - offered - {caller}
             if stray:
                 wrong.append(f"request {number}, {where}: {sorted(stray)}")
-    assert phases == {"discovery", "draft"}
     assert wrong == []
+    return phases
 
 
 def test_the_bundled_skills_name_only_tools_every_request_offers() -> None:

@@ -203,3 +203,35 @@ def test_the_draft_phase_prompt_keeps_every_rule_but_the_template_one_and_names_
     unreachable = " ".join(render_system_prompt(
         "20261130-abc", context, offered - {"search_modules_registry", "get_module_detail"}).split())
     assert "search_modules_registry" not in unreachable and "can be reused instead of built" in unreachable
+
+
+# One phrase per rule of the Iterate phase (whitespace-normalised).
+ITERATE_RULES = (
+    "Iterate (the phase you are in now)", "The project already holds an applied design",
+    "settle the level of the change", "A) business (a new goal or workflow)", "B) design (entities, modules, lifecycles)",
+    "C) field (a field, a rule, an index)", "update top-down, each step a draft for review",
+    "a business change starts in `docs/overview.md` (the business in the owner's words and language)",
+    "a business or design change goes on to `docs/domain-model.md`",
+    "its diagrams are filled in from the specs when you propose it",
+    "read each with `read_module_spec` first and propose the whole changed file",
+    "keeping what the change does not touch", "Last, propose `docs/changelog.md`",
+    "the current file unchanged plus one entry at its end", "## 2026-12-02 — <what changed>",
+    "saying why and which files changed", "nothing is written before they do",
+)
+
+
+def test_the_iterate_phase_prompt_carries_its_rules_and_todays_date_and_the_others_do_not() -> None:
+    from formspec_consult.agent.engine.context import phase_variables, render_system_prompt
+
+    offered = {"propose_spec_file", "read_module_spec", "list_kind_schemas", "read_skill", "read_transcript",
+               "get_business_template", "search_modules_registry", "get_module_detail"}
+    context = {"workspace_manifest": "m", "installed_modules": "x", "skills": "s"}
+    iterate = render_system_prompt("20261130-abc", context, offered, "iterate")
+    text = " ".join(iterate.split()).replace(phase_variables("iterate")["today"], "2026-12-02")
+    assert [rule for rule in ITERATE_RULES if rule not in text] == []
+    assert [rule for rule in CONSULTANT_RULES if rule not in text] == []  # every other rule stays
+    assert "Discovery → Proposal → Draft → Iterate" in text
+    for phase in (None, "discovery", "draft"):
+        other = " ".join(render_system_prompt("20261130-abc", context, offered, phase).split())
+        assert [rule for rule in ITERATE_RULES if rule in other] == []
+        assert "Owner documents go the same way" in other and "{{" not in other

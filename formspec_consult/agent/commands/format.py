@@ -15,7 +15,8 @@ def format_status(status: EngineStatus) -> str:
     return "\n".join(
         [
             f"Model:    {status.model} via {status.provider}",
-            f"Session:  {status.session} (turn {status.turn})",
+            f"Session:  {status.session} (turn {status.turn})"
+            + (f", phase {status.phase.capitalize()}" if status.phase else ""),
             f"Context:  {status.context_tokens} / {status.threshold_tokens} tokens before "
             f"compaction ({marker}); usable window {status.window_tokens}",
             f"Compactions: {status.compactions}   Cost: {'n/a' if cost is None else f'${cost:.4f}'}",

@@ -4,7 +4,7 @@ TurnFinished, like a turn, so every consumer can treat commands and turns alike.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from formspec_consult.agent.commands.format import format_status
 from formspec_consult.agent.commands.slash import SlashCommand, help_text
@@ -110,6 +110,8 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
             for info in list_sessions(session.session_dir.parent)
         ]
         yield Notice("info", "\n".join(rows) or "No sessions.")
+    elif name == "language":
+        yield Notice(*_language(session, args))
     elif name == "fork":
         from formspec_consult.store.fork import fork_session
 
@@ -126,6 +128,28 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
         )
     else:  # quit: the UI's job; headless just says so
         yield Notice("info", "The session is saved; resume it with --continue.")
+
+
+def _language(session: Session, args: tuple[str, ...]) -> tuple[Literal["info", "error"], str]:
+    """`/language`: the session's reply language; `/language <code>`: switch to it."""
+    from formspec_consult.agent.engine.language import set_language
+    from formspec_consult.agent.language.lock import LanguageError, parse_language
+    from formspec_consult.i18n import gettext as _
+    from formspec_consult.i18n import language_name
+
+    current = session.language.code
+    if not args:
+        if current is None:
+            return "info", _("No reply language yet: your first clear message sets it (or /language <code>, "
+                             "e.g. /language id).")
+        return "info", _("Replies in {name} ({code}). To change it: /language <code>.").format(
+            name=language_name(current), code=current)
+    try:
+        code = parse_language(args[0])
+    except LanguageError as exc:
+        return "error", str(exc)
+    said = set_language(session, code, "command")
+    return "info", said or _("Replies are already in {name}.").format(name=language_name(code))
 
 
 async def _apply(review: ReviewFlow, args: tuple[str, ...]) -> AsyncGenerator[AgentEvent, None]:

@@ -48,6 +48,7 @@ SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("model", "/model [name]", "Show the model, or switch to another one and keep the session."),
     SlashSpec("mcp", "/mcp restart|log [server]", "Restart the MCP servers, or show a server's log.", palette="/mcp restart"),
     SlashSpec("sessions", "/sessions", "Browse this project's sessions and resume one."),
+    SlashSpec("language", "/language [code]", "Show the reply language, or switch it (e.g. /language id).", "engine"),
     SlashSpec("fork", "/fork", "Copy this session into a new one (to try another way); this one goes on here.", "engine"),
     SlashSpec("help", "/help", "List commands and keys."),
     SlashSpec("quit", "/quit", "Leave the app (the session stays on disk)."),
@@ -104,6 +105,8 @@ def parse_slash(text: str) -> SlashCommand | None:
         raise SlashError("Usage: /reject <draft path> [reason] (see /diff for the paths)")
     if name == "apply" and len(args) > 1:
         raise SlashError("Usage: /apply <draft path> or /apply --all")
+    if name == "language" and len(args) > 1:
+        raise SlashError("Usage: /language <code>, e.g. /language id (Indonesian) or /language en (English)")
     if name == "fork" and args:
         raise SlashError("Usage: /fork (it takes no arguments: it forks this session as it is now)")
     if name == "mcp" and not (args == () or (args[0] in ("restart", "log") and len(args) <= 2)):

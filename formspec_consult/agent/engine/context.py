@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Collection
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from formspec_consult.agent.engine.context_text import RENDERERS, as_text, render_template_index
@@ -24,6 +25,7 @@ __all__ = [
     "as_text",
     "collect_context",
     "offer_variables",
+    "phase_variables",
     "render_system_prompt",
     "render_template_index",
 ]
@@ -73,6 +75,14 @@ async def collect_context(
     return values, problems
 
 
+def phase_variables(phase: str | None) -> dict[str, str]:
+    """The consultant prompt's phase variables: `iterating` (and today's date, which a changelog
+    entry carries) in the Iterate phase (agent/engine/phase.py); nothing otherwise."""
+    if phase != "iterate":
+        return {}
+    return {"iterating": "yes", "today": datetime.now(UTC).date().isoformat()}
+
+
 def offer_variables(offered: Collection[str] | None) -> dict[str, str]:
     """The consultant prompt's offer variables for a request offering the tools `offered` (their
     own names): the prompt names a tool only while it is offered. None: every tool (no variable set)."""
@@ -91,14 +101,28 @@ def offer_variables(offered: Collection[str] | None) -> dict[str, str]:
     }
 
 
-def render_system_prompt(session_id: str, context: dict[str, str], offered: Collection[str] | None = None) -> str:
+def render_system_prompt(
+    session_id: str,
+    context: dict[str, str],
+    offered: Collection[str] | None = None,
+    phase: str | None = None,
+    *,
+    reply_language: str = "",
+) -> str:
     """The consultant system prompt with the session id and the start-up context filled in, for a
-    request that offers the tools `offered` (see :func:`offer_variables`)."""
+    request that offers the tools `offered` (see :func:`offer_variables`) in `phase`, naming the
+    session's `reply_language` once it is set (agent/language/lock.py)."""
     from formspec_consult.prompting.prompts import load_prompt
 
     prompt = load_prompt("consultant")
     # Strict on purpose: a context variable the prompt does not declare is an error, never dropped.
-    return prompt.render_system(session_id=session_id, **context, **offer_variables(offered))
+    return prompt.render_system(
+        session_id=session_id,
+        reply_language=reply_language,
+        **context,
+        **offer_variables(offered),
+        **phase_variables(phase),
+    )
 
 
 def render_conversation(messages: list[dict[str, Any]]) -> str:

@@ -54,9 +54,11 @@ class Engine:
     model: str
     provider_name: str
 
-    def __init__(self, opening: Opening) -> None:
+    def __init__(self, opening: Opening, *, reply_language: str | None = None) -> None:
         # the first step agent.engine.opening.begin_session took; the model layer joins in a task
         self._opening = opening
+        self._reply_language = reply_language  # --lang: the session's reply language, said at the first turn
+        self._said: list[str] = []  # what the session start decided, said at the first turn
         self._s: Session | None = None
         self.session_id = opening.session_id
         self.session_dir = opening.session_dir
@@ -86,8 +88,10 @@ class Engine:
         says when it is there, or raises why the session cannot run (then it is already closed).
         """
         from formspec_consult.agent.engine.opening import begin_session
+        from formspec_consult.agent.language.detect import warm
 
-        engine = cls(await begin_session(options))
+        warm()  # the language model loads in a thread beside the servers' start
+        engine = cls(await begin_session(options), reply_language=options.reply_language)
         if wait_for_model:
             try:
                 await engine.model_ready()
@@ -103,6 +107,13 @@ class Engine:
             session.loop.permissions.rules[name] = "allow"
         if session.resumed_events and not session.loop.last_options:
             session.loop.last_options = self._early_options
+        from formspec_consult.agent.engine.language import check_replies, set_language
+
+        check_replies(session)
+        if self._reply_language:
+            said = set_language(session, self._reply_language, "flag")
+            if said:
+                self._said.append(said)
         self._s = session
         if self._commands:
             from formspec_consult.agent.commands.run import log_command
@@ -154,6 +165,8 @@ class Engine:
             return
         while session.start_problems:  # servers that failed to start: said once, at the first turn
             yield Notice("warning", session.start_problems.pop(0))
+        while self._said:
+            yield Notice("info", self._said.pop(0))
         try:
             command = parse_slash(text)
         except SlashError as exc:
@@ -168,6 +181,11 @@ class Engine:
                     yield event
             return
         # aclosing: closing this generator closes the loop's at once (its cleanup repairs the history).
+        from formspec_consult.agent.engine.language import language_of_first_message
+
+        said = await language_of_first_message(session, text)
+        if said:
+            yield Notice("info", said)
         note = review_since(self.session_dir / EVENTS)  # applies, rejects, undos since the last reply
         async with aclosing(session.loop.run_turn(self.resolve_choice(text), note)) as events:
             async for event in events:
@@ -250,6 +268,7 @@ class Engine:
             cached_tokens=loop.usage.cached_tokens,
             compactions=compressor.compactions,
             turn=loop.turn,
+            phase=self._s.phase.current if self._s.phase is not None else "",
         )
 
     async def aclose(self) -> None:

@@ -6,19 +6,28 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TypedDict
 
 from formspec_consult.agent.engine.context import render_system_prompt
 from formspec_consult.agent.engine.offer import ConsultantOffer
+from formspec_consult.agent.engine.phase import (
+    PhaseTracker,
+    recorded_iterate,
+    session_applied,
+    session_pending,
+)
 from formspec_consult.agent.engine.session import Session
 from formspec_consult.agent.engine.setup import LOCAL, REGISTRY, prefix_fit_error, reserved_output
 from formspec_consult.providers.base import output_reserve
 from formspec_consult.providers.resolve import explicit_reserve
+from formspec_consult.store.agent_events import Notice
 from formspec_consult.store.events import EventLogError
 from formspec_consult.store.records import (
     CompactionRecord,
     EventRecord,
     NoticeRecord,
+    PhaseRecord,
     SessionResumedRecord,
     SessionStartedRecord,
     TurnFinishedRecord,
@@ -90,7 +99,8 @@ def follow_late_servers(session: Session, names: list[str]) -> None:
 
 
 def _prompt_for_offer(session: Session, context: dict[str, str]) -> Callable[[list[dict[str, Any]]], str]:
-    """The system prompt for a request's declarations: the context, and the offer's tool names."""
+    """The system prompt for a request's declarations: the context, the offer's tool names and the
+    phase (asked of the tracker here, once per request, after the offer is known)."""
     manager = session.manager
 
     def prompt(declarations: list[dict[str, Any]]) -> str:
@@ -99,9 +109,41 @@ def _prompt_for_offer(session: Session, context: dict[str, str]) -> Callable[[li
             for declaration in declarations
             if manager.server_of(exposed := str(declaration["function"]["name"])) in (LOCAL, REGISTRY)
         }
-        return render_system_prompt(session.session_id, context, names)
+        phase = session.phase.observe() if session.phase is not None else None
+        return render_system_prompt(
+            session.session_id, context, names, phase, reply_language=session.language.model_name
+        )
 
     return prompt
+
+
+def _track_phase(session: Session, *, iterating: bool) -> PhaseTracker:
+    """The session's phase tracker: a change is logged (a `phase` event) and said at the next request."""
+    loop, offer = session.loop, session.loop.tools
+
+    def said(record: PhaseRecord, notice: Notice) -> None:
+        session.log.write(record)
+        loop.notices.append(notice)
+
+    return PhaseTracker(
+        drafted=lambda: isinstance(offer, ConsultantOffer) and offer.draft_phase,
+        turn=lambda: loop.turn,
+        applied=session_applied(session.session_dir),
+        pending=session_pending(session.session_dir),
+        said=said,
+        iterating=iterating,
+    )
+
+
+def _designed(project_root: Path) -> bool:
+    """Whether the project already holds entities of its own (an applied design)."""
+    from formspec_consult.spec.owner_docs import own_entities
+    from formspec_consult.spec.project import Project
+
+    try:
+        return bool(own_entities(Project(project_root).documents()))
+    except Exception:  # noqa: BLE001 - an unreadable project is Discovery's to find out
+        return False
 
 
 def start_new(session: Session, context: dict[str, str], problems: list[str]) -> None:
@@ -124,6 +166,9 @@ def start_new(session: Session, context: dict[str, str], problems: list[str]) ->
     )
     for problem in session.start_problems:
         session.log.write(NoticeRecord(level="warning", message=problem))
+    session.phase = _track_phase(session, iterating=False)
+    if _designed(session.project_root):
+        session.phase.start_designed()
     session.loop.system_prompt = prompt = _prompt_for_offer(session, context)
     session.history.append({"role": "system", "content": prompt(session.loop.tools.tool_declarations())})
 
@@ -134,6 +179,7 @@ def resume(
     """A resumed session: the exact history, turn numbering, usage; an interrupted turn is closed;
     the system prompt written again with the context read now (logged, so a rebuild has it)."""
     loop = session.loop
+    session.language.restore(events)  # the reply language the log last recorded
     turns = [e.turn for e in events if isinstance(e, TurnStartedRecord)]
     finished = {e.turn for e in events if isinstance(e, TurnFinishedRecord)}
     loop.turn = max(turns, default=0)
@@ -148,6 +194,7 @@ def resume(
     )
     for problem in session.start_problems:
         session.log.write(NoticeRecord(level="warning", message=problem))
+    session.phase = _track_phase(session, iterating=recorded_iterate(events))
     if context is not None:
         loop.system_prompt = prompt = _prompt_for_offer(session, context[0])
         session.history.set_system_prompt(prompt(loop.tools.tool_declarations()), "resumed")

@@ -38,3 +38,4 @@ class EngineOptions:
     provider: Provider | None = None  # injected (tests, demo); else open_provider(settings)
     in_memory_server: bool = False  # tests: run the local server in-process
     servers: ServerSpecs | None = None  # wired by the composition root; required to open
+    reply_language: str | None = None  # `--lang`: the reply language (else the owner's first message sets it)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from formspec_consult.agent.engine.phase import ANNOUNCEMENTS
 from formspec_consult.agent.history.summary import compaction_done
 from formspec_consult.agent.loop.options import find_options
 from formspec_consult.store.agent_events import (
@@ -20,6 +21,7 @@ from formspec_consult.store.records import (
     CompactionRecord,
     EventRecord,
     NoticeRecord,
+    PhaseRecord,
     RejectRecord,
     ResponseRecord,
     ToolCallRecord,
@@ -49,6 +51,8 @@ def _one(event: EventRecord) -> AgentEvent | None:
         return Notice("info", review_note(event))
     if isinstance(event, NoticeRecord):
         return Notice(event.level, event.message)
+    if isinstance(event, PhaseRecord):
+        return Notice("info", ANNOUNCEMENTS.get(event.reason, f"Phase: {event.phase.capitalize()}"))
     if isinstance(event, TurnFinishedRecord):
         return TurnFinished(event.reason, event.error)
     return None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.history.history import History
+from formspec_consult.agent.language.lock import ReplyLanguage
 from formspec_consult.agent.loop.loop import AgentLoop
 from formspec_consult.config import Settings
 from formspec_consult.mcp_client.manager import MCPManager
@@ -24,6 +25,7 @@ from formspec_consult.store.locks import SessionWriter
 from formspec_consult.store.records import EventRecord
 
 if TYPE_CHECKING:
+    from formspec_consult.agent.engine.phase import PhaseTracker
     from formspec_consult.store.transcript import Transcript
 
 
@@ -46,6 +48,8 @@ class Session:
     resumed_events: list[EventRecord] = field(default_factory=list)
     start_problems: list[str] = field(default_factory=list)
     writer: SessionWriter | None = None  # this process's single-writer claim on the session
+    phase: PhaseTracker | None = None  # set when the session starts or resumes (lifecycle.py)
+    language: ReplyLanguage = field(default_factory=ReplyLanguage)  # the reply language, once set
 
     async def aclose(self) -> None:
         """Stop the servers (each releases what it holds), close the log, release the claim."""

@@ -39,6 +39,7 @@ class EngineStatus:
     mcp_log: str | None = None  # the local server's stderr log
     mcp_note: str | None = None  # said instead of the servers when there are none (a replay)
     model_loading: bool = False  # the session is open, its model layer still loading (no figures yet)
+    phase: str = ""  # discovery | draft | iterate (agent/engine/phase.py); "" while unknown
 
     def to_json(self) -> dict[str, Any]:
         """A JSON object of every field; the servers as objects."""

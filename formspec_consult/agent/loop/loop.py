@@ -20,6 +20,7 @@ from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.history.history import History
 from formspec_consult.agent.loop.options import find_options
 from formspec_consult.agent.loop.permissions import Permissions
+from formspec_consult.agent.loop.reask import ReplyCheck
 from formspec_consult.agent.loop.reply_set import (
     Verdict,
     changes_drafts,
@@ -117,7 +118,12 @@ class AgentLoop:
         # prompt names only tools the request offers, so it is written again when the offer
         # changes (logged: the history rebuilds it).
         self.system_prompt: Callable[[list[dict[str, Any]]], str | None] | None = None
+        # Said on screen before the next request's reply (a change of phase: agent/engine/phase.py).
+        self.notices: list[Notice] = []
         self._partial = ""  # text streamed by a reply that has not completed yet
+        # A check of each turn's final reply that may ask the model once more (reask.py): the
+        # session's reply language.
+        self.reply_check: ReplyCheck | None = None
         self._unclosed_turn: int | None = None  # a turn whose turn_finished the log refused
 
     def count(self, messages: list[dict[str, Any]] | None = None) -> int:
@@ -194,6 +200,7 @@ class AgentLoop:
             return None
 
     async def _steps(self) -> AsyncIterator[AgentEvent]:
+        asked_again = False  # the reply check asks once per turn
         for step in range(1, self.max_steps + 1):
             async for event in self._compact_if_needed():
                 yield event
@@ -229,6 +236,18 @@ class AgentLoop:
                 self.log.write(NoticeRecord(level="warning", message=message))
                 yield self.emit(Notice("warning", message))
             if not calls:
+                if self.reply_check is not None and completion.finish_reason not in (INCOMPLETE, "length"):
+                    reask = await self.reply_check(completion.text)
+                    if reask is not None and not asked_again and step < self.max_steps:
+                        asked_again = True
+                        self.log.write(reask.record)
+                        self.log.write(NoticeRecord(level="info", message=reask.notice))
+                        yield self.emit(Notice("info", reask.notice))
+                        self.history.add_user(reask.message)
+                        continue
+                    if reask is not None and asked_again:
+                        self.log.write(NoticeRecord(level="warning", message=reask.gave_up))
+                        yield self.emit(Notice("warning", reask.gave_up))
                 yield TurnFinished("done")
                 return
             if step == self.max_steps:
@@ -264,6 +283,8 @@ class AgentLoop:
         prompt = self.system_prompt(tools) if self.system_prompt is not None else None
         if prompt is not None:
             self.history.set_system_prompt(prompt, "offer")
+        while self.notices:
+            yield self.emit(self.notices.pop(0))
         messages = self.history.snapshot()
         tokens = self.provider.count_tokens(messages, tools)
         digest = tools_digest(tools)

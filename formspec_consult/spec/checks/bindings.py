@@ -34,6 +34,8 @@ def check_bindings(docs: list[Document], index: Index, out: Findings) -> None:
             out.error("FS-DATASTORE-SERVES", doc, ("spec",), f"datastore {doc.name!r} serves no primitive",
                       "List what it serves under `serves:` (db, cache, lock, queue, pubsub, storage, config, "
                       "kvstore, log) — FormSpec's check refuses an empty list.")
+        elif kind == "Datastore":
+            _check_driver(doc, out)
         if kind == "Entity":
             _check_categories(doc, index, out)
             _check_uses(doc, index, out)
@@ -94,3 +96,31 @@ def _check_uses(doc: Document, index: Index, out: Findings) -> None:
                           "Each uses.resources entry names an entity as `<module>.<entity>` (or `<module>/<entity>`),"
                           " never `<entity>.<action>`: write the module that owns the entity, then its name, or "
                           "remove the entry (`formspec check --fix` removes entries that name no entity).")
+
+
+#: which primitives each Datastore driver can serve (FormSpec's DatastoreDriver.Serves)
+DRIVER_SERVES: dict[str, tuple[str, ...]] = {
+    "sqlite": ("db", "kvstore"), "postgres": ("db", "kvstore"),
+    "valkey": ("cache", "lock", "kvstore", "queue", "pubsub"), "redis": ("cache", "lock", "kvstore", "queue", "pubsub"),
+    "s3": ("storage",), "minio": ("storage",), "fs": ("storage",),
+    "nats": ("queue", "pubsub"),
+    "memory": ("cache", "lock", "queue", "pubsub", "kvstore"),
+}
+
+
+def _check_driver(doc: Document, out: Findings) -> None:
+    """FormSpec's checkDatastores: every primitive a Datastore serves is one its driver can serve."""
+    driver = doc.spec.get("driver")
+    serves = doc.spec.get("serves")
+    if not isinstance(driver, str) or not isinstance(serves, list):
+        return
+    compatible = DRIVER_SERVES.get(driver, ())
+    for i, primitive in enumerate(serves):
+        if primitive in compatible:
+            continue
+        able = [d for d, prims in DRIVER_SERVES.items() if primitive in prims]
+        out.error("FS-DATASTORE-DRIVER", doc, ("spec", "serves", i),
+                  f"datastore {doc.name!r}: driver {driver!r} cannot serve primitive {primitive!r}",
+                  f"Driver {driver!r} serves {', '.join(compatible) or 'nothing FormSpec knows'}; "
+                  + (f"for {primitive!r} use a Datastore with driver {', '.join(able)}."
+                     if able else f"{primitive!r} is served by no driver, drop it from `serves`."))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from formspec_consult.spec.checks.approvals import check_transition_rules
 from formspec_consult.spec.checks.context import Findings, as_list
 from formspec_consult.spec.checks.state_machine import check_state_machine
 from formspec_consult.spec.kinds import RESERVED_FIELD_NAMES
@@ -37,6 +38,7 @@ def check_entity(doc: Document, out: Findings) -> None:
                   f"Name one of its fields: {', '.join(sorted(names)) or '(no fields yet)'}.")
     _check_actions(doc, spec, out)
     check_state_machine(doc, spec, fields, out)
+    check_transition_rules(doc, out)
 
 
 def _check_fields(doc: Document, fields: list[tuple[int, dict[str, Any]]], out: Findings,
@@ -62,9 +64,74 @@ def _check_fields(doc: Document, fields: list[tuple[int, dict[str, Any]]], out: 
         if kind == "number":
             out.warn("FS-FIELD-TYPE-DEPRECATED", doc, base + (i, "type"), f"field {name!r} uses deprecated type number",
                      "Use integer, decimal or money.")
+        _check_options(doc, f, base + (i,), out)
         child = f.get("child")
         if isinstance(child, dict):
             _check_fields(doc, fields_of(child), out, base + (i, "child", "fields"))
+
+
+#: types whose field may carry a labelled `options` set (FormSpec's isOptionScalarType)
+_OPTION_TYPES = ("json", "string", "integer", "decimal", "percent", "date", "datetime", "time", "boolean", "uuid")
+_OPTION_TYPE_HINTS = {
+    "enum": "An enum lists its values in `enum_values`; drop `options`.",
+    "text": "Free-form prose is no choice set: use `type: string` with options, or drop them.",
+    "richtext": "Free-form prose is no choice set: use `type: string` with options, or drop them.",
+}
+
+
+def _option_key(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _check_options(doc: Document, f: dict[str, Any], where: tuple[Any, ...], out: Findings) -> None:
+    """FormSpec's validateFieldOptions: `options` shape and the `multiple` cardinality."""
+    name, kind = f["name"], f.get("type")
+    options = f.get("options")
+    has_options = isinstance(options, list) and len(options) > 0
+    allowed = ", ".join(_OPTION_TYPES)
+    if has_options and kind not in _OPTION_TYPES:
+        out.error("FS-FIELD-OPTIONS", doc, where + ("options",), f"field {name!r}: `options` is not valid on a "
+                  f"{kind!r} field", _OPTION_TYPE_HINTS.get(str(kind), f"`options` fit the types {allowed}; "
+                  "money, file, relation and child fields render through their own widgets — drop `options`."))
+        return
+    seen: dict[str, int] = {}
+    for j, option in enumerate(as_list(options)):
+        value = option.get("value") if isinstance(option, dict) else None
+        at = where + ("options", j)
+        if value is None or value == "":
+            out.error("FS-FIELD-OPTIONS", doc, at, f"field {name!r}: options[{j}] has no `value`",
+                      "Every option needs the value it stores: `{value: <scalar>, label: <caption>}`.")
+            return
+        if not isinstance(value, (str, int, float, bool)):
+            out.error("FS-FIELD-OPTIONS", doc, at, f"field {name!r}: options[{j}] value is not a string, number "
+                      "or boolean", "An option's value is one scalar (a chip shows one label); write lists as "
+                      "separate options.")
+            return
+        key = _option_key(value)
+        if key in seen:
+            out.error("FS-FIELD-OPTIONS", doc, at, f"field {name!r}: options[{j}] repeats the value {key!r} of "
+                      f"options[{seen[key]}]", "Each option value appears once (1 and \"1\" are the same value).")
+            return
+        seen[key] = j
+    multiple = f.get("multiple")
+    if "multiple" not in f or multiple is None:
+        if has_options and kind in ("json", "string"):
+            out.error("FS-FIELD-OPTIONS", doc, where + ("options",), f"field {name!r}: `multiple` is required on a "
+                      f"{kind} field with `options`", "A json or string field holds one value or a set: add "
+                      "`multiple: true` for a set of choices or `multiple: false` for one.")
+        return
+    if not has_options:
+        out.error("FS-FIELD-OPTIONS", doc, where + ("multiple",), f"field {name!r}: `multiple` only means "
+                  "something with `options`", "Declare the choices under `options:` ({value, label} each), or "
+                  "drop `multiple`.")
+    elif multiple is True and kind not in ("json", "string"):
+        out.error("FS-FIELD-OPTIONS", doc, where + ("multiple",), f"field {name!r}: `multiple: true` is not valid "
+                  f"on a {kind!r} field, which stores one value", "Use `type: json` (or string) to hold a set, or "
+                  "`multiple: false` for one choice.")
 
 
 def _check_natural_key(doc: Document, fields: list[tuple[int, dict[str, Any]]], out: Findings) -> None:

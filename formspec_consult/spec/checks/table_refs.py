@@ -27,6 +27,9 @@ _ENTITY_EXPR_KEYS = ("visible_when", "readonly_when", "required_when")
 _EXPR_WORDS = frozenset({"true", "false", "null", "and", "or", "not", "in", "len", "sum", "amount",
                          "currency", "today"})
 _LIST_OPS = ("in", "nin")
+#: actions a row button may name without declaring them: the engine's lifecycle actions plus the two
+#: the renderer opens itself (`view`, `edit`), as FormSpec's renderer derivation lists its built-ins
+ROW_BUILTIN_ACTIONS = RESERVED_ACTIONS | {"view", "edit"}
 
 
 def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
@@ -72,11 +75,11 @@ def _check_table(doc: Document, index: Index, out: Findings) -> None:
         actions |= {t["via"] for _, t in _items(sm.get("transitions")) if isinstance(t.get("via"), str)}
     for i, action in _items(spec.get("row_actions")):
         name = action.get("action")
-        if isinstance(name, str) and name and name not in actions and name not in RESERVED_ACTIONS:
+        if isinstance(name, str) and name and name not in actions and name not in ROW_BUILTIN_ACTIONS:
             out.warn("FS-TABLE-ROW-ACTION", doc, ("spec", "row_actions", i, "action"),
                      f"row action {name!r} is no action of {ref}: its button would call nothing",
                      f"Name an action of {ref} ({_listing(actions)}) or a built-in one "
-                     f"({_listing(RESERVED_ACTIONS)}), or declare it under the entity's `actions:`.")
+                     f"({_listing(ROW_BUILTIN_ACTIONS)}), or declare it under the entity's `actions:`.")
     for i, col in _items(spec.get("columns")):
         path = col.get("field")
         if isinstance(path, str) and path.count(".") == 1:
@@ -121,7 +124,8 @@ def _check_filter(doc: Document, ref: str, key_name: str, i: int, flt: dict[str,
                  f"{key_name} entry filters on {field!r}, which {ref} does not have: the filter never matches",
                  f"Filter on a field of {ref}: {_listing(names)}.")
         return
-    value = flt.get("value")
+    # a fixed filter's value: `value`, or `default` (FormSpec resolves either into `field[op]=value`)
+    value = flt.get("value", flt.get("default"))
     allowed = fields.get(field, {}).get("enum_values")
     if key_name != "fixed_filters" or not isinstance(allowed, list) or value is None:
         return

@@ -74,6 +74,8 @@ def check_view_fields(doc: Document, refs: list[FieldRef], index: Index, out: Fi
         return  # an unknown entity is already reported as FS-VIEW-ENTITY
     names = index.field_names(key)
     is_table = effective_kind(doc.kind) == "Table"
+    if not is_table:
+        _check_widget_cardinality(doc, index.entities[key], out)
     for path, ref in refs:
         name = ref.rstrip(".")
         if not is_table:
@@ -95,3 +97,60 @@ def check_view_fields(doc: Document, refs: list[FieldRef], index: Index, out: Fi
             else:  # pragma: no cover - forms are handled above
                 out.error("FS-VIEW-FIELD", doc, path, f"{target!r} has no field {name!r}",
                           f"List only fields of the entity (or of its extensions): {listing}.")
+
+
+#: widgets FormSpec's WidgetCardinalityMismatch judges: one picking a set, three picking one value
+_SET_WIDGET = "select-multi-tag"
+_ONE_VALUE_WIDGETS = frozenset({"select", "radio-group", "combobox"})
+#: field types that hold one value or a set, so `options` on them needs `multiple`
+AMBIGUOUS_OPTION_TYPES = frozenset({"json", "string"})
+
+
+def _check_widget_cardinality(doc: Document, entity: Document, out: Findings) -> None:
+    """FormSpec's checkForms: a section field's `widget` must agree with the field's cardinality."""
+    declared = {f["name"]: f for f in as_list(entity.spec.get("fields"))
+                if isinstance(f, dict) and isinstance(f.get("name"), str)}
+    for j, section in enumerate(as_list(doc.spec.get("sections"))):
+        if not isinstance(section, dict):
+            continue
+        for i, item in enumerate(as_list(section.get("fields"))):
+            if not isinstance(item, dict) or not isinstance(item.get("widget"), str):
+                continue
+            field = declared.get(str(item.get("field")))
+            if field is None:
+                continue
+            problem = widget_cardinality_problem(field, item["widget"])
+            if problem:
+                out.error("FS-WIDGET-CARDINALITY", doc, ("spec", "sections", j, "fields", i, "widget"), *problem)
+
+
+def widget_cardinality_problem(field: dict[str, Any], widget: str) -> tuple[str, str] | None:
+    """(message, hint) when `widget` contradicts how many values `field` holds, else None."""
+    name, kind = field["name"], field.get("type")
+    options = bool(as_list(field.get("options")))
+    multiple = field.get("multiple")
+    if widget == _SET_WIDGET:
+        if not options and not as_list(field.get("enum_values")):
+            return None
+    elif widget in _ONE_VALUE_WIDGETS:
+        if not options:
+            return None
+    else:
+        return None
+    if not isinstance(multiple, bool):
+        if kind in AMBIGUOUS_OPTION_TYPES:
+            return (f"field {name!r} is a {kind} field with `options` but no `multiple`, so `widget: {widget}` "
+                    "cannot be judged",
+                    "A json or string field with options must say how many values it holds: add "
+                    "`multiple: true` (a set) or `multiple: false` (one value) to the field in the entity.")
+        multiple = False
+    if widget == _SET_WIDGET and not multiple:
+        return (f"`widget: select-multi-tag` needs a field that holds a set, but the entity declares {name!r} "
+                f"`multiple: false`" + ("" if "multiple" in field else f" (the default for {kind})"),
+                "Use a one-value widget (select, radio-group or combobox), or make the field a set: "
+                "`type: json` (or string) with `multiple: true` in the entity.")
+    if widget != _SET_WIDGET and multiple:
+        return (f"`widget: {widget}` picks one value, but the entity declares {name!r} a set (`multiple: true`)",
+                "Use `widget: select-multi-tag` for a set, or set `multiple: false` on the field if one value "
+                "is meant.")
+    return None

@@ -109,9 +109,21 @@ DEFS: dict[str, Schema] = {
     # state machine
     "StateDecl": obj({"name": STR, "label": STR, "description": STR}, "name", "label"),
     "GuardDecl": obj({"expression": STR, "message": STR}, "expression"),
+    # a transition is an action source since FormSpec's L3 (it carries what an action carries), may
+    # `emit` one declared event, gate on `require_permission` and hold an `approval` chain
     "TransitionDecl": obj({"from": {"anyOf": [STR, STRS]}, "to": STR, "via": STR, "guard": ref("GuardDecl"),
-                           "params": ref("ParamsDecl"), "conditions": arr(ref("ConditionDecl"))},
+                           "params": ref("ParamsDecl"), "conditions": arr(ref("ConditionDecl")),
+                           "description": STR, "impl": ref("ImplDecl"), "audit": BOOL, "emit": STR, "emits": STR,
+                           "idempotent": BOOL, "idempotency_key": ref("IdempotencyDecl"), "ui": ref("ActionUIHint"),
+                           "uses": ref("UsesDecl"), "expose": STRS, "rate_limit": ref("RateLimitSpec"),
+                           "require_permission": STR, "approval": ref("ApprovalSpec")},
                           "to", "via"),
+    # open objects: FormSpec's ApprovalSpec/ApprovalStep carry more than the keys its validators read
+    "ApprovalSpec": {"type": "object", "properties": {"steps": arr(ref("ApprovalStep"))}},
+    "ApprovalStep": {"type": "object", "properties": {
+        "name": STR, "title": STR, "roles": STRS, "permission": STR, "mode": enum("all", "any", "sequential"),
+        "approvers": INT, "display_fields": STRS, "escalation": {"type": "object", "properties": {
+            "after": STR, "reassign": STR}}}},
     "StateMachine": obj({"field": STR, "initial": STR, "states": arr(ref("StateDecl")),
                          "transitions": arr(ref("TransitionDecl"))}, "field", "initial"),
     # events and hooks

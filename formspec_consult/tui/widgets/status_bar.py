@@ -27,6 +27,7 @@ class StatusInfo:
     cost: float | None = None
     compactions: int = 0
     loading: bool = False  # the model layer is still loading: typing and reviewing already work
+    phase: str = ""  # discovery | draft | iterate; "" while unknown
 
     @classmethod
     def from_engine(cls, status: EngineStatus, state: str = "ready") -> StatusInfo:
@@ -42,6 +43,7 @@ class StatusInfo:
             cost=status.cost,
             compactions=status.compactions,
             loading=status.model_loading,
+            phase=status.phase,
         )
 
     def with_(self, **changes: Any) -> StatusInfo:
@@ -61,6 +63,8 @@ def render_status(info: StatusInfo) -> str:
         parts.append(escape(info.model) + (" (starting…)" if info.loading else ""))
     if info.session:
         parts.append(f"session {escape(info.session)}")
+    if info.phase:
+        parts.append(f"phase {escape(info.phase.capitalize())}")
     if info.window_tokens:
         pct = 100 * info.context_tokens / info.threshold_tokens if info.threshold_tokens else 0
         source = "reported" if info.reported else "estimated"

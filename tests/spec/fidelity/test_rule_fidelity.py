@@ -91,6 +91,9 @@ def test_rule_case(case: Case, tmp_path: Path) -> None:
     warned = case.extra.get("warns")
     if warned:
         assert warned in {w.code for w in result.warnings}, [(w.code, w.message) for w in result.warnings]
+    quiet = case.extra.get("quiet")
+    if quiet:  # a construct FormSpec reads as meant: the gate must not even warn
+        assert quiet not in {w.code for w in result.warnings}, [(w.code, w.message) for w in result.warnings]
 
 
 def test_the_corpus_covers_every_rule_it_names() -> None:

@@ -1,0 +1,1 @@
+"""The session's reply language: detecting it (`detect`), keeping it (`lock`)."""
