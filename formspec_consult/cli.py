@@ -16,40 +16,41 @@ from typing import Any, NoReturn
 import click
 
 from formspec_consult import __version__
+from formspec_consult.commands.language import N_, _, localise_help
 from formspec_consult.commands.model_options import model_options
 
 # name -> ("module:attribute", short help). The short help is here so `--help` needs no import.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
-    "init": ("formspec_consult.commands.init:init", "Start a new FormSpec project for a business, ready to consult into."),
-    "mcp-serve": ("formspec_consult.commands.mcp_serve:mcp_serve", "Run the local FormSpec MCP server on stdio."),
+    "init": ("formspec_consult.commands.init:init", N_("Start a new FormSpec project for a business, ready to consult into.")),
+    "mcp-serve": ("formspec_consult.commands.mcp_serve:mcp_serve", N_("Run the local FormSpec MCP server on stdio.")),
     "registry-serve": (
         "formspec_consult.commands.registry:registry_serve",
-        "Serve business templates and the module registry over MCP Streamable HTTP.",
+        N_("Serve business templates and the module registry over MCP Streamable HTTP."),
     ),
-    "registry": ("formspec_consult.commands.registry:registry", "Manage the registry database (import)."),
-    "diff": ("formspec_consult.commands.review:diff", "Show the session's drafts as unified diffs."),
-    "apply": ("formspec_consult.commands.review:apply", "Apply the only draft, one by PATH, or --all valid drafts."),
-    "reject": ("formspec_consult.commands.review:reject", "Discard a draft."),
-    "edit": ("formspec_consult.commands.review:edit", "Edit a draft in your editor before accepting it."),
-    "undo": ("formspec_consult.commands.review:undo", "Undo the last apply, restoring the exact bytes."),
+    "registry": ("formspec_consult.commands.registry:registry", N_("Manage the registry database (import).")),
+    "diff": ("formspec_consult.commands.review:diff", N_("Show the session's drafts as unified diffs.")),
+    "apply": ("formspec_consult.commands.review:apply", N_("Apply the only draft, one by PATH, or --all valid drafts.")),
+    "reject": ("formspec_consult.commands.review:reject", N_("Discard a draft.")),
+    "edit": ("formspec_consult.commands.review:edit", N_("Edit a draft in your editor before accepting it.")),
+    "undo": ("formspec_consult.commands.review:undo", N_("Undo the last apply, restoring the exact bytes.")),
     "docs": (
         "formspec_consult.commands.docs:docs",
-        "Regenerate the diagrams of docs/domain-model.md from the specs; --check says whether they are stale.",
+        N_("Regenerate the diagrams of docs/domain-model.md from the specs; --check says whether they are stale."),
     ),
-    "sessions": ("formspec_consult.commands.sessions:sessions", "List consultation sessions of the project."),
-    "doctor": ("formspec_consult.commands.doctor:doctor", "Show how the model and key are resolved."),
+    "sessions": ("formspec_consult.commands.sessions:sessions", N_("List consultation sessions of the project.")),
+    "doctor": ("formspec_consult.commands.doctor:doctor", N_("Show how the model and key are resolved.")),
     "trust": (
         "formspec_consult.commands.trust:trust_command",
-        "Trust this project's settings (MCP servers, model endpoint, …); --revoke, --status, --list.",
+        N_("Trust this project's settings (MCP servers, model endpoint, …); --revoke, --status, --list."),
     ),
-    "auth": ("formspec_consult.commands.auth:auth", "Store or remove provider keys in the OS keyring."),
-    "demo": ("formspec_consult.commands.demo:demo", "Run the offline demo (no key needed)."),
-    "replay": ("formspec_consult.commands.replay:replay", "Replay a recorded session."),
+    "auth": ("formspec_consult.commands.auth:auth", N_("Store or remove provider keys in the OS keyring.")),
+    "demo": ("formspec_consult.commands.demo:demo", N_("Run the offline demo (no key needed).")),
+    "replay": ("formspec_consult.commands.replay:replay", N_("Replay a recorded session.")),
     "skill": (
         "formspec_consult.commands.skill:skill",
-        "Install the consultation as a skill for Claude Code or other agents.",
+        N_("Install the consultation as a skill for Claude Code or other agents."),
     ),
-    "eval": ("formspec_consult.commands.eval:eval_command", "Score the consultant on a corpus of business cases."),
+    "eval": ("formspec_consult.commands.eval:eval_command", N_("Score the consultant on a corpus of business cases.")),
 }
 
 
@@ -71,8 +72,10 @@ class LazyGroup(click.Group):
             except ModuleNotFoundError as exc:
                 if exc.name != module_name:
                     raise
-                raise click.ClickException(f"'{cmd_name}' is not available in this build.") from exc
-            return getattr(module, attr)
+                raise click.ClickException(_("'{cmd_name}' is not available in this build.").format(cmd_name=cmd_name)) from exc
+            command: click.Command = getattr(module, attr)
+            localise_help(command)
+            return command
         return super().get_command(ctx, cmd_name)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -82,6 +85,7 @@ class LazyGroup(click.Group):
             from formspec_consult.commands.language import start_language
 
             start_language(args, ctx=ctx)
+            localise_help(self)
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -94,9 +98,9 @@ class LazyGroup(click.Group):
             raise click.exceptions.Exit(INTERRUPTED) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, LAZY_COMMANDS[name][1]) for name in sorted(LAZY_COMMANDS)]
+        rows = [(name, _(LAZY_COMMANDS[name][1])) for name in sorted(LAZY_COMMANDS)]
         if rows:
-            with formatter.section("Commands"):
+            with formatter.section(_("Commands")):
                 formatter.write_dl(rows)
 
 
@@ -106,23 +110,23 @@ class LazyGroup(click.Group):
     "--project",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="FormSpec project folder (default: the current folder or the nearest parent that is one).",
+    help=N_("FormSpec project folder (default: the current folder or the nearest parent that is one)."),
 )
 @click.option("--lang", "language", default=None, metavar="CODE",
-              help="Interface language (en, id); default: the language setting, else the locale (LANG).")
+              help=N_("Interface language (en, id); default: the language setting, else the locale (LANG)."))
 @model_options
-@click.option("--continue", "continue_", is_flag=True, help="Continue the most recent session.")
-@click.option("--resume", "resume", default=None, metavar="ID", help="Resume the session with this id.")
+@click.option("--continue", "continue_", is_flag=True, help=N_("Continue the most recent session."))
+@click.option("--resume", "resume", default=None, metavar="ID", help=N_("Resume the session with this id."))
 @click.option("--fork", "fork", is_flag=True,
-              help="With --resume ID or --continue: start a new session from that one's history (the source is left as it is).")
-@click.option("-p", "--prompt", "prompt", default=None, metavar="MSG", help="Headless: run one turn ('-' reads turns from stdin).")
-@click.option("--json", "json_output", is_flag=True, help="Headless: print events as JSON lines.")
+              help=N_("With --resume ID or --continue: start a new session from that one's history (the source is left as it is)."))
+@click.option("-p", "--prompt", "prompt", default=None, metavar="MSG", help=N_("Headless: run one turn ('-' reads turns from stdin)."))
+@click.option("--json", "json_output", is_flag=True, help=N_("Headless: print events as JSON lines."))
 @click.option("--allow-tool", "allow_tool", multiple=True, metavar="NAME",
-              help="Let the model call this write tool (apply_draft, undo_apply, …) without asking; repeatable.")
+              help=N_("Let the model call this write tool (apply_draft, undo_apply, …) without asking; repeatable."))
 @click.option("--trust-project", "trust_project", is_flag=True,
-              help="Honour this run the project's settings that need trust (MCP servers, model endpoint, …).")
+              help=N_("Honour this run the project's settings that need trust (MCP servers, model endpoint, …)."))
 @click.option("--screen-reader", "screen_reader", is_flag=True,
-              help="Plain linear text for screen readers, no panes or redraws (also: ACCESSIBLE=1).")
+              help=N_("Plain linear text for screen readers, no panes or redraws (also: ACCESSIBLE=1)."))
 @click.pass_context
 def cli(ctx: click.Context, **options: Any) -> None:
     """Talk with an AI consultant that designs and drafts your FormSpec app.

@@ -135,7 +135,7 @@ def test_review_commands_diff_apply_undo_and_list_sessions(project: Path, tmp_pa
     assert target.read_text(encoding="utf-8") == CUSTOMER
     (row,) = [json.loads(line) for line in run_cli(["sessions", "--json"], project, env).stdout.splitlines()]
     assert row["drafts"] == 1 and row["drafts_by_state"] == {"applied": 1}
-    assert "1 drafts (1 applied)" in run_cli(["sessions"], project, env).stdout
+    assert "1 draft (1 applied)" in run_cli(["sessions"], project, env).stdout
     kinds = [e["type"] for e in EventLog.read(only_session(project) / "events.jsonl")]
     assert kinds[:1] == ["session_started"] and "tool_result" in kinds
     assert kinds[-3:] == ["apply", "undo", "apply"]  # the shell's review actions are session history too

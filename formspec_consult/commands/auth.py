@@ -15,6 +15,7 @@ import sys
 
 import click
 
+from formspec_consult.i18n import _
 from formspec_consult.providers.keys import GENERIC_ENV, KEYLESS_PROVIDERS, PROVIDER_ENV, SERVICE, keyring_get
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
@@ -30,21 +31,23 @@ def _check_account(provider: str) -> str:
     """Accept a known provider or an endpoint host name; refuse typos with a suggestion."""
     account = provider.strip().lower()
     if not _NAME.match(account):
-        raise click.BadParameter("use a provider name such as anthropic, or an endpoint host name", param_hint="PROVIDER")
+        raise click.BadParameter(_("use a provider name such as anthropic, or an endpoint host name"), param_hint="PROVIDER")
     if account in KEYLESS_PROVIDERS:
-        raise click.UsageError(f"{account} runs locally and needs no key")
+        raise click.UsageError(_("{account} runs locally and needs no key").format(account=account))
     if "." in account or account in _known_accounts():
         return account
     close = difflib.get_close_matches(account, _known_accounts(), n=1)
-    hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(_known_accounts())}"
-    raise click.BadParameter(f"unknown provider '{account}' — {hint} (or give an endpoint host name)",
+    hint = (_("did you mean '{name}'?").format(name=close[0]) if close
+            else _("known: {names}").format(names=", ".join(_known_accounts())))
+    raise click.BadParameter(_("unknown provider '{account}' — {hint} (or give an endpoint host name)").format(account=account, hint=hint),
                              param_hint="PROVIDER")
 
 
 def _keyring_failure(exc: Exception, account: str) -> click.ClickException:
     variable = PROVIDER_ENV.get(account, GENERIC_ENV)
     return click.ClickException(
-        f"the OS keyring is not available ({type(exc).__name__}: {exc}); set {variable} in your environment instead"
+        _("the OS keyring is not available ({problem}); set {variable} in your environment instead").format(
+            problem=f"{type(exc).__name__}: {exc}", variable=variable)
     )
 
 
@@ -66,9 +69,9 @@ def _configured_account(ctx: click.Context) -> str:
     except (ConfigError, ProviderError):
         resolution = None
     if resolution is None or resolution.key is None:
-        raise click.UsageError("name the provider, e.g. `formspec-consult auth set anthropic`")
+        raise click.UsageError(_("name the provider, e.g. `formspec-consult auth set anthropic`"))
     if not resolution.key.required:
-        raise click.UsageError(f"{resolution.configured} needs no key")
+        raise click.UsageError(_("{configured} needs no key").format(configured=resolution.configured))
     return resolution.key.account
 
 
@@ -80,19 +83,19 @@ def set_key(ctx: click.Context, provider: str | None) -> None:
     or read from stdin."""
     account = _check_account(provider) if provider else _configured_account(ctx)
     if sys.stdin.isatty():
-        key = click.prompt(f"API key for {account}", hide_input=True, prompt_suffix=": ")
+        key = click.prompt(_("API key for {account}").format(account=account), hide_input=True, prompt_suffix=": ")
     else:
         key = sys.stdin.readline()
     key = key.strip()
     if not key:
-        raise click.ClickException("no key given; nothing was stored")
+        raise click.ClickException(_("no key given; nothing was stored"))
     try:
         import keyring
 
         keyring.set_password(SERVICE, account, key)
     except Exception as exc:  # noqa: BLE001 - every backend failure gets the same advice
         raise _keyring_failure(exc, account) from None
-    click.echo(f"Stored the {account} key in the OS keyring ({SERVICE}/{account}).")
+    click.echo(_("Stored the {account} key in the OS keyring ({SERVICE}/{account}).").format(account=account, SERVICE=SERVICE))
 
 
 @auth.command("remove")
@@ -105,13 +108,13 @@ def remove_key(provider: str) -> None:
         import keyring.errors
 
         if keyring.get_password(SERVICE, account) is None:
-            raise click.ClickException(f"no {account} key is stored in the OS keyring; nothing to remove")
+            raise click.ClickException(_("no {account} key is stored in the OS keyring; nothing to remove").format(account=account))
         keyring.delete_password(SERVICE, account)
     except click.ClickException:
         raise
     except Exception as exc:  # noqa: BLE001
         raise _keyring_failure(exc, account) from None
-    click.echo(f"Removed the {account} key from the OS keyring.")
+    click.echo(_("Removed the {account} key from the OS keyring.").format(account=account))
 
 
 @auth.command("status")
@@ -120,13 +123,14 @@ def status() -> None:
     rows: list[tuple[str, str, str]] = []
     for account, variable in sorted(PROVIDER_ENV.items()):
         stored, note = keyring_get(account)
-        keyring_state = "unavailable" if note else ("stored" if stored else "-")
-        env_state = f"{variable} set" if os.environ.get(variable) else "-"
+        keyring_state = _("unavailable") if note else (_("stored") if stored else "-")
+        env_state = _("{variable} set").format(variable=variable) if os.environ.get(variable) else "-"
         rows.append((account, keyring_state, env_state))
-    click.echo(f"{'provider':<14}{'OS keyring':<14}environment")
+    provider, keyring_column, environment = _("provider"), _("OS keyring"), _("environment")
+    click.echo(f"{provider:<14}{keyring_column:<14}{environment}")
     for account, keyring_state, env_state in rows:
         click.echo(f"{account:<14}{keyring_state:<14}{env_state}")
-    generic = "set" if os.environ.get(GENERIC_ENV) else "not set"
-    click.echo(f"\n{GENERIC_ENV} (used by any provider without its own key): {generic}")
+    generic = _("set") if os.environ.get(GENERIC_ENV) else _("not set")
+    click.echo(_("\n{GENERIC_ENV} (used by any provider without its own key): {generic}").format(GENERIC_ENV=GENERIC_ENV, generic=generic))
     if any(row[1] == "unavailable" for row in rows):
-        click.echo("The OS keyring is not available here; use the environment variables instead.")
+        click.echo(_("The OS keyring is not available here; use the environment variables instead."))

@@ -20,6 +20,7 @@ import click
 from formspec_consult.commands.terminal_text import terminal_safe
 from formspec_consult.commands.wiring import cli_flags, engine_options
 from formspec_consult.errors import UserError
+from formspec_consult.i18n import _, format_money, format_number, ngettext
 
 if TYPE_CHECKING:  # the engine (and its provider) is imported only when a session opens
     from formspec_consult.agent.engine.engine import Engine, EngineOptions
@@ -43,11 +44,14 @@ def _setup_error(exc: BaseException) -> click.ClickException:
 
 def unwritable_message(exc: OSError) -> str:
     """The setup message for a project folder that cannot be written (read-only, full, no permission)."""
-    where = f" {exc.filename}" if exc.filename else ""
-    return (
-        f"Cannot write{where} ({exc.strerror or exc}). formspec-consult keeps its sessions in "
-        "<project>/.formspec/, so the project folder must be writable: check its permissions, free "
-        "space, and whether it lies on a read-only file system."
+    why = exc.strerror or exc
+    text = (
+        _("Cannot write {file} ({why}).").format(file=exc.filename, why=why) if exc.filename
+        else _("Cannot write ({why}).").format(why=why)
+    )
+    return text + " " + _(
+        "formspec-consult keeps its sessions in <project>/.formspec/, so the project folder must be "
+        "writable: check its permissions, free space, and whether it lies on a read-only file system."
     )
 
 
@@ -120,16 +124,16 @@ def _screen_reader(options: Mapping[str, Any]) -> str | None:
 def run_consult(ctx: click.Context, **options: Any) -> None:
     """Entry point of `formspec-consult` without a sub-command (cli.py calls it)."""
     if options.get("resume") and options.get("continue_"):
-        raise _setup_error(click.UsageError("use either --continue or --resume ID, not both"))
+        raise _setup_error(click.UsageError(_("use either --continue or --resume ID, not both")))
     if options.get("fork") and not (options.get("resume") or options.get("continue_")):
         raise _setup_error(
-            click.UsageError("--fork needs the session to fork: --resume ID --fork, or --continue --fork")
+            click.UsageError(_("--fork needs the session to fork: --resume ID --fork, or --continue --fork"))
         )
     cli_flags(options)  # a bad --allow-tool stops here, before anything opens (exit 2)
     _check_model_configured(options, _project_root(options), headless=options.get("prompt") is not None)
     if options.get("prompt") is None:
         if options.get("json_output"):
-            raise _setup_error(click.UsageError("--json needs -p (headless mode)"))
+            raise _setup_error(click.UsageError(_("--json needs -p (headless mode)")))
         via = _screen_reader(options)
         if via is not None:  # plain lines over the same engine, instead of the Textual app
             import anyio
@@ -144,7 +148,7 @@ def run_consult(ctx: click.Context, **options: Any) -> None:
         try:
             from formspec_consult.commands.launch import run_app
         except ImportError as exc:
-            message = f'The terminal app is not available in this build ({exc}); use -p "message" (headless).'
+            message = _('The terminal app is not available in this build ({problem}); use -p "message" (headless).').format(problem=exc)
             raise _setup_error(click.ClickException(message)) from exc
         _check_before_the_app(options)
         code = run_app(options)
@@ -249,7 +253,7 @@ class TextOutput:
         self._mid_line = False
 
     def session(self, engine: Engine) -> None:
-        self.err.write(f"session {engine.session_id} · {engine.model}\n")
+        self.err.write(_("session {session_id} · {model}").format(session_id=engine.session_id, model=engine.model) + "\n")
 
     def event(self, event: AgentEvent) -> None:
         from formspec_consult.store import agent_events as ev
@@ -268,15 +272,16 @@ class TextOutput:
 
             status = tool_status(event.ok, event.result)
             mark = {"ok": "✓", "refused": "✗", "failed": "✗"}[status]
-            said = {"ok": "", "refused": " refused by the validation gate", "failed": " failed"}[status]
-            self.err.write(f"{mark} {terminal_safe(event.name)}{said} ({event.duration_ms:.0f} ms)\n")
+            said = {"ok": "", "refused": " " + _("refused by the validation gate"), "failed": " " + _("failed")}[status]
+            self.err.write(f"{mark} {terminal_safe(event.name)}{said} ({format_number(event.duration_ms, decimals=0)} ms)\n")
         elif isinstance(event, ev.Notice):
             stream = self.out if event.level == "info" else self.err
             stream.write(terminal_safe(event.message.rstrip("\n")) + "\n")
         elif isinstance(event, ev.CompactionDone):
             self.err.write(
-                f"[compacted {event.replaced_messages} messages: "
-                f"{event.tokens_before} → {event.tokens_after} tokens]\n"
+                "[" + _("compacted {n} messages: {before} → {after} tokens").format(
+                    n=event.replaced_messages, before=format_number(event.tokens_before),
+                    after=format_number(event.tokens_after)) + "]\n"
             )
         elif isinstance(event, ev.TurnFinished) and event.reason != "done":
             self.err.write(terminal_safe(f"[turn {event.reason}{': ' + event.error if event.error else ''}]") + "\n")
@@ -284,13 +289,12 @@ class TextOutput:
     def finish(self, status: EngineStatus) -> None:
         """One stderr line with the figures a script or a curious person wants."""
         self._end_line()
-        marker = "reported" if status.reported else "estimated"
-        cost = status.cost
-        self.err.write(
-            f"[context {status.context_tokens:,} / {status.threshold_tokens:,} tokens "
-            f"({marker}) · {status.compactions} compaction(s) · "
-            f"cost {'n/a' if cost is None else f'${cost:.4f}'}]\n"
-        )
+        marker = _("reported") if status.reported else _("estimated")
+        cost = _("n/a") if status.cost is None else format_money(status.cost, decimals=4)
+        compactions = ngettext("{n} compaction", "{n} compactions", status.compactions).format(n=status.compactions)
+        self.err.write("[" + _("context {used} / {threshold} tokens ({marker}) · {compactions} · cost {cost}").format(
+            used=format_number(status.context_tokens), threshold=format_number(status.threshold_tokens),
+            marker=marker, compactions=compactions, cost=cost) + "]\n")
 
     def _end_line(self) -> None:
         if self._mid_line:

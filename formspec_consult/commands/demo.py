@@ -14,24 +14,26 @@ from typing import TYPE_CHECKING
 
 import click
 
+from formspec_consult.i18n import N_, _
+
 if TYPE_CHECKING:
     from formspec_consult.replay.recording import Recording
 
 
 @click.command()
 @click.option("--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Working folder to keep the demo project in (default: a temporary folder, removed on exit).")
-@click.option("--speed", type=float, default=1.0, show_default=True, help="Playback speed.")
-@click.option("--paused", is_flag=True, help="Start paused (space plays, n steps).")
+              help=N_("Working folder to keep the demo project in (default: a temporary folder, removed on exit)."))
+@click.option("--speed", type=float, default=1.0, show_default=True, help=N_("Playback speed."))
+@click.option("--paused", is_flag=True, help=N_("Start paused (space plays, n steps)."))
 def demo(folder: Path | None, speed: float, paused: bool) -> None:
     """Watch a consultation on an example barbershop project, offline."""
     if folder is None:  # nothing is left behind: the temporary folder goes when the demo ends
         with tempfile.TemporaryDirectory(prefix="formspec-consult-demo-") as tmp:
             _play(Path(tmp), speed, paused)
-        click.echo("The demo project was removed; `formspec-consult demo --dir DIR` keeps it.")
+        click.echo(_("The demo project was removed; `formspec-consult demo --dir DIR` keeps it."))
         return
     _play(folder, speed, paused)
-    click.echo(f"The demo project and its session stay in {folder / 'barbershop'}.")
+    click.echo(_("The demo project and its session stay in {folder}.").format(folder=folder / 'barbershop'))
 
 
 def _play(work: Path, speed: float, paused: bool) -> None:
@@ -41,16 +43,15 @@ def _play(work: Path, speed: float, paused: bool) -> None:
 
     project = work / "barbershop"
     if project.exists():
-        raise click.ClickException(f"{project} already exists; pass another --dir or remove it.")
+        raise click.ClickException(_("{project} already exists; pass another --dir or remove it.").format(project=project))
     try:
         recording = load(bundled_sessions() / EXAMPLE_SESSION)
     except (RecordingError, FileNotFoundError) as exc:
-        raise click.ClickException(f"The bundled example session is missing: {exc}") from exc
+        raise click.ClickException(_("The bundled example session is missing: {exc}").format(exc=exc)) from exc
     work.mkdir(parents=True, exist_ok=True)
     shutil.copytree(package_path("examples", "barbershop"), project)
     isolated_registry(work)
-    click.echo(f"Demo project: {project}  (space play/pause · n step · +/- speed · ctrl+q quit; "
-               "at the review step, a accepts the draft)")
+    click.echo(_("Demo project: {project}  (space play/pause · n step · +/- speed · ctrl+q quit; at the review step, a accepts the draft)").format(project=project))
     run_demo(project, recording, speed=speed, autoplay=not paused)
 
 

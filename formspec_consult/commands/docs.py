@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from formspec_consult.commands.review import Call, session_option, with_local_server
+from formspec_consult.i18n import N_, _
 
 
 def _title(project: object) -> str:
@@ -31,7 +32,7 @@ def _title(project: object) -> str:
 
 
 @click.command()
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 when the generated part is stale.")
+@click.option("--check", is_flag=True, help=N_("Write nothing; exit 1 when the generated part is stale."))
 @session_option
 @click.pass_context
 def docs(ctx: click.Context, check: bool, session_id: str | None) -> None:
@@ -55,22 +56,22 @@ def docs(ctx: click.Context, check: bool, session_id: str | None) -> None:
     try:
         current = file.read_text(encoding="utf-8") if file.is_file() else None
     except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"Cannot read {DOMAIN_MODEL}: {exc}. Nothing was written.") from exc
+        raise click.ClickException(_("Cannot read {file}: {problem}. Nothing was written.").format(file=DOMAIN_MODEL, problem=exc)) from exc
     found = regenerate(project.documents(), current, _title(project))
     if found.status in ("no-entities", "edited", "broken"):
-        raise click.ClickException(found.message + " Nothing was written.")
+        raise click.ClickException(found.message + " " + _("Nothing was written."))
     if found.status == "fresh":
         click.echo(found.message)
         ctx.exit(0)
     if check and found.status == "new":  # nothing there can be stale
-        click.echo(f"{found.message} Run `formspec-consult docs` to make it.")
+        click.echo(_("{message} Run `formspec-consult docs` to make it.").format(message=found.message))
         ctx.exit(0)
     if check:
-        click.echo(f"{found.message} Run `formspec-consult docs` to regenerate it.", err=True)
+        click.echo(_("{message} Run `formspec-consult docs` to regenerate it.").format(message=found.message), err=True)
         ctx.exit(1)
     assert found.text is not None
     if session_id is None and latest_session(consult_dir(root)) is None:
-        session_id, _ = ensure_session(consult_dir(root), None)
+        session_id, _created = ensure_session(consult_dir(root), None)
     text = found.text
 
     async def work(call: Call, sid: str) -> int:
@@ -81,7 +82,7 @@ def docs(ctx: click.Context, check: bool, session_id: str | None) -> None:
         proposed = await review.propose(DOMAIN_MODEL, text)
         if not proposed.passes:
             problems = "; ".join(p.message for p in proposed.validation.problems)
-            click.echo(f"Not written: {problems} The draft stays in session {sid} (formspec-consult diff).", err=True)
+            click.echo(_("Not written: {problems} The draft stays in session {sid} (formspec-consult diff).").format(problems=problems, sid=sid), err=True)
             return 1
         click.echo(found.message)
         click.echo(format_apply(await review.apply(DOMAIN_MODEL)).replace("/undo", "formspec-consult undo"))

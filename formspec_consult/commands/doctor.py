@@ -24,15 +24,21 @@ from formspec_consult.config import (
     settings_field_names,
     user_config_path,
 )
+from formspec_consult.i18n import N_, _, format_money, format_number, format_percent
 from formspec_consult.providers.base import Provider, ProviderError
 
 
 def _line(label: str, value: str) -> None:
-    click.echo(f"  {label:<16}{value}")
+    click.echo(f"  {label:<16}{value}" if len(label) < 16 else f"  {label}  {value}")
 
 
 def _file_state(path: Path) -> str:
-    return f"{path} ({'found' if path.is_file() else 'not found'})"
+    found = _("found") if path.is_file() else _("not found")
+    return f"{path} ({found})"
+
+
+def _from(source: str) -> str:
+    return "[" + _("from {source}").format(source=source) + "]"
 
 
 def project_root_of(option: Path | None) -> Path | None:
@@ -53,30 +59,31 @@ def cli_flags(ctx: click.Context, local: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def report_configuration(project_root: Path | None, settings: Settings) -> None:
-    click.echo("Configuration")
-    _line("user config", _file_state(user_config_path()))
+    click.echo(_("Configuration"))
+    _line(_("user config"), _file_state(user_config_path()))
     if project_root is None:
-        _line("project config", "no FormSpec project here (only user config, env and flags apply)")
+        _line(_("project config"), _("no FormSpec project here (only user config, env and flags apply)"))
     else:
-        _line("project config", _file_state(project_config_path(project_root)))
+        _line(_("project config"), _file_state(project_config_path(project_root)))
         if settings.withheld is not None:
-            _line("project trust", f"not trusted — left out: {', '.join(settings.withheld.keys)} "
-                                   "(review the file, then run `formspec-consult trust`)")
-    _line("model", f"{settings.model or '(none)'}  [from {settings.source_of('model')}]")
+            _line(_("project trust"), _("not trusted — left out: {keys} (review the file, then run `formspec-consult trust`)").format(
+                keys=", ".join(settings.withheld.keys)))
+    model = settings.model or _("(none)")
+    _line(_("model"), f"{model}  {_from(settings.source_of('model'))}")
     if settings.base_url:
-        _line("base URL", f"{redact_url(settings.base_url)}  [from {settings.source_of('base_url')}]")
+        _line(_("base URL"), f"{redact_url(settings.base_url)}  {_from(settings.source_of('base_url'))}")
     shown = {"model", "base_url", "context_window", "compaction_threshold", "allow_unvalidated"}
     for name in settings_field_names():
         if name in shown or settings.source_of(name) == "default":
             continue
         value = getattr(settings, name)
         if name == "registry_token":
-            value = "(set, hidden)"
+            value = _("(set, hidden)")
         elif name == "mcp_servers":
-            value = ", ".join(value) or "(none)"
+            value = ", ".join(value) or _("(none)")
         elif name.endswith("_url"):
             value = redact_url(value)
-        _line(name.replace("_", " "), f"{value}  [from {settings.source_of(name)}]")
+        _line(name.replace("_", " "), f"{value}  {_from(settings.source_of(name))}")
 
 
 def redact_url(url: str | None) -> str:
@@ -91,21 +98,21 @@ def report_route(settings: Settings) -> bool:
     from formspec_consult.providers.keys import missing_key_hint
     from formspec_consult.providers.resolve import resolve
 
-    click.echo("Provider")
+    click.echo(_("Provider"))
     try:
         resolution = resolve(settings)
     except ProviderError as error:
-        _line("problem", str(error))
+        _line(_("problem"), str(error))
         return False
-    _line("route", resolution.step)
+    _line(_("route"), resolution.step)
     key = resolution.key
     if key is None:
         return True
-    _line("key", key.source + ("" if key.found else f" — {missing_key_hint(key)}"))
+    _line(_("key"), key.source + ("" if key.found else f" — {missing_key_hint(key)}"))
     if key.env_vars:  # a keyless local model server has no lookup to show
-        _line("key lookup", " > ".join([f"OS keyring (formspec-consult/{key.account})", *key.env_vars]))
+        _line(_("key lookup"), " > ".join([_("OS keyring (formspec-consult/{account})").format(account=key.account), *key.env_vars]))
     for note in key.notes:
-        _line("note", note)
+        _line(_("note"), note)
     return key.found
 
 
@@ -114,61 +121,68 @@ def report_capability(provider: Provider, settings: Settings) -> bool:
     from formspec_consult.providers.capability import MIN_USABLE_WINDOW, assess
 
     verdict = assess(provider)
-    click.echo("Capability")
-    tools = {True: "yes", False: "no", None: "unknown (litellm does not know this model)"}[verdict.tool_calling]
-    _line("tool calling", tools)
+    click.echo(_("Capability"))
+    tools = {True: _("yes"), False: _("no"), None: _("unknown (litellm does not know this model)")}[verdict.tool_calling]
+    _line(_("tool calling"), tools)
     if verdict.context_window is not None and verdict.usable_window is not None:
-        origin = f"from {settings.source_of('context_window')}" if settings.context_window else "from litellm"
+        origin = _("from {source}").format(source=settings.source_of("context_window") if settings.context_window
+                                             else "litellm")
         if provider.name in {"scripted", "replay"} and not settings.context_window:
-            origin = f"{provider.name} provider"
-        _line("context window", f"{verdict.context_window:,} tokens ({origin})")
-        _line("reserved output", f"{provider.max_output_tokens:,} tokens")
-        _line("usable window", f"{verdict.usable_window:,} tokens (needs ≥ {MIN_USABLE_WINDOW:,})")
+            origin = _("{name} provider").format(name=provider.name)
+        _line(_("context window"), _("{n} tokens ({origin})").format(n=format_number(verdict.context_window), origin=origin))
+        _line(_("reserved output"), _("{n} tokens").format(n=format_number(provider.max_output_tokens)))
+        _line(_("usable window"), _("{n} tokens (needs ≥ {minimum})").format(
+            n=format_number(verdict.usable_window), minimum=format_number(MIN_USABLE_WINDOW)))
         threshold = int(verdict.usable_window * settings.compaction_threshold)
-        _line("compaction at", f"{threshold:,} tokens ({settings.compaction_threshold:.0%} of usable, "
-                               f"from {settings.source_of('compaction_threshold')})")
+        _line(_("compaction at"), _("{n} tokens ({share} of usable, from {source})").format(
+            n=format_number(threshold), share=format_percent(settings.compaction_threshold),
+            source=settings.source_of("compaction_threshold")))
     if verdict.ok:
-        _line("verdict", "OK — meets the minimum capability bar")
+        _line(_("verdict"), _("OK — meets the minimum capability bar"))
         return True
     for problem in verdict.problems:
-        _line("problem", problem)
+        _line(_("problem"), problem)
     if settings.allow_unvalidated:
-        _line("verdict", f"BELOW THE BAR, allowed by allow_unvalidated [from {settings.source_of('allow_unvalidated')}]")
+        _line(_("verdict"), _("BELOW THE BAR, allowed by allow_unvalidated") + " " + _from(settings.source_of("allow_unvalidated")))
         return True
-    _line("verdict", "REFUSED — pass --allow-unvalidated to use it anyway")
+    _line(_("verdict"), _("REFUSED — pass --allow-unvalidated to use it anyway"))
     if not verdict.known:
-        _line("try", "formspec-consult doctor --probe --context-window N --allow-unvalidated "
-                     "(checks that it really calls tools)")
+        _line(_("try"), "formspec-consult doctor --probe --context-window N --allow-unvalidated "
+                     + _("(checks that it really calls tools)"))
     return False
 
 
 def report_probe(provider: Provider) -> bool:
     from formspec_consult.providers.probe import probe
 
-    click.echo("Probe")
+    click.echo(_("Probe"))
     from formspec_consult.providers.litellm_provider import LiteLLMProvider
 
     if isinstance(provider, LiteLLMProvider):  # a diagnosis should fail fast and say what it is doing
         from formspec_consult.providers.errors import RetryPolicy
 
         provider.retry = RetryPolicy(attempts=2)
-        provider.on_retry = lambda notice: _line("retry", f"{notice.error} — again in {notice.delay:.0f} s")
+        provider.on_retry = lambda notice: _line(_("retry"), _("{error} — again in {seconds} s").format(
+            error=notice.error, seconds=format_number(notice.delay, decimals=0)))
     result = asyncio.run(probe(provider))
     if result.error is not None:
-        _line("request", f"FAILED after {result.seconds:.1f} s: {result.error}")
+        _line(_("request"), _("FAILED after {seconds} s: {error}").format(
+            seconds=format_number(result.seconds, decimals=1), error=result.error))
         return False
-    _line("request", f"answered in {result.seconds:.1f} s")
-    _line("tool call", "yes — the model called the probe tool" if result.called_tool
-          else f"NO — it answered in text instead: {result.text[:80]!r}")
+    _line(_("request"), _("answered in {seconds} s").format(seconds=format_number(result.seconds, decimals=1)))
+    _line(_("tool call"), _("yes — the model called the probe tool") if result.called_tool
+          else _("NO — it answered in text instead: {text!r}").format(text=result.text[:80]))
     if result.usage is not None:
-        cost = f", ${result.usage.cost:.6f}" if result.usage.cost is not None else ""
-        kind = "reported" if result.usage.reported else "estimated"
-        _line("usage", f"{result.usage.prompt_tokens} in / {result.usage.completion_tokens} out ({kind}{cost})")
+        cost = ", " + format_money(result.usage.cost, decimals=6) if result.usage.cost is not None else ""
+        kind = _("reported") if result.usage.reported else _("estimated")
+        _line(_("usage"), _("{sent} in / {received} out ({kind}{cost})").format(
+            sent=format_number(result.usage.prompt_tokens), received=format_number(result.usage.completion_tokens),
+            kind=kind, cost=cost))
     return result.called_tool
 
 
 @click.command()
-@click.option("--probe", "run_probe", is_flag=True, help="Also make one tiny tool-calling request.")
+@click.option("--probe", "run_probe", is_flag=True, help=N_("Also make one tiny tool-calling request."))
 @model_options
 @click.pass_context
 def doctor(ctx: click.Context, run_probe: bool, **local: Any) -> None:
@@ -186,11 +200,12 @@ def doctor(ctx: click.Context, run_probe: bool, **local: Any) -> None:
         try:
             provider = open_provider(settings)
         except ProviderError as error:
-            _line("problem", str(error))
+            _line(_("problem"), str(error))
             ctx.exit(1)
         healthy = report_capability(provider, settings)
         if run_probe:
             healthy = report_probe(provider) and healthy
     elif run_probe:
-        click.echo("Probe\n  skipped         fix the problems above first")
+        click.echo(_("Probe"))
+        _line(_("skipped"), _("fix the problems above first"))
     ctx.exit(0 if healthy else 1)

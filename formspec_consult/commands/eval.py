@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from formspec_consult.commands.model_options import model_options
+from formspec_consult.i18n import N_
 
 DEFAULT_OUT = Path("eval-out")
 
@@ -21,21 +22,21 @@ class EvalUsageError(click.ClickException):
 
 @click.group("eval", invoke_without_command=True)
 @click.option("--corpus", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder of case files (default: the bundled corpus).")
-@click.option("--case", "cases", multiple=True, metavar="ID", help="Run only this case (repeatable).")
+              help=N_("Folder of case files (default: the bundled corpus)."))
+@click.option("--case", "cases", multiple=True, metavar="ID", help=N_("Run only this case (repeatable)."))
 @model_options
 @click.option("--owner", type=click.Choice(["model", "scripted"]), default=None,
-              help="Who answers the consultant: a model given the case's facts (default), or the scripted "
-                   "owner that answers from them by rule (no second model; the default with --offline).")
-@click.option("--owner-model", default=None, help="The simulated owner's model (default: --model).")
-@click.option("--owner-base-url", default=None, help="The owner model's endpoint (default: --base-url).")
+              help=N_("Who answers the consultant: a model given the case's facts (default), or the scripted "
+                   "owner that answers from them by rule (no second model; the default with --offline)."))
+@click.option("--owner-model", default=None, help=N_("The simulated owner's model (default: --model)."))
+@click.option("--owner-base-url", default=None, help=N_("The owner model's endpoint (default: --base-url)."))
 @click.option("--verify", type=click.Choice(["deterministic", "llm", "off"]), default="deterministic",
-              show_default=True, help="Verify pass after each draft (the ablation).")
+              show_default=True, help=N_("Verify pass after each draft (the ablation)."))
 @click.option("--max-turns", type=click.IntRange(min=1), default=8, show_default=True,
-              help="Owner messages per case at most.")
+              help=N_("Owner messages per case at most."))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
-              help="Where runs/<run-id>/ and reports/<run-id>.json are written.")
-@click.option("--offline", is_flag=True, help="Scripted owner and recorded consultants: no key, same scores every run.")
+              help=N_("Where runs/<run-id>/ and reports/<run-id>.json are written."))
+@click.option("--offline", is_flag=True, help=N_("Scripted owner and recorded consultants: no key, same scores every run."))
 @click.pass_context
 def eval_command(ctx: click.Context, **options: Any) -> None:
     """Measure the consultant on a corpus of business cases with simulated owners."""
@@ -69,8 +70,8 @@ def eval_command(ctx: click.Context, **options: Any) -> None:
 @click.argument("run_a")
 @click.argument("run_b")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where the reports are (default: eval's --out).")
-@click.option("--json", "as_json", is_flag=True, help="Print the deltas as JSON.")
+              help=N_("Where the reports are (default: eval's --out)."))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the deltas as JSON."))
 @click.pass_context
 def compare_command(ctx: click.Context, run_a: str, run_b: str, out_dir: Path | None, as_json: bool) -> None:
     """Per-case score deltas of RUN_B against RUN_A (run ids under --out, or report paths)."""

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import click
 
+from formspec_consult.i18n import N_, _
+
 
 def _fail(message: str) -> click.ClickException:
     from formspec_consult.commands.consult import SetupError
@@ -28,22 +30,20 @@ def _refuse_existing(target: Path, files: dict[str, str]) -> None:
     from formspec_consult.spec.discovery import APP_CONFIG
 
     if target.exists() and not target.is_dir():
-        raise _fail(f"{target} is a file, not a folder: choose a folder with --dir.")
+        raise _fail(_("{target} is a file, not a folder: choose a folder with --dir.").format(target=target))
     markers = [name for name in (APP_CONFIG, "spec", "modules") if (target / name).exists()]
     if markers:
         raise _fail(
-            f"{target} is already a FormSpec project (it has {', '.join(markers)}): nothing was written. "
-            "Consult into it with `formspec-consult`, or start a new one elsewhere with --dir."
+            _("{target} is already a FormSpec project (it has {files}): nothing was written. Consult into it with `formspec-consult`, or start a new one elsewhere with --dir.").format(target=target, files=', '.join(markers))
         )
     for parent in target.parents:
         if (parent / APP_CONFIG).is_file():
             raise _fail(
-                f"{target} is inside the FormSpec project {parent}: nothing was written. "
-                "Consult into that one, or choose a folder outside it with --dir."
+                _("{target} is inside the FormSpec project {parent}: nothing was written. Consult into that one, or choose a folder outside it with --dir.").format(target=target, parent=parent)
             )
     taken = [rel for rel in files if (target / rel).exists()]
     if taken:
-        raise _fail(f"{target} already has {', '.join(taken)}: nothing was written.")
+        raise _fail(_("{target} already has {files}: nothing was written.").format(target=target, files=', '.join(taken)))
 
 
 def write_starter(target: Path, files: dict[str, str]) -> list[Path]:
@@ -88,12 +88,12 @@ def _gate(target: Path) -> list[str]:
     "folder",
     type=click.Path(path_type=Path),
     default=None,
-    help="Folder of the new project (created when missing; default: the current folder).",
+    help=N_("Folder of the new project (created when missing; default: the current folder)."),
 )
 @click.option(
     "--slug",
     default=None,
-    help="Name of the App, Module and Workspace: lower-case letters, digits and dashes (default: from NAME).",
+    help=N_("Name of the App, Module and Workspace: lower-case letters, digits and dashes (default: from NAME)."),
 )
 def init(name: str | None, folder: Path | None, slug: str | None) -> None:
     """Start a new FormSpec project for a business, ready to consult into.
@@ -116,19 +116,17 @@ def init(name: str | None, folder: Path | None, slug: str | None) -> None:
     try:
         write_starter(target, files)
     except OSError as exc:
-        raise _fail(f"Could not write the project in {target} ({exc.strerror or exc}); nothing was left behind.") from exc
+        raise _fail(_("Could not write the project in {target} ({why}); nothing was left behind.").format(target=target, why=exc.strerror or exc)) from exc
     problems = _gate(target)
     if problems:  # a starter that fails the gate is our bug: say so, leave the files to inspect
-        raise click.ClickException("The new project does not pass validation:\n  " + "\n  ".join(problems))
-    click.echo(f"Created the FormSpec project {business!r} in {target}:")
+        raise click.ClickException(_("The new project does not pass validation:") + "\n  " + "\n  ".join(problems))
+    click.echo(_("Created the FormSpec project {business!r} in {target}:").format(business=business, target=target))
     for rel in files:
         click.echo(f"  {rel}")
     here = Path.cwd().absolute()
     step = "" if target == here else f"cd {_shell_path(target, here)} && "
     click.echo(
-        "\nNext: tell the consultant about the business, in the terminal app or in one line:\n"
-        f"  {step}formspec-consult --model <provider/model>\n"
-        f'  {step}formspec-consult --model <provider/model> -p "We rent camping gear by the day…"'
+        _('\nNext: tell the consultant about the business, in the terminal app or in one line:\n  {step}formspec-consult --model <provider/model>\n  {step}formspec-consult --model <provider/model> -p "We rent camping gear by the day…"').format(step=step)
     )
 
 

@@ -13,7 +13,10 @@ from pathlib import Path
 
 import click
 
-from formspec_consult.i18n import UnknownLanguage, format_locale, resolve_language, use_language
+from formspec_consult.i18n import N_, UnknownLanguage, _, format_locale, resolve_language, use_language
+
+# `_` and `N_` for cli.py, which imports only commands
+__all__ = ["N_", "_", "interface_language", "localise_help", "start_language"]
 
 
 def _option_value(args: Sequence[str], name: str) -> str | None:
@@ -63,3 +66,17 @@ def start_language(
         raise click.UsageError(str(exc), ctx) from None
     use_language(language, format_locale(language, environ))
     return language
+
+
+def localise_help(command: click.Command) -> None:
+    """The help of `command`'s options (and its sub-commands'), written as catalogue marks
+    (``help=N_("…")``), in the interface language. Click shows an option's ``help`` as it is, so
+    it is set here, from the English kept aside, each time a command is handed out."""
+    for param in command.params:
+        if isinstance(param, click.Option) and param.help:
+            english = getattr(param, "_help_msgid", None) or param.help
+            param._help_msgid = english  # type: ignore[attr-defined]
+            param.help = _(english)
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            localise_help(sub)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
+from formspec_consult.i18n import _
 
 # Modules worth importing off the event loop before the engine opens; a missing one is skipped.
 # litellm is not among them: the engine imports it in a thread of its own while the MCP servers
@@ -107,6 +108,6 @@ def run_app(options: Mapping[str, Any]) -> int:
 
     asyncio.run(run())
     if app.start_failure:  # the terminal is back: say it once more where the shell keeps it
-        print(f"Could not start: {app.start_failure}", file=sys.stderr, flush=True)
+        print(_("Could not start: {start_failure}").format(start_failure=app.start_failure), file=sys.stderr, flush=True)
         return 2
     return 0

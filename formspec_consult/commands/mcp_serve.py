@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from formspec_consult.i18n import N_, _
+
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
@@ -45,29 +47,29 @@ def _log_to_file(consult_dir: Path) -> None:
     "project_opt",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="FormSpec project folder (default: --project of the main command, else the current folder).",
+    help=N_("FormSpec project folder (default: --project of the main command, else the current folder)."),
 )
 @click.option(
     "--session",
     "session_id",
     default=None,
     metavar="ID",
-    help="Bind to this session; 'new' starts a fresh one. Default: the project's current external "
-    "session (shared by every mcp-serve started without --session), created on the first write.",
+    help=N_("Bind to this session; 'new' starts a fresh one. Default: the project's current external "
+            "session (shared by every mcp-serve started without --session), created on the first write."),
 )
 @click.option(
     "--http",
     "http",
     default=None,
     metavar="[HOST:]PORT",
-    help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only; 0 picks a port).",
+    help=N_("Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only; 0 picks a port)."),
 )
 @click.option(
     "--trust-project",
     "trust_project",
     is_flag=True,
-    help="Honour the project's settings that need trust (consult.dev_command in formspec-app.yaml) "
-    "although the folder is not trusted (`formspec-consult trust`).",
+    help=N_("Honour the project's settings that need trust (consult.dev_command in formspec-app.yaml) "
+            "although the folder is not trusted (`formspec-consult trust`)."),
 )
 @click.pass_context
 def mcp_serve(
@@ -132,12 +134,11 @@ def _http_address(value: str) -> tuple[str, int]:
     host = host.strip("[]") if sep else "127.0.0.1"
     if not port_text.isdigit() or int(port_text) > 65535:
         raise click.BadParameter(
-            f"{value!r} is not [HOST:]PORT, e.g. 8766 or 127.0.0.1:8766.", param_hint="--http"
+            _("{value!r} is not [HOST:]PORT, e.g. 8766 or 127.0.0.1:8766.").format(value=value), param_hint="--http"
         )
     if host not in _LOOPBACK:
         raise click.BadParameter(
-            f"{host!r} is not a loopback address. The local server has no authentication and writes to "
-            "your project, so it listens only on 127.0.0.1, localhost or ::1.",
+            _("{host!r} is not a loopback address. The local server has no authentication and writes to your project, so it listens only on 127.0.0.1, localhost or ::1.").format(host=host),
             param_hint="--http",
         )
     return host, int(port_text)
@@ -154,7 +155,7 @@ def _serve_http(server: MCPServer, host: str, port: int) -> None:
         streamable_http_path="/mcp", transport_security=dns_rebinding_protection(host), host=host
     )
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"formspec-consult mcp-serve: http://{shown}:{bound}/mcp", err=True)
+    click.echo(_("formspec-consult mcp-serve: http://{shown}:{bound}/mcp").format(shown=shown, bound=bound), err=True)
     config = uvicorn.Config(
         app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=2
     )

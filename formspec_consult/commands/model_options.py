@@ -13,16 +13,18 @@ from typing import Any, TypeVar
 
 import click
 
+from formspec_consult.i18n import N_
+
 MODEL_FLAG_KEYS = ("model", "base_url", "context_window", "allow_unvalidated")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _OPTIONS = (
-    click.option("--model", "-m", default=None, help="litellm model name, e.g. anthropic/claude-sonnet-4-5."),
-    click.option("--base-url", default=None, help="Base URL of an OpenAI-compatible endpoint."),
+    click.option("--model", "-m", default=None, help=N_("litellm model name, e.g. anthropic/claude-sonnet-4-5.")),
+    click.option("--base-url", default=None, help=N_("Base URL of an OpenAI-compatible endpoint.")),
     click.option("--context-window", type=click.IntRange(min=1), default=None,
-                 help="Override the model's context window (tokens); needed for a model litellm does not know."),
-    click.option("--allow-unvalidated", is_flag=True, help="Use a model below the minimum capability bar."),
+                 help=N_("Override the model's context window (tokens); needed for a model litellm does not know.")),
+    click.option("--allow-unvalidated", is_flag=True, help=N_("Use a model below the minimum capability bar.")),
 )
 
 

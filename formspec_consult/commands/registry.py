@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
+from formspec_consult.i18n import N_, _
 from formspec_consult.registry.models import TRUST_TIERS, TrustTier
 from formspec_consult.servers.registry_guard import DEFAULT_BURST, DEFAULT_RATE
 
@@ -34,14 +35,14 @@ def _open(db: str | None) -> RegistryStore[Any]:
     "--host",
     default="127.0.0.1",
     show_default=True,
-    help="Interface to bind (loopback unless told otherwise).",
+    help=N_("Interface to bind (loopback unless told otherwise)."),
 )
 @click.option(
     "--port",
     default=8765,
     show_default=True,
     type=click.IntRange(0, 65535),
-    help="TCP port (0 picks a free one).",
+    help=N_("TCP port (0 picks a free one)."),
 )
 @click.option("--db", default=None, metavar="URL", help=_DB_HELP)
 @click.option(
@@ -50,36 +51,36 @@ def _open(db: str | None) -> RegistryStore[Any]:
 @click.option(
     "--stdio",
     is_flag=True,
-    help="Serve over stdio instead of HTTP (what the engine uses for the bundled registry).",
+    help=N_("Serve over stdio instead of HTTP (what the engine uses for the bundled registry)."),
 )
 @click.option(
     "--rate",
     default=DEFAULT_RATE,
     show_default=True,
     type=click.FloatRange(0),
-    help="Requests per second per client (0: no limit).",
+    help=N_("Requests per second per client (0: no limit)."),
 )
-@click.option("--burst", default=DEFAULT_BURST, show_default=True, type=click.IntRange(1), help="Burst size per client.")
+@click.option("--burst", default=DEFAULT_BURST, show_default=True, type=click.IntRange(1), help=N_("Burst size per client."))
 @click.option(
     "--max-body",
     default=64 * 1024,
     show_default=True,
     type=click.IntRange(1024),
-    help="Largest request body in bytes.",
+    help=N_("Largest request body in bytes."),
 )
 @click.option(
     "--workers",
     default=1,
     show_default=True,
     type=click.IntRange(1, 64),
-    help="Server processes sharing the port (HTTP only).",
+    help=N_("Server processes sharing the port (HTTP only)."),
 )
 @click.option(
     "--allow-host",
     "allow_hosts",
     multiple=True,
     metavar="HOST[:PORT]",
-    help="Extra Host header value to accept (DNS-rebinding protection).",
+    help=N_("Extra Host header value to accept (DNS-rebinding protection)."),
 )
 def registry_serve(
     host: str,
@@ -107,12 +108,12 @@ def registry_serve(
 
         if host not in ("127.0.0.1", "localhost", "::1") and not token:
             click.echo(
-                f"warning: serving on {host} without a token; anyone who can reach it may query it", err=True
+                _("warning: serving on {host} without a token; anyone who can reach it may query it").format(host=host), err=True
             )
         limits = HttpLimits(
             rate_per_second=rate, burst=burst, max_body_bytes=max_body, allowed_hosts=allow_hosts
         )
-        click.echo(f"formspec registry on http://{host}:{port}/mcp ({store.url.split('@')[-1]})", err=True)
+        click.echo(_("formspec registry on http://{host}:{port}/mcp ({store})").format(host=host, port=port, store=store.url.split('@')[-1]), err=True)
         if workers > 1:
             # The store above has seeded the database; each worker opens its own connections.
             run_workers(store.url, token=token, host=host, port=port, limits=limits, workers=workers)
@@ -134,7 +135,7 @@ def registry() -> None:
     "--trust-tier",
     type=click.Choice(TRUST_TIERS),
     default=None,
-    help="Tier to record (default: formspec.lock's, else community).",
+    help=N_("Tier to record (default: formspec.lock's, else community)."),
 )
 def import_cmd(target: Path, db: str | None, trust_tier: str | None) -> None:
     """Load module.yaml files (ai_index + lock metadata) and business templates from TARGET (a file or folder).
@@ -148,15 +149,16 @@ def import_cmd(target: Path, db: str | None, trust_tier: str | None) -> None:
     try:
         result = import_path(store, target, trust_tier=cast(TrustTier | None, trust_tier))
     except CatalogueError as exc:
-        raise click.ClickException(f"{exc}\nNothing was imported.") from exc
+        raise click.ClickException(_("{exc}\nNothing was imported.").format(exc=exc)) from exc
     finally:
         store.close()
     for kind, records in (("template", result.templates), ("module", result.modules)):
         for name, change in sorted(records.items()):
             click.echo(f"{change:9} {kind} {name}")
     click.echo(
-        f"Imported into {store.url.split('@')[-1]}: {result.count('added')} added, "
-        f"{result.count('updated')} updated, {result.count('unchanged')} unchanged."
+        _("Imported into {store}: {added} added, {updated} updated, {unchanged} unchanged.").format(
+            store=store.url.split('@')[-1], added=result.count('added'), updated=result.count('updated'),
+            unchanged=result.count('unchanged'))
     )
 
 
@@ -167,7 +169,7 @@ def token_group() -> None:
 
 @token_group.command("set")
 @click.argument("url")
-@click.option("--token", prompt=True, hide_input=True, help="The token (asked for when omitted).")
+@click.option("--token", prompt=True, hide_input=True, help=N_("The token (asked for when omitted)."))
 def token_set(url: str, token: str) -> None:
     """Remember TOKEN for the registry at URL (used when FORMSPEC_REGISTRY_TOKEN is unset)."""
     from formspec_consult.providers.registry_credentials import store_registry_token
@@ -178,9 +180,9 @@ def token_set(url: str, token: str) -> None:
         raise click.ClickException(str(exc)) from exc
     except Exception as exc:  # any keyring backend failure: point at the env variable instead
         raise click.ClickException(
-            f"The OS keyring refused the token ({type(exc).__name__}); set {TOKEN_ENV} instead."
+            _("The OS keyring refused the token ({name}); set {TOKEN_ENV} instead.").format(name=type(exc).__name__, TOKEN_ENV=TOKEN_ENV)
         ) from exc
-    click.echo(f"Stored the registry token in the OS keyring ({account}).")
+    click.echo(_("Stored the registry token in the OS keyring ({account}).").format(account=account))
 
 
 @token_group.command("clear")
@@ -193,4 +195,4 @@ def token_clear(url: str) -> None:
         removed = forget_registry_token(url)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo("Removed the stored registry token." if removed else "No token was stored for that registry.")
+    click.echo(_("Removed the stored registry token.") if removed else _("No token was stored for that registry."))

@@ -12,17 +12,19 @@ from typing import TYPE_CHECKING
 
 import click
 
+from formspec_consult.i18n import N_, _
+
 if TYPE_CHECKING:
     from formspec_consult.replay.recording import Recording
 
 
 @click.command()
 @click.argument("session")
-@click.option("--check", is_flag=True, help="Replay headless and report any divergence from the recording.")
-@click.option("--speed", type=float, default=1.0, show_default=True, help="Playback speed (0 = no pauses).")
-@click.option("--paused", is_flag=True, help="Start paused (press space to play, n to step).")
+@click.option("--check", is_flag=True, help=N_("Replay headless and report any divergence from the recording."))
+@click.option("--speed", type=float, default=1.0, show_default=True, help=N_("Playback speed (0 = no pauses)."))
+@click.option("--paused", is_flag=True, help=N_("Start paused (press space to play, n to step)."))
 @click.option("--project", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Project to check against (default: the session's own project, or the bundled example).")
+              help=N_("Project to check against (default: the session's own project, or the bundled example)."))
 @click.pass_context
 def replay(ctx: click.Context, session: str, check: bool, speed: float, paused: bool, project: Path | None) -> None:
     """Replay a recorded SESSION (a folder, a session id, or 'barbershop-queue')."""
@@ -61,13 +63,13 @@ def _check(recording: Recording, project: Path) -> None:
     from formspec_consult.replay.sources import isolated_registry
 
     if not project.is_dir():
-        raise click.ClickException(f"Project folder not found: {project}; pass --project DIR.")
+        raise click.ClickException(_("Project folder not found: {project}; pass --project DIR.").format(project=project))
     with tempfile.TemporaryDirectory(prefix="formspec-check-") as tmp:
         isolated_registry(Path(tmp))
         divergence, steps = anyio.run(check, recording, project, server_specs)
     # The verdict is the command's output (stdout); the servers' log lines stay on stderr.
     if divergence is None:
-        click.echo(f"ok: {steps} steps replayed, no divergence from the recording")
+        click.echo(_("ok: {steps} steps replayed, no divergence from the recording").format(steps=steps))
         return
-    click.echo(f"DIVERGED at {divergence.describe()}")
+    click.echo(_("DIVERGED at {where}").format(where=divergence.describe()))
     raise SystemExit(1)

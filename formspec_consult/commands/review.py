@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from formspec_consult.i18n import _, ngettext
+from formspec_consult.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from formspec_consult.store.review_results import Applied, ToolResult
 
 Call = Callable[[str, dict[str, Any]], Awaitable["ToolResult"]]
 session_option = click.option(
-    "--session", "session_id", default=None, metavar="ID", help="Session id (default: the latest session)."
+    "--session", "session_id", default=None, metavar="ID", help=N_("Session id (default: the latest session).")
 )
 
 
@@ -116,14 +116,14 @@ def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
 
 @click.command()
 @click.argument("path", required=False)
-@click.option("--all", "apply_all", is_flag=True, help="Apply every draft that passes validation.")
-@click.option("--force", is_flag=True, help="Apply even though the target changed since the draft.")
+@click.option("--all", "apply_all", is_flag=True, help=N_("Apply every draft that passes validation."))
+@click.option("--force", is_flag=True, help=N_("Apply even though the target changed since the draft."))
 @click.option("--list-blocks", is_flag=True,
-              help="List the draft's change in numbered blocks (each field, state, transition, key), apply nothing.")
+              help=N_("List the draft's change in numbered blocks (each field, state, transition, key), apply nothing."))
 @click.option("--only", "only", multiple=True, metavar="BLOCK",
-              help="Apply only this block (a number or id from --list-blocks; repeat, or separate with commas); "
-                   "the rest goes back to the consultant as a rejection.")
-@click.option("--reason", default=None, metavar="TEXT", help="With --only: why the other blocks were rejected.")
+              help=N_("Apply only this block (a number or id from --list-blocks; repeat, or separate with commas); "
+                      "the rest goes back to the consultant as a rejection."))
+@click.option("--reason", default=None, metavar="TEXT", help=N_("With --only: why the other blocks were rejected."))
 @session_option
 @click.pass_context
 def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, list_blocks: bool,
@@ -181,7 +181,7 @@ def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, li
 @click.command()
 @click.argument("path")
 @click.option("--reason", default=None, metavar="TEXT",
-              help="Why (optional): the consultant is told with the rejection on its next turn.")
+              help=N_("Why (optional): the consultant is told with the rejection on its next turn."))
 @session_option
 @click.pass_context
 def reject(ctx: click.Context, path: str, reason: str | None, session_id: str | None) -> None:
@@ -201,7 +201,7 @@ def reject(ctx: click.Context, path: str, reason: str | None, session_id: str | 
 
 
 @click.command()
-@click.option("--force", is_flag=True, help="Undo even though the file changed since the apply.")
+@click.option("--force", is_flag=True, help=N_("Undo even though the file changed since the apply."))
 @session_option
 @click.pass_context
 def undo(ctx: click.Context, force: bool, session_id: str | None) -> None:

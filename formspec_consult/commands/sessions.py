@@ -12,7 +12,9 @@ from typing import Any
 
 import click
 
+from formspec_consult.i18n import N_, _, ngettext
 from formspec_consult.store.layout import SUMMARY
+from formspec_consult.store.review_text import state_label
 
 
 def session_summary(path: Path) -> dict[str, Any]:
@@ -60,7 +62,7 @@ def session_summary(path: Path) -> dict[str, Any]:
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON lines.")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the sessions as JSON lines."))
 @click.pass_context
 def sessions(ctx: click.Context, as_json: bool) -> None:
     """List consultation sessions of the project, newest first."""
@@ -80,7 +82,7 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
         raise SetupError(str(exc)) from exc
     infos = sorted(list_sessions(consult_dir(root)), key=lambda info: info.id, reverse=True)
     if not infos:
-        click.echo(f"No consultation sessions in {root}.")
+        click.echo(_("No consultation sessions in {root}.").format(root=root))
         return
     rows = [
         {"id": info.id, "created": info.created.isoformat(timespec="seconds"), **session_summary(info.path)}
@@ -107,12 +109,15 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
         if as_json:
             click.echo(json.dumps(row, ensure_ascii=False))
             continue
-        drafts = "?" if row["drafts"] is None else row["drafts"]
-        states = ", ".join(f"{n} {state}" for state, n in sorted(row["drafts_by_state"].items()))
-        drafts = f"{drafts} drafts ({states})" if states else f"{drafts} drafts"
-        summary = "  summary" if row["summary"] else ""
-        fork = f"  forked from {row['forked_from']} at turn {row['forked_at_turn']}" if row["forked_from"] else ""
+        count = row["drafts"]
+        states = ", ".join(f"{n} {state_label(state)}" for state, n in sorted(row["drafts_by_state"].items()))
+        drafts = "? " + _("drafts") if count is None else ngettext("{n} draft", "{n} drafts", count).format(n=count)
+        drafts = f"{drafts} ({states})" if states else drafts
+        summary = "  " + _("summary") if row["summary"] else ""
+        fork = "  " + _("forked from {source} at turn {turn}").format(
+            source=row["forked_from"], turn=row["forked_at_turn"]) if row["forked_from"] else ""
+        turns = ngettext("{n} turn", "{n} turns", row["turns"]).format(n=f"{row['turns']:>3}")
+        last = _("last {when}").format(when=row["last_activity"] or "-")
         click.echo(
-            f"{row['id']}  {row['state']:<11} {row['turns']:>3} turns  {drafts}{summary}  "
-            f"{row['model'] or '-'}  last {row['last_activity'] or '-'}{fork}"
+            f"{row['id']}  {row['state']:<11} {turns}  {drafts}{summary}  {row['model'] or '-'}  {last}{fork}"
         )

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from formspec_consult.i18n import N_, _
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
@@ -100,7 +102,7 @@ class Plan:
 def skill_folder(target: str, *, user: bool, project_dir: Path, home: Path | None = None) -> Path:
     """``<base>/<.claude|.agents>/skills/formspec-consult`` with base the home or project folder."""
     if target not in TARGETS:
-        raise SkillError(f"Unknown target {target!r}; use one of: {', '.join(TARGETS)}.")
+        raise SkillError(_("Unknown target {target!r}; use one of: {targets}.").format(target=target, targets=", ".join(TARGETS)))
     base = (home or Path.home()) if user else project_dir
     return base / TARGETS[target] / "skills" / SKILL_NAME
 
@@ -227,16 +229,17 @@ def install(the_plan: Plan, *, force: bool = False) -> tuple[bool, Path | None]:
     backup = folder.parent / f".{SKILL_NAME}-backup-{datetime.now(UTC):%Y%m%d-%H%M%S}" if theirs else None
     if theirs and not force:
         listed = "; ".join(theirs[:6]) + ("; …" if len(theirs) > 6 else "")
-        raise SkillError(
-            f"The skill at {folder} has changes formspec-consult did not write ({listed}); installing "
+        raise SkillError(_(
+            "The skill at {folder} has changes formspec-consult did not write ({listed}); installing "
             "would replace them. Copy what you want to keep, or run the install again with --force: the "
-            f"current folder is then kept whole as {folder.parent}/.{SKILL_NAME}-backup-<time>."
-        )
+            "current folder is then kept whole as {backup}."
+        ).format(folder=folder, listed=listed, backup=f"{folder.parent}/.{SKILL_NAME}-backup-<time>"))
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{SKILL_NAME}-", dir=folder.parent))
     except OSError as exc:
-        raise SkillError(f"Cannot write to {folder.parent}: {exc.strerror or exc}. Choose a writable folder.") from exc
+        raise SkillError(_("Cannot write to {folder}: {why}. Choose a writable folder.").format(
+            folder=folder.parent, why=exc.strerror or exc)) from exc
     old = backup or folder.parent / f".{SKILL_NAME}-old-{os.getpid()}"
     try:
         for rel, text in the_plan.files.items():
@@ -252,7 +255,7 @@ def install(the_plan: Plan, *, force: bool = False) -> tuple[bool, Path | None]:
     except OSError as exc:
         if old.exists() and not folder.exists():
             old.rename(folder)
-        raise SkillError(f"Cannot write the skill to {folder}: {exc.strerror or exc}.") from exc
+        raise SkillError(_("Cannot write the skill to {folder}: {why}.").format(folder=folder, why=exc.strerror or exc)) from exc
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         if backup is None:
@@ -266,23 +269,23 @@ def skill() -> None:
 
 
 @skill.command("install")
-@click.option("--user", is_flag=True, help="Install into your home folder (~/.claude/skills/…) for every project.")
+@click.option("--user", is_flag=True, help=N_("Install into your home folder (~/.claude/skills/…) for every project."))
 @click.option(
     "--target",
     type=click.Choice(sorted(TARGETS)),
     default="claude",
     show_default=True,
-    help="claude: .claude/skills/ (Claude Code); agents: .agents/skills/ (as FormSpec's own init uses).",
+    help=N_("claude: .claude/skills/ (Claude Code); agents: .agents/skills/ (as FormSpec's own init uses)."),
 )
-@click.option("--check", is_flag=True, help="Only report whether the installed skill is current (exit 1 if not).")
+@click.option("--check", is_flag=True, help=N_("Only report whether the installed skill is current (exit 1 if not)."))
 @click.option("--force", is_flag=True,
-              help="Install over a skill folder you edited or added files to; it is kept whole as a backup first.")
+              help=N_("Install over a skill folder you edited or added files to; it is kept whole as a backup first."))
 @click.option(
     "--project",
     "project_opt",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Project folder for a project install (default: --project of the main command, else the current folder).",
+    help=N_("Project folder for a project install (default: --project of the main command, else the current folder)."),
 )
 @click.pass_context
 def install_command(
@@ -299,20 +302,19 @@ def install_command(
                 again = "formspec-consult skill install" + (" --user" if user else "")
                 again += "" if target == "claude" else f" --target {target}"
                 listed = "; ".join(problems[:6]) + ("; …" if len(problems) > 6 else "")
-                raise click.ClickException(f"The skill at {the_plan.folder} is stale ({listed}). Run: {again}")
-            click.echo(f"The skill at {the_plan.folder} is current.")
+                raise click.ClickException(_("The skill at {folder} is stale ({listed}). Run: {again}").format(folder=the_plan.folder, listed=listed, again=again))
+            click.echo(_("The skill at {folder} is current.").format(folder=the_plan.folder))
             return
         changed, backup = install(the_plan, force=force)
     except SkillError as exc:
         raise click.ClickException(str(exc)) from exc
-    verb = "Installed" if changed else "Already current:"
-    click.echo(f"{verb} {the_plan.folder} ({len(the_plan.files)} files).")
+    done = _("Installed {folder} ({n} files).") if changed else _("Already current: {folder} ({n} files).")
+    click.echo(done.format(folder=the_plan.folder, n=len(the_plan.files)))
     if backup is not None:
-        click.echo(f"Your edited skill folder is kept whole as {backup}.")
+        click.echo(_("Your edited skill folder is kept whole as {backup}.").format(backup=backup))
     if changed and target == "claude":
         click.echo(
-            f"Claude Code loads it at session start; attach the server as '{SERVER_NAME}' in .mcp.json "
-            "(command formspec-consult, args mcp-serve --project .)."
+            _("Claude Code loads it at session start; attach the server as '{SERVER_NAME}' in .mcp.json (command formspec-consult, args mcp-serve --project .).").format(SERVER_NAME=SERVER_NAME)
         )
 
 

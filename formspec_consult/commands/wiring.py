@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from formspec_consult.agent.engine.setup import LOCAL, REGISTRY
+from formspec_consult.i18n import _
 from formspec_consult.mcp_client.config import ServerSpec, parse_servers
 from formspec_consult.store.layout import MCP_REGISTRY_LOG, MCP_SERVER_LOG, consult_dir
 
@@ -55,7 +56,7 @@ def check_allowed_tool(name: str) -> str:
 
     close = difflib.get_close_matches(name, sorted(GUARDED_TOOLS), n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
-    raise click.BadParameter(f"{why}{hint}; the tools it can allow are: {valid}", param_hint="--allow-tool")
+    raise click.BadParameter(_("{why}{hint}; the tools it can allow are: {valid}").format(why=why, hint=hint, valid=valid), param_hint="--allow-tool")
 
 
 def engine_options(options: Mapping[str, Any]) -> EngineOptions:

@@ -11,6 +11,9 @@
       states: {laundry-order: [received, washing, ready, {name: collected, success: true}, cancelled]}
       relations: [[laundry-order, customer]]
       modules: [order-status-tracking]
+      # an Iterate case (a change request on an applied starter) also says what the change adds:
+      fields: {laundry-order: [{name: pickup_note, aliases: [catatan]}]}
+      changelog: true            # a dated entry in docs/changelog.md naming the changed files
 
 A state is a name or ``{name, aliases, branch, success}``. An entity's states are its lifecycle
 as the business tells it: the main path first, from the initial state to the one the business
@@ -63,6 +66,13 @@ class Expected:
     states: dict[str, tuple[Named, ...]] = field(default_factory=dict)
     relations: tuple[tuple[str, str], ...] = ()
     modules: tuple[str, ...] = ()
+    fields: dict[str, tuple[Named, ...]] = field(default_factory=dict)  # Iterate: fields the change adds
+    changelog: bool = False  # Iterate: the change is recorded in docs/changelog.md
+
+    @property
+    def iterate(self) -> bool:
+        """A change request on an applied project: scored for the Iterate phase too."""
+        return bool(self.fields) or self.changelog
 
 
 @dataclass(frozen=True)
@@ -145,7 +155,7 @@ def _lifecycle(file: Path, key: str, items: list[Any]) -> tuple[Named, ...]:
 def _expected(file: Path, raw: Any) -> Expected:
     if not isinstance(raw, Mapping):
         raise _fail(file, "expected", "must be a mapping with entities, states, relations, modules")
-    unknown = set(raw) - {"entities", "states", "relations", "modules"}
+    unknown = set(raw) - {"entities", "states", "relations", "modules", "fields", "changelog"}
     if unknown:
         raise _fail(file, "expected", f"unknown key(s) {', '.join(sorted(map(str, unknown)))}")
     entities_raw = raw.get("entities")
@@ -179,7 +189,21 @@ def _expected(file: Path, raw: Any) -> Expected:
     modules = raw.get("modules") or []
     if not isinstance(modules, list) or not all(isinstance(m, str) and m for m in modules):
         raise _fail(file, "expected.modules", "must be a list of module names")
-    return Expected(entities, states, tuple(relations), tuple(modules))
+    fields_raw = raw.get("fields") or {}
+    if not isinstance(fields_raw, Mapping):
+        raise _fail(file, "expected.fields", "must map an expected entity to the fields the change adds")
+    fields: dict[str, tuple[Named, ...]] = {}
+    for entity, items in fields_raw.items():
+        key = f"expected.fields.{entity}"
+        if entity not in known:
+            raise _fail(file, key, f"names no expected entity (expected: {', '.join(sorted(known))})")
+        if not isinstance(items, list) or not items:
+            raise _fail(file, key, "must be a non-empty list of field names")
+        fields[str(entity)] = tuple(_named(file, f"{key}[{i}]", item)[0] for i, item in enumerate(items))
+    changelog = raw.get("changelog", False)
+    if not isinstance(changelog, bool):
+        raise _fail(file, "expected.changelog", "must be true or false")
+    return Expected(entities, states, tuple(relations), tuple(modules), fields, changelog)
 
 
 def load_case(file: Path) -> Case:

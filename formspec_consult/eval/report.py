@@ -36,8 +36,9 @@ def totals(cases: list[dict[str, Any]]) -> dict[str, Any]:
     costs = [c["cost"] for c in cases if c.get("cost")]
     money = [c["cost"] for c in costs if c.get("cost") is not None]
 
-    def mean(part: str, key: str) -> float | None:
-        values = [c["score"][part][key] for c in cases if c["status"] == "ok" and c["score"][part][key] is not None]
+    def mean(part: str, key: str) -> float | None:  # over the cases that have the part (iterate: only Iterate cases)
+        values = [c["score"][part][key] for c in cases
+                  if c["status"] == "ok" and part in c["score"] and c["score"][part][key] is not None]
         return round(sum(values) / len(values), 3) if values else None
 
     return {
@@ -51,6 +52,7 @@ def totals(cases: list[dict[str, Any]]) -> dict[str, Any]:
         "relations": mean("coverage", "relations"),
         "modules": mean("modules", "score"),
         "discipline": mean("discipline", "score"),
+        "iterate": mean("iterate", "score"),
         "prompt_tokens": sum(c["prompt_tokens"] for c in costs),
         "cached_tokens": sum(c["cached_tokens"] for c in costs),
         "completion_tokens": sum(c["completion_tokens"] for c in costs),
@@ -70,26 +72,26 @@ def _k(tokens: int) -> str:
 
 def summary_table(report: dict[str, Any]) -> Table:
     table = Table(title=f"eval {report['run_id']} (verify: {report['verify']})")
-    for column in ("case", "score", "valid", "ent", "states", "branch", "rel", "mod", "disc", "turns",
+    for column in ("case", "score", "valid", "ent", "states", "branch", "rel", "mod", "disc", "iter", "turns",
                    "tokens", "cost", "s"):
         table.add_column(column, justify="left" if column == "case" else "right")
     for case in report["cases"]:
         if case["status"] != "ok":
-            table.add_row(f"{case['id']} ({case['language']})", "[red]failed[/red]", *[""] * 11)
+            table.add_row(f"{case['id']} ({case['language']})", "[red]failed[/red]", *[""] * 12)
             continue
         s, c = case["score"], case["cost"]
         table.add_row(
             f"{case['id']} ({case['language']})", _pct(s["score"]), _pct(s["validity"]["score"]),
             _pct(s["coverage"]["entities"]), _pct(s["coverage"]["states"]), _pct(s["coverage"]["branch_states"]),
             _pct(s["coverage"]["relations"]), _pct(s["modules"]["score"]), _pct(s["discipline"]["score"]),
-            str(c["turns"]), _k(c["prompt_tokens"] + c["completion_tokens"]),
+            _pct(s["iterate"]["score"] if "iterate" in s else None), str(c["turns"]), _k(c["prompt_tokens"] + c["completion_tokens"]),
             "–" if c["cost"] is None else f"${c['cost']:.4f}", f"{c['seconds']:.1f}",
         )
     t = report["totals"]
     table.add_row(
         "[b]total[/b]", f"[b]{_pct(t['score'])}[/b]", _pct(t["validity"]), _pct(t["entities"]),
         _pct(t["states"]), _pct(t["branch_states"]), _pct(t["relations"]), _pct(t["modules"]),
-        _pct(t["discipline"]), str(t["turns"]), _k(t["prompt_tokens"] + t["completion_tokens"]),
+        _pct(t["discipline"]), _pct(t.get("iterate")), str(t["turns"]), _k(t["prompt_tokens"] + t["completion_tokens"]),
         "–" if t["cost"] is None else f"${t['cost']:.4f}", f"{t['seconds']:.1f}",
     )
     return table

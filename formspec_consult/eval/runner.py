@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,8 +27,9 @@ from formspec_consult.eval.owner import ModelOwner, Owner, ScriptedOwner
 from formspec_consult.eval.recorded import load_recording
 from formspec_consult.eval.report import console as report_console
 from formspec_consult.eval.report import run_id, summary_table, totals
-from formspec_consult.eval.scoring import ApplyOutcome, EntityFacts, cost, score_case
+from formspec_consult.eval.scoring import ApplyOutcome, EntityFacts, IterateState, cost, score_case
 from formspec_consult.providers.base import Provider
+from formspec_consult.spec.owner_docs import CHANGELOG
 from formspec_consult.store.layout import STATE_DIR, SessionLayout
 
 VERIFY_MODES = ("off", "deterministic", "llm")
@@ -165,6 +166,16 @@ def _final_state(project_dir: Path) -> tuple[list[EntityFacts], set[str], Any]:
     return entities, depended, skills_for_kind
 
 
+def _read(file: Path) -> str | None:
+    return file.read_text(encoding="utf-8", errors="replace") if file.is_file() else None
+
+
+def _iterate_before(project_dir: Path) -> IterateState:
+    """An Iterate case's starting point: the starter's entities and its changelog."""
+    entities, _, _ = _final_state(project_dir)
+    return IterateState(tuple(e.name for e in entities), _read(project_dir / CHANGELOG))
+
+
 class Runner:
     """Runs the prepared cases and writes the artefacts."""
 
@@ -230,6 +241,7 @@ class Runner:
         consultation: Consultation | None = None
         try:
             project = _fresh_project(case, work)
+            before = _iterate_before(project) if case.expected.iterate else None
             provider, owner = self._players(case)
             consultation = await Consultation.open(project, provider, verify=self.config.verify,
                                                    in_process=self.config.in_process,
@@ -249,7 +261,8 @@ class Runner:
             outcome = await consultation.apply_all()
             await consultation.aclose()
             consultation = None
-            score, spent = self._score(case, project, session_dir, case_dir, outcome, time.perf_counter() - started)
+            score, spent = self._score(case, project, session_dir, case_dir, outcome, time.perf_counter() - started,
+                                       before)
             owner_tokens = ({"prompt_tokens": owner.prompt_tokens, "completion_tokens": owner.completion_tokens}
                             if isinstance(owner, ModelOwner) else None)
             result = {**base, "status": "ok", "error": None, "score": score, "cost": spent,
@@ -285,7 +298,7 @@ class Runner:
         return isinstance(provider, CannedProvider) and provider.remaining == 0
 
     def _score(self, case: Case, project: Path, session_dir: Path, case_dir: Path, outcome: ApplyOutcome,
-               seconds: float) -> tuple[dict[str, Any], dict[str, Any]]:
+               seconds: float, before: IterateState | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         events = read_events(session_dir)
         files = SessionLayout(session_dir)
         for kept in (files.events, files.transcript, files.summary):
@@ -293,7 +306,12 @@ class Runner:
                 shutil.copy2(kept, case_dir / kept.name)
         (case_dir / "system-prompt.md").write_text(system_prompt(events), encoding="utf-8")
         entities, depended, skills_for_kind = _final_state(project)
-        score = score_case(events, entities, depended, case.expected, outcome, skills_for_kind)
+        state = None
+        if before is not None:  # an Iterate case: the changelog as the consultation left it
+            state = replace(before, changelog_after=_read(project / CHANGELOG))
+            if state.changelog_after is not None:
+                (case_dir / "changelog.md").write_text(state.changelog_after, encoding="utf-8")
+        score = score_case(events, entities, depended, case.expected, outcome, skills_for_kind, state)
         return score, cost(events, seconds)
 
 

@@ -10,7 +10,10 @@ the drafts were applied, and the outcome of applying them. Pure: no model, no MC
   success state, a branch state off the shortest such way and reachable (an "overdue" every
   rental must pass through is not a branch);
 - module reuse: expected registry modules the consultant looked up, named or depended on;
-- discipline: no spec YAML pasted in chat; a skill for the kind read before its first draft.
+- discipline: no spec YAML pasted in chat; a skill for the kind read before its first draft;
+- iterate (a change request on an applied starter, agent/engine/phase.py): the session entered the
+  Iterate phase, the starter's entities are all still there, the fields the change adds are there
+  (alias-aware), and the applied docs/changelog.md has a new dated entry naming a changed spec file.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from formspec_consult.eval.corpus import Expected, Named
 from formspec_consult.spec.verify.lifecycle import Lifecycle
 from formspec_consult.store.records import (
     EventRecord,
+    PhaseRecord,
     ResponseRecord,
     SideReplyRecord,
     ToolCallRecord,
@@ -61,6 +65,7 @@ class EntityFacts:
     relations: tuple[str, ...]  # target entity names (module prefix dropped)
     initial: str | None = None  # the lifecycle's initial state (its first state when not said)
     transitions: tuple[tuple[str, str], ...] = ()  # (from, to), `from: *` spelled out
+    fields: tuple[str, ...] = ()  # field names
 
     @classmethod
     def of(cls, name: str, module: str | None, spec: Mapping[str, Any]) -> EntityFacts:
@@ -70,11 +75,13 @@ class EntityFacts:
         initial = (life.initial or (states[0] if states else None)) if life else None
         moves = tuple((a, b) for a in states for b in states if life and b in life.outgoing.get(a, ()))
         relations = []
+        names = []
         for f in (f for f in spec.get("fields") or [] if isinstance(f, Mapping)):
+            names.append(str(f.get("name") or ""))
             rel = f.get("relation")
             if isinstance(rel, Mapping) and isinstance(rel.get("resource"), str):
                 relations.append(re.split(r"[./]", rel["resource"])[-1])
-        return cls(name, module, spellings, states, tuple(relations), initial, moves)
+        return cls(name, module, spellings, states, tuple(relations), initial, moves, tuple(n for n in names if n))
 
     def main_path(self, success: str) -> tuple[list[str], set[str], set[str]] | None:
         """(the shortest way from the initial state to `success`, every state on some way there,
@@ -288,6 +295,55 @@ def discipline(events: Events, skills_for_kind: Callable[[str], set[str]]) -> di
     }
 
 
+@dataclass(frozen=True)
+class IterateState:
+    """What an Iterate case leaves to score besides the entities: the starter's entity names, and
+    docs/changelog.md before the consultation and after applying (None: no file)."""
+
+    starter_entities: tuple[str, ...] = ()
+    changelog_before: str | None = None
+    changelog_after: str | None = None
+
+
+_DATED = re.compile(r"(?m)^##[ \t]+\d{4}-\d{2}-\d{2}\b")
+
+
+def iterate(events: Events, entities: list[EntityFacts], expected: Expected, outcome: ApplyOutcome,
+            state: IterateState) -> dict[str, Any]:
+    """The Iterate phase's part (see the module): phase, kept, fields, changelog."""
+    entered = any(isinstance(e, PhaseRecord) and e.phase == "iterate" for e in events)
+    have = {norm(e.name) for e in entities}
+    lost = [name for name in state.starter_entities if norm(name) not in have]
+    kept = _ratio(len(state.starter_entities) - len(lost), len(state.starter_entities))
+    hit = total = 0
+    missing_fields: dict[str, list[str]] = {}
+    for entity_name, wanted in expected.fields.items():
+        found = _match(next(e for e in expected.entities if e.name == entity_name), entities)
+        own = {norm(f) for f in found.fields} if found else set()
+        for one in wanted:
+            total += 1
+            if own & {norm(s) for s in one.spellings}:
+                hit += 1
+            else:
+                missing_fields.setdefault(entity_name, []).append(one.name)
+    fields = _ratio(hit, total)
+    changed = [p for p in outcome.applied if not p.startswith("docs/")]
+    added = (state.changelog_after or "")[len((state.changelog_before or "").rstrip()):]
+    logged = bool(state.changelog_after) and bool(_DATED.search(added)) and any(p in added for p in changed)
+    parts: list[float | None] = [1.0 if entered else 0.0, kept, fields]
+    if expected.changelog:
+        parts.append(1.0 if logged else 0.0)
+    return {
+        "entered_iterate": entered,
+        "kept": kept,
+        "lost_entities": lost,
+        "fields": fields,
+        "missing_fields": missing_fields,
+        "changelog": logged if expected.changelog else None,
+        "score": overall(parts),
+    }
+
+
 def overall(parts: Iterable[float | None]) -> float:
     """The case score: the mean of the parts that apply (a part with nothing expected is left out)."""
     values = [p for p in parts if p is not None]
@@ -301,17 +357,23 @@ def score_case(
     expected: Expected,
     outcome: ApplyOutcome,
     skills_for_kind: Callable[[str], set[str]],
+    iterate_state: IterateState | None = None,
 ) -> dict[str, Any]:
-    """Every score of one case; ``score`` is their mean (0..1)."""
+    """Every score of one case; ``score`` is their mean (0..1); an Iterate case (one that expects
+    fields or a changelog) has an ``iterate`` part too."""
     valid = validity(events, outcome)
     cover = coverage(entities, expected)
     reuse = module_reuse(events, depended, expected)
     manners = discipline(events, skills_for_kind)
+    change = iterate(events, entities, expected, outcome, iterate_state or IterateState()) if expected.iterate else None
     total = overall(
         [valid["score"], cover["entities"], cover["states"], cover["branch_states"], cover["relations"],
-         reuse["score"], manners["score"]]
+         reuse["score"], manners["score"], change["score"] if change else None]
     )
-    return {"score": total, "validity": valid, "coverage": cover, "modules": reuse, "discipline": manners}
+    scores = {"score": total, "validity": valid, "coverage": cover, "modules": reuse, "discipline": manners}
+    if change is not None:
+        scores["iterate"] = change
+    return scores
 
 
 def cost(events: Events, seconds: float) -> dict[str, Any]:

@@ -166,8 +166,9 @@ def current_locale() -> str:
 
 
 def gettext(message: str) -> str:
-    """`message` in the interface language."""
-    return _state.translations.gettext(message)
+    """`message` in the interface language (the empty string stays empty: gettext would answer
+    it with the catalogue's header)."""
+    return _state.translations.gettext(message) if message else message
 
 
 _ = gettext
@@ -204,13 +205,19 @@ def format_percent(fraction: float) -> str:
 
 
 def format_money(amount: float, currency: str = "USD", *, decimals: int | None = None) -> str:
-    """An amount of `currency` as the locale writes it. `decimals`: up to that many digits (at
-    least the currency's usual ones), for the fractions of a cent a model request costs."""
+    """An amount of `currency` as the locale writes it; `decimals`: exactly that many digits
+    (the fractions of a cent a model request costs) instead of the currency's usual ones."""
+    import copy
+
+    from babel import Locale
     from babel.numbers import format_currency
 
     if decimals is None:
         return format_currency(amount, currency, locale=_state.locale)
-    return format_currency(round(amount, decimals), currency, locale=_state.locale, decimal_quantization=False)
+    locale = Locale.parse(_state.locale)
+    pattern = copy.copy(locale.currency_formats["standard"])
+    pattern.frac_prec = (decimals, decimals)
+    return pattern.apply(amount, locale, currency=currency, currency_digits=False)
 
 
 def format_datetime(moment: datetime, *, length: str = "medium") -> str:

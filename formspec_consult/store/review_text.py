@@ -21,6 +21,8 @@ _LABELS = {
     "undone": N_("undone"),
     "applied": N_("applied"),
     "rejected": N_("rejected"),
+    "invalid": N_("invalid"),
+    "closed": N_("closed"),
     "backed up": N_("backed up"),
     "did not exist": N_("did not exist"),
     "restored": N_("restored"),

@@ -23,10 +23,12 @@ from textual.widgets import Footer, Tab, Tabs
 from textual.worker import Worker
 
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
+from formspec_consult.i18n import N_, _
 from formspec_consult.resources import data_dir
 from formspec_consult.store.layout import EVENTS
 from formspec_consult.tui.keys import WORD_MOVE_OF_LETTER, read_meta_letters_as_alt
 from formspec_consult.tui.layout import PANES, TAB_LABELS, LayoutActions
+from formspec_consult.tui.localise import LocalisedBindings
 from formspec_consult.tui.review_keys import route_review_key
 from formspec_consult.tui.slash import SlashSpec, is_command
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
@@ -51,23 +53,24 @@ def _slash_commands_provider() -> type:
     return SlashCommandsProvider
 
 
-class ConsultApp(LayoutActions, App[None]):
+class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
     """`ConsultApp(engine_factory)`: the factory opens (or resumes) the engine off the UI path."""
 
     CSS_PATH = [data_dir("styles") / "app.tcss"]
     TITLE = "formspec-consult"
     COMMANDS = App.COMMANDS | {_slash_commands_provider}
     BINDINGS = [
-        Binding("escape", "escape", "Cancel turn / back to the prompt", show=False),
-        Binding("ctrl+r", "review", "Review drafts"),
-        Binding("f2", "toggle_pane('conversation-pane')", "Chat"),
-        Binding("f3", "toggle_pane('tools-pane')", "Tools"),
-        Binding("f4", "toggle_pane('diff-pane')", "Diffs"),
-        Binding("f5", "cycle_split", "Split", show=False),
-        Binding("f6", "resize_side(-5)", "Narrower", show=False),
-        Binding("f7", "resize_side(5)", "Wider", show=False),
-        Binding("f8", "toggle_theme", "Theme"),
-        *[Binding(f"alt+{c}", f"pick('{c}')", f"Option {c.upper()}", show=False, priority=True) for c in _LETTERS],
+        Binding("escape", "escape", N_("Cancel turn / back to the prompt"), show=False),
+        Binding("ctrl+r", "review", N_("Review drafts")),
+        Binding("f2", "toggle_pane('conversation-pane')", N_("Chat")),
+        Binding("f3", "toggle_pane('tools-pane')", N_("Tools")),
+        Binding("f4", "toggle_pane('diff-pane')", N_("Diffs")),
+        Binding("f5", "cycle_split", N_("Split"), show=False),
+        Binding("f6", "resize_side(-5)", N_("Narrower"), show=False),
+        Binding("f7", "resize_side(5)", N_("Wider"), show=False),
+        Binding("f8", "toggle_theme", N_("Theme")),
+        *[Binding(f"alt+{c}", f"pick('{c}')", N_("Option") + f" {c.upper()}", show=False,
+                  priority=True) for c in _LETTERS],
     ]
 
     def __init__(
@@ -126,7 +129,7 @@ class ConsultApp(LayoutActions, App[None]):
 
     def compose(self) -> ComposeResult:
         # Shown only on a small screen, where one pane is visible at a time (see layout.py).
-        tabs = Tabs(*[Tab(TAB_LABELS[p], id=f"tab-{p}") for p in PANES], id="pane-tabs")
+        tabs = Tabs(*[Tab(_(TAB_LABELS[p]), id=f"tab-{p}") for p in PANES], id="pane-tabs")
         tabs.can_focus = False
         tabs.display = False
         yield tabs
@@ -196,7 +199,7 @@ class ConsultApp(LayoutActions, App[None]):
                 trust(request.folder, request.digest)
                 said = ""
             except OSError as exc:
-                said = f"Could not record the trust ({exc.strerror or exc}); {said}"
+                said = _("Could not record the trust ({why}); {said}").format(why=exc.strerror or exc, said=said)
         if said:
             self.run_worker(self.query_one(ConversationView).add(Entry("notice-warning", said)),
                             exit_on_error=False)
@@ -272,14 +275,14 @@ class ConsultApp(LayoutActions, App[None]):
         """Say in the conversation (once: the toast only points there) why it could not start."""
         self.start_failure = str(exc)
         self.query_one(StatusBar).info = StatusInfo(state="not started")
-        advice = f"Could not start: {exc}"
+        advice = _("Could not start: {problem}").format(problem=exc)
         from formspec_consult.agent.engine.engine import ProviderError
 
         if isinstance(exc, ProviderError):
-            advice += "\n\nNo model at hand? `formspec-consult demo` runs an offline demo, no key needed."
+            advice += "\n\n" + _("No model at hand? `formspec-consult demo` runs an offline demo, no key needed.")
         await self.query_one(ConversationView).add(Entry("notice-error", advice))
-        self.notify("The reason and what to do are in the conversation; ctrl+q quits.",
-                    title="Could not start the consultation", severity="error", timeout=15)
+        self.notify(_("The reason and what to do are in the conversation; ctrl+q quits."),
+                    title=_("Could not start the consultation"), severity="error", timeout=15)
 
     async def ask_permission(self, request: PermissionRequest) -> Decision:
         """The approver of the engine: show the approval prompt (with the draft's diff) and wait."""
@@ -309,10 +312,10 @@ class ConsultApp(LayoutActions, App[None]):
                 screen.dismiss("deny")
             raise
         what = request.summary.removeprefix("The consultant wants to ").rstrip(".")
-        said = {"allow_once": f"You allowed the consultant to {what} (this once).",
-                "allow_session": f"You allowed the consultant to {what}; {request.name} runs without asking "
-                                 "for the rest of this session.",
-                }.get(decision, f"You declined: the consultant may not {what}.")
+        said = {"allow_once": _("You allowed the consultant to {what} (this once).").format(what=what),
+                "allow_session": _("You allowed the consultant to {what}; {tool} runs without asking "
+                                   "for the rest of this session.").format(what=what, tool=request.name),
+                }.get(decision) or _("You declined: the consultant may not {what}.").format(what=what)
         await self.query_one(ConversationView).add(Entry("notice-info", said))
         return decision
 
@@ -329,7 +332,7 @@ class ConsultApp(LayoutActions, App[None]):
         try:
             figures = self.engine.status()
         except Exception as exc:
-            self.notify(f"Status unavailable: {exc}", severity="warning")
+            self.notify(_("Status unavailable: {exc}").format(exc=exc), severity="warning")
             return
         self.query_one(StatusBar).info = StatusInfo.from_engine(figures, state)
         self.tool_pane.mcp_state = figures
@@ -338,14 +341,14 @@ class ConsultApp(LayoutActions, App[None]):
         """Close the current engine and resume a session (another one, or this one with another
         `model`) in a fresh set of panes."""
         if self.turn_worker is not None and self.turn_worker.is_running:
-            self.notify("Cancel the running turn (Esc) before switching sessions.", severity="warning")
+            self.notify(_("Cancel the running turn (Esc) before switching sessions."), severity="warning")
             return
         if self.engine is not None:
             engine, self.engine = self.engine, None
             try:
                 await engine.aclose()
             except Exception as exc:
-                self.notify(f"Closing the previous session failed: {exc}", severity="warning")
+                self.notify(_("Closing the previous session failed: {exc}").format(exc=exc), severity="warning")
         await self.query_one(ConversationView).clear()
         await self.tool_pane.clear()
         self.query_one(ChoiceBar).options = ()
@@ -361,18 +364,18 @@ class ConsultApp(LayoutActions, App[None]):
         from formspec_consult.tui.widgets.diff_pane import DiffPane
 
         own = [b for cls in reversed(type(self).__mro__) for b in cls.__dict__.get("BINDINGS", ())]
-        palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette")
-        send = Binding("enter", "submit", "Send (a lone letter answers an offered option)")
+        palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", N_("Command palette"))
+        send = Binding("enter", "submit", N_("Send (a lone letter answers an offered option)"))
         return keys_markdown(key_rows([
-            ("anywhere", [*own, palette]),
-            ("at the prompt", [send, *PromptInput.BINDINGS, *Screen.BINDINGS]),
-            ("diffs pane, after ctrl+r", DiffPane.BINDINGS),
+            (_("anywhere"), [*own, palette]),
+            (_("at the prompt"), [send, *PromptInput.BINDINGS, *Screen.BINDINGS]),
+            (_("diffs pane, after ctrl+r"), DiffPane.BINDINGS),
         ]))
 
     def action_help_quit(self) -> None:
         """ctrl+c does not quit (it copies in the input): say, in plain text, what does."""
-        self.notify("Press ctrl+q to quit — the session stays on disk; formspec-consult --continue resumes it.",
-                    title="Do you want to quit?")
+        self.notify(_("Press ctrl+q to quit — the session stays on disk; formspec-consult --continue resumes it."),
+                    title=_("Do you want to quit?"))
 
     async def action_quit(self) -> None:
         """Leave at once: say so in the status bar while the servers close."""
@@ -384,8 +387,8 @@ class ConsultApp(LayoutActions, App[None]):
         session = self._closed_session or (self._saved_session(self.engine) if self.engine is not None else None)
         if not session:
             return None
-        return (f"Session {session} is saved. Resume it with `formspec-consult --continue` "
-                f"(or `--resume {session}`).")
+        return _("Session {session} is saved. Resume it with `formspec-consult --continue` "
+                 "(or `--resume {session}`).").format(session=session)
 
     _closed_session: str | None = None
 
@@ -426,15 +429,15 @@ class ConsultApp(LayoutActions, App[None]):
         middle of mounting it."""
         if self.engine is None or not self.session_shown or not self.model_joined:
             if self.start_failure is not None:
-                self.notify("The consultation could not start — see the conversation for how to fix it.",
+                self.notify(_("The consultation could not start — see the conversation for how to fix it."),
                             severity="error")
                 return False
             self.queued.append(text)
             self.run_worker(self.query_one(ConversationView).add(
-                Entry("notice-info", f"Queued until the consultant is connected: {text}")), exit_on_error=False)
+                Entry("notice-info", _("Queued until the consultant is connected: {text}").format(text=text))), exit_on_error=False)
             return True
         if self.turn_worker is not None and self.turn_worker.is_running:
-            self.notify("A turn is running; wait for it or press Esc to cancel it.", severity="warning")
+            self.notify(_("A turn is running; wait for it or press Esc to cancel it."), severity="warning")
             return False
         self.turn_worker = self.run_worker(self._turn(text), group="turn", exclusive=True, exit_on_error=False)
         return True
@@ -452,7 +455,7 @@ class ConsultApp(LayoutActions, App[None]):
                     await self.presenter.show(event)
                     finished = finished or event.kind == "turn_finished"
         except Exception as exc:
-            await self.presenter.end_turn("error", f"The turn failed: {exc}")
+            await self.presenter.end_turn("error", _("The turn failed: {problem}").format(problem=exc))
             finished = True
         finally:
             if not finished:  # cancelled (Esc) before the engine said the turn ended
@@ -522,7 +525,7 @@ class ConsultApp(LayoutActions, App[None]):
         if letter in WORD_MOVE_OF_LETTER and not self.query_one(ChoiceBar).options:
             self.simulate_key(WORD_MOVE_OF_LETTER[letter])  # ESC b / ESC f: the word move it was
         else:
-            self.notify(f"No option {letter.upper()} is on offer.", severity="warning")
+            self.notify(_("No option {letter} is on offer.").format(letter=letter.upper()), severity="warning")
 
     def on_choice_bar_picked(self, event: ChoiceBar.Picked) -> None:
         if self.engine is not None:
@@ -552,7 +555,7 @@ class ConsultApp(LayoutActions, App[None]):
 
     def on_diff_pane_action_requested(self, event: DiffPane.ActionRequested) -> None:
         if self.engine is None:
-            self.notify("Not connected yet.", severity="warning")
+            self.notify(_("Not connected yet."), severity="warning")
             return
         if event.action == "edit" and event.path:  # the person's editor, the terminal handed over
             from formspec_consult.tui.review import run_editor_in

@@ -11,6 +11,9 @@ from collections.abc import Iterable
 
 from textual.binding import Binding, BindingType
 
+from formspec_consult.i18n import _
+from formspec_consult.tui.localise import described
+
 # How a few key names read to a person (Textual's names otherwise, e.g. "ctrl+r").
 _SPELLED = {"escape": "Esc", "pageup": "PageUp", "pagedown": "PageDown", "tab": "Tab", "shift+tab": "shift+Tab",
             "enter": "Enter", "space": "Space", "plus": "+", "minus": "-", "equals_sign": "="}
@@ -37,10 +40,10 @@ def key_rows(groups: Iterable[tuple[str, Iterable[BindingType]]]) -> list[tuple[
             if binding.action.startswith("pick("):  # alt+a … alt+f: one row
                 picks.append(binding)
                 continue
-            rows.append((where, _spell(binding.key), binding.description))
+            rows.append((where, _spell(binding.key), described(binding.description)))
         if picks:
             rows.append((where, f"{_spell(picks[0].key)} … {_spell(picks[-1].key)}",
-                         f"{picks[0].description} … {picks[-1].description}"))
+                         f"{described(picks[0].description)} … {described(picks[-1].description)}"))
     return rows
 
 
@@ -49,6 +52,6 @@ def keys_markdown(rows: Iterable[tuple[str, str, str]]) -> str:
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = ["| where | key | what it does |", "|---|---|---|"]
+    lines = ["| " + " | ".join((_("where"), _("key"), _("what it does"))) + " |", "|---|---|---|"]
     lines += [f"| {cell(where)} | `{cell(keys)}` | {cell(what)} |" for where, keys, what in rows]
     return "\n".join(lines)

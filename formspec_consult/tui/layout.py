@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from textual import events
 
+from formspec_consult.i18n import N_, _
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -23,7 +25,7 @@ else:
 SIDE_MIN, SIDE_MAX = 20, 75  # percent of the screen width for the tools + diffs column
 COMPACT_WIDTH, COMPACT_HEIGHT = 100, 26
 PANES = ("conversation-pane", "tools-pane", "diff-pane")
-TAB_LABELS = {"conversation-pane": "F2 Chat", "tools-pane": "F3 Tools", "diff-pane": "F4 Diffs"}
+TAB_LABELS = {"conversation-pane": N_("F2 Chat"), "tools-pane": N_("F3 Tools"), "diff-pane": N_("F4 Diffs")}
 
 
 def is_compact(width: int, height: int) -> bool:
@@ -98,7 +100,7 @@ class LayoutActions(_Base):
 
         for tab in self.query("#tab-diff-pane"):
             unseen = self._unseen_drafts
-            tab_label = TAB_LABELS["diff-pane"] + (f" ● {unseen} new" if unseen else "")
+            tab_label = _(TAB_LABELS["diff-pane"]) + (" ● " + _("{n} new").format(n=unseen) if unseen else "")
             if isinstance(tab, Tab) and str(tab.label) != tab_label:
                 tab.label = tab_label
 

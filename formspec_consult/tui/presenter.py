@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from rich.markup import escape
 
+from formspec_consult.i18n import _, format_number
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantDelta,
@@ -35,10 +36,10 @@ from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 def compaction_entry(event: CompactionDone) -> Entry:
     """The conversation entry that shows a compaction and keeps its summary readable."""
     # A Collapsible title is read as markup: the method comes from the log, so escape it.
-    title = (
-        f"History compacted ({escape(str(event.method))}): {event.replaced_messages} messages, "
-        f"{event.tokens_before} → {event.tokens_after} tokens — expand to read the summary"
-    )
+    title = _(
+        "History compacted ({method}): {n} messages, {before} → {after} tokens — expand to read the summary"
+    ).format(method=escape(str(event.method)), n=format_number(event.replaced_messages),
+             before=format_number(event.tokens_before), after=format_number(event.tokens_after))
     return Entry("compaction", event.summary, title=title)
 
 
@@ -159,7 +160,8 @@ class Presenter:
             info = self.status.info
             self.status.info = info.with_(compactions=info.compactions + 1)
             await self.conversation.add(compaction_entry(event))
-            self._notify(f"History compacted ({event.method}); the summary is in the conversation.", "information")
+            self._notify(_("History compacted ({method}); the summary is in the conversation.").format(
+                method=event.method), "information")
         elif isinstance(event, DraftsChanged):
             self._drafts_changed(tuple(event.paths))
         elif isinstance(event, Notice):
@@ -172,17 +174,17 @@ class Presenter:
     async def end_turn(self, reason: str, error: str | None = None) -> None:
         """Settle a reply left open (cancel, error) and report how the turn ended."""
         if self.reply is not None:
-            note = {"cancelled": "(cancelled)", "error": "(stopped by an error)"}.get(reason)
+            note = {"cancelled": _("(cancelled)"), "error": _("(stopped by an error)")}.get(reason)
             await self.reply.finish(note=note)
             self.reply = None
         self.status.info = self.status.info.with_(state="ready")
         if reason == "cancelled":
-            self._notify("Turn cancelled.", "warning")
-            await self.conversation.add(Entry("notice-warning", "You cancelled the turn (Esc)."))
+            self._notify(_("Turn cancelled."), "warning")
+            await self.conversation.add(Entry("notice-warning", _("You cancelled the turn (Esc).")))
         elif reason == "step_limit":
-            self._notify("The turn stopped at the tool-step limit; send a message to continue.", "warning")
+            self._notify(_("The turn stopped at the tool-step limit; send a message to continue."), "warning")
         elif reason == "error":
-            self._notify(error or "The turn failed.", "error")
+            self._notify(error or _("The turn failed."), "error")
             shown = [getattr(b, "text", "") for b in self.conversation.blocks[-3:]]
             if error and error not in shown:  # the cause stays in the conversation, not only in a toast
                 await self.conversation.add(Entry("notice-error", error))

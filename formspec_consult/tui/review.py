@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
 from formspec_consult.agent.engine.port import EngineLike
+from formspec_consult.i18n import N_, _, ngettext
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.review_flow import ReviewFlow
 from formspec_consult.store.review_results import Applied
@@ -27,9 +28,10 @@ Notify = Callable[[str, str], None]
 T = TypeVar("T")
 
 # How a review tool reads in a notice ("Applying failed: …", not "apply_draft failed: …").
-_DOING = {"apply_draft": "Applying", "reject_draft": "Rejecting", "undo_apply": "Undoing", "edit_draft": "Editing",
-          "list_draft_blocks": "Reading the blocks", "apply_draft_blocks": "Applying the blocks",
-          "list_drafts": "Listing the drafts", "diff_drafts": "Reading the diffs"}
+_DOING = {"apply_draft": N_("Applying"), "reject_draft": N_("Rejecting"), "undo_apply": N_("Undoing"),
+          "edit_draft": N_("Editing"), "list_draft_blocks": N_("Reading the blocks"),
+          "apply_draft_blocks": N_("Applying the blocks"),
+          "list_drafts": N_("Listing the drafts"), "diff_drafts": N_("Reading the diffs")}
 
 # What a review command does to the drafts it names (the status the pane then shows).
 _OUTCOME = {"apply": "applied", "reject": "rejected", "undo": "undone"}
@@ -72,7 +74,7 @@ class Review:
         try:
             result = await action
         except Exception as exc:  # a refusal, a dead server, a timeout, a wrong answer: never end the app
-            self.notify(f"{_DOING.get(name, name)} failed: {exc}", "error")
+            self.notify(_("{doing} failed: {problem}").format(doing=_(_DOING.get(name, name)), problem=exc), "error")
             return None
         return result
 
@@ -138,20 +140,20 @@ class Review:
         except Exception as exc:  # the server refused (invalid draft, target changed) or is gone
             from formspec_consult.store.wording import for_person
 
-            self.notify(f"Not applied: {path} — {for_person(str(exc), 'tui', path)}", "warning")
+            self.notify(_("Not applied: {path} — {why}").format(path=path, why=for_person(str(exc), "tui", path)), "warning")
             return False
         return self._applied(result)
 
     def _applied(self, result: Applied) -> bool:
         path = result.path
         if result.created:
-            how = " (a new file; /undo removes it)"
+            how = " " + _("(a new file; /undo removes it)")
         elif result.backup:
-            how = " (the previous version is backed up; /undo restores it)"
+            how = " " + _("(the previous version is backed up; /undo restores it)")
         else:
             how = ""
         self._settle(path, "applied")
-        self.notify(f"Applied {path}{how}.", "information")
+        self.notify(_("Applied {path}{how}.").format(path=path, how=how), "information")
         return True
 
     async def reject(self, path: str, reason: str | None = None) -> bool:
@@ -236,12 +238,13 @@ class Review:
         restored = result.path
         if result.back_for_review:
             self.settled.pop(restored, None)  # live again: the refresh lists it as undone
-            tail = f" — the draft is back for review; accept it again with /apply {restored} (or a in the diffs pane)"
+            tail = " — " + _("the draft is back for review; accept it again with /apply {path} (or a in the diffs "
+                             "pane)").format(path=restored)
         else:
             if restored in self.settled:
                 self._settle(restored, "undone")
             tail = ""
-        self.notify(f"Undone: {restored}{tail}.", "information")
+        self.notify(_("Undone: {restored}{tail}.").format(restored=restored, tail=tail), "information")
         return True
 
     async def accept_all(self) -> int:
@@ -252,10 +255,12 @@ class Review:
             return 0
         applied = sum(self._applied(r) for r in outcome.applied)
         for path, why in outcome.failed:
-            self.notify(f"Not applied: {path} — {why}", "warning")
+            self.notify(_("Not applied: {path} — {why}").format(path=path, why=why), "warning")
         skipped = len(outcome.skipped)
-        tail = f"; {skipped} invalid draft(s) left for review" if skipped else ""
-        self.notify(f"Accepted {applied} draft(s){tail}.", "information" if not skipped else "warning")
+        tail = "; " + ngettext("{n} invalid draft left for review", "{n} invalid drafts left for review",
+                               skipped).format(n=skipped) if skipped else ""
+        said = ngettext("Accepted {n} draft{tail}.", "Accepted {n} drafts{tail}.", applied).format(n=applied, tail=tail)
+        self.notify(said, "information" if not skipped else "warning")
         return applied
 
     async def run(self, action: str, path: str | None) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from formspec_consult.i18n import _
 from formspec_consult.store.layout import SessionLayout, consult_dir
 
 
@@ -29,7 +30,7 @@ def _title(folder: Path) -> str:
     try:
         with transcript.open(encoding="utf-8", errors="replace") as handle:
             after_you = False
-            for _, line in zip(range(400), handle, strict=False):
+            for _line_no, line in zip(range(400), handle, strict=False):
                 text = line.strip()
                 if text.startswith("## You"):
                     after_you = True
@@ -37,7 +38,7 @@ def _title(folder: Path) -> str:
                     return text[:80]
     except OSError:
         pass
-    return "(no messages yet)"
+    return _("(no messages yet)")
 
 
 def list_sessions(project_root: Path) -> list[SessionSummary]:

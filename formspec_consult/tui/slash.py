@@ -17,6 +17,7 @@ from formspec_consult.agent.commands.slash import (
     is_command,
     parse_slash,
 )
+from formspec_consult.i18n import _
 
 __all__ = ["SLASH_COMMANDS", "SlashCommand", "SlashError", "SlashSpec", "help_text", "is_command", "parse_slash"]
 
@@ -25,6 +26,7 @@ def help_text(keys: str = "") -> str:
     """Markdown: the keys first (`keys`, a table read from the app's bindings, see tui/key_list.py),
     then every command."""
     # A "|" inside a table cell ends the cell in Markdown, even in code: escape it.
-    rows = "\n".join(f"| `{spec.usage.replace('|', chr(92) + '|')}` | {spec.help} |" for spec in SLASH_COMMANDS)
-    head = f"### Keys\n\n{keys}\n\n" if keys else ""
-    return f"{head}### Commands\n\n| command | what it does |\n|---|---|\n{rows}\n"
+    rows = "\n".join(f"| `{spec.usage.replace('|', chr(92) + '|')}` | {_(spec.help)} |" for spec in SLASH_COMMANDS)
+    head = "### " + _("Keys") + f"\n\n{keys}\n\n" if keys else ""
+    columns = "| " + _("command") + " | " + _("what it does") + " |"
+    return head + "### " + _("Commands") + f"\n\n{columns}\n|---|---|\n{rows}\n"

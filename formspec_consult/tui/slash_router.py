@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from formspec_consult.i18n import _
 from formspec_consult.tui.slash import SlashCommand, SlashError, help_text, parse_slash
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
@@ -84,14 +85,14 @@ class SlashRouter:
         if call.name in {"help", "quit", "sessions"}:
             return getattr(self, f"_{call.name}")(call)
         if self.app.engine is None:
-            self.app.notify("Still connecting — this command needs the session.", severity="warning")
+            self.app.notify(_("Still connecting — this command needs the session."), severity="warning")
             return False
         return getattr(self, f"_{call.name}")(call)
 
     def _help(self, call: SlashCommand) -> bool:
         from formspec_consult.tui.screens.text_screen import TextScreen
 
-        self.app.push_screen(TextScreen("Help", help_text(self.app.keys_help())))
+        self.app.push_screen(TextScreen(_("Help"), help_text(self.app.keys_help())))
         return True
 
     def _quit(self, call: SlashCommand) -> bool:
@@ -127,12 +128,12 @@ class SlashRouter:
             try:
                 engine.record_command(f"/diff {call.arg_text}".strip())
             except Exception as exc:
-                self.app.notify(f"/diff was not logged: {exc}", severity="warning")
+                self.app.notify(_("/diff was not logged: {exc}").format(exc=exc), severity="warning")
 
         async def show() -> None:
             await self.app.review.refresh()
             if call.args and not pane.select(call.args[0]):
-                self.app.notify(f"No draft at {call.args[0]}.", severity="warning")
+                self.app.notify(_("No draft at {path}.").format(path=call.args[0]), severity="warning")
 
         self.app.run_worker(show(), group="drafts", exclusive=True, exit_on_error=False)
         return True
@@ -144,7 +145,7 @@ class SlashRouter:
         draft = self.app.query_one(DiffPane).selected
         path = call.args[0] if call.args else (draft.path if draft else None)
         if not path:
-            self.app.notify("No draft to apply — /diff lists the drafts, /apply <path> applies one.", severity="warning")
+            self.app.notify(_("No draft to apply — /diff lists the drafts, /apply <path> applies one."), severity="warning")
             return False
         self._review("accept", path)
         return True
@@ -166,7 +167,7 @@ class SlashRouter:
         from formspec_consult.tui.status_text import status_text
 
         text = status_text(self.app.engine.status(), self.app.recent_notices)
-        self.app.push_screen(TextScreen("Status", text))
+        self.app.push_screen(TextScreen(_("Status"), text))
         return True
 
     def _model(self, call: SlashCommand) -> bool:
@@ -174,15 +175,15 @@ class SlashRouter:
         assert engine is not None
         if not call.args:
             self.app.notify(
-                f"Model {engine.model} via {engine.provider_name}. `/model NAME` switches and keeps this session.",
-                title="Model",
+                _("Model {model} via {provider_name}. `/model NAME` switches and keeps this session.").format(model=engine.model, provider_name=engine.provider_name),
+                title=_("Model"),
             )
             return True
         if self.app.turn_worker is not None and self.app.turn_worker.is_running:
-            self.app.notify("Cancel the running turn (Esc) before switching the model.", severity="warning")
+            self.app.notify(_("Cancel the running turn (Esc) before switching the model."), severity="warning")
             return False
         # Same session, new model: the engine is reopened on the session's full history.
-        self.app.notify(f"Switching to {call.arg_text}; the conversation continues in this session.")
+        self.app.notify(_("Switching to {arg_text}; the conversation continues in this session.").format(arg_text=call.arg_text))
         self.app.run_worker(self.app.switch_session(engine.session_id, model=call.arg_text), exit_on_error=False)
         return True
 
@@ -190,8 +191,8 @@ class SlashRouter:
         engine = self.app.engine
         assert engine is not None
         if not call.args:  # the servers' state, as the tool-calls pane shows it
-            self.app.notify("\n".join(server.describe() for server in engine.status().mcp) or "No MCP servers.",
-                            title="MCP servers")
+            self.app.notify("\n".join(server.describe() for server in engine.status().mcp) or _("No MCP servers."),
+                            title=_("MCP servers"))
             return True
         if call.args[0] == "restart":
             server = call.args[1] if len(call.args) > 1 else None
@@ -200,10 +201,11 @@ class SlashRouter:
                 try:
                     await engine.restart_mcp(server)
                 except Exception as exc:
-                    self.app.notify(f"MCP restart failed: {exc}", severity="error")
+                    self.app.notify(_("MCP restart failed: {exc}").format(exc=exc), severity="error")
                     return
                 self.app.refresh_status()
-                self.app.notify(f"MCP server {server} restarted." if server else "MCP servers restarted.")
+                self.app.notify(_("MCP server {server} restarted.").format(server=server) if server
+                                else _("MCP servers restarted."))
 
             self.app.run_worker(restart(), group="mcp", exclusive=True, exit_on_error=False)
             return True
@@ -215,19 +217,20 @@ class SlashRouter:
         picked = pick_log(status, name)
         others = ", ".join(n for n, _, _ in servers if picked is None or n != picked[0])
         if picked is None:
-            known = f" Servers: {others}." if others else ""
-            self.app.notify(f"No MCP server named {name}.{known}" if name else "No MCP servers.", severity="warning")
+            known = " " + _("Servers: {names}.").format(names=others) if others else ""
+            said = _("No MCP server named {name}.").format(name=name) + known if name else _("No MCP servers.")
+            self.app.notify(said, severity="warning")
             return name is None
         server, log = picked
         if log is None:
-            self.app.notify(f"The {server} server keeps no log file (it runs inside the app).", severity="warning")
+            self.app.notify(_("The {server} server keeps no log file (it runs inside the app).").format(server=server), severity="warning")
             return True
         if not log.is_file():
-            self.app.notify(f"The {server} server has not written its log yet ({log}).", severity="warning")
+            self.app.notify(_("The {server} server has not written its log yet ({log}).").format(server=server, log=log), severity="warning")
             return True
         from formspec_consult.tui.screens.text_screen import TextScreen
 
         text = log.read_text(encoding="utf-8", errors="replace")[-LOG_TAIL_CHARS:]
-        hint = f" — other servers: /mcp log {others.split(', ')[0]}" if others else ""
-        self.app.push_screen(TextScreen(f"{server} server log — {log}{hint}", text or "(empty)", markdown=False))
+        hint = " — " + _("other servers: /mcp log {name}").format(name=others.split(", ")[0]) if others else ""
+        self.app.push_screen(TextScreen(_("{server} server log — {log}{hint}").format(server=server, log=log, hint=hint), text or _("(empty)"), markdown=False))
         return True

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from formspec_consult.i18n import _, format_money, format_number, format_percent
+
 if TYPE_CHECKING:
     from formspec_consult.agent.engine.status import EngineStatus, ServerStatus
 
 
 def _k(tokens: int) -> str:
-    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+    return format_number(tokens / 1000, decimals=1) + "k" if tokens >= 1000 else format_number(tokens)
 
 
 def _servers(servers: Iterable[ServerStatus]) -> list[str]:
@@ -20,22 +22,24 @@ def _servers(servers: Iterable[ServerStatus]) -> list[str]:
 def status_text(status: EngineStatus, recent: Iterable[str] = ()) -> str:
     """Markdown for the status screen from `Engine.status()`."""
     used, threshold, window = status.context_tokens, status.threshold_tokens, status.window_tokens
-    share = f" ({100 * used / threshold:.0f}% of the way)" if threshold else ""
-    source = "as reported by the provider" if status.reported else "estimated locally"
+    share = " " + _("({share} of the way)").format(share=format_percent(used / threshold)) if threshold else ""
+    source = _("as reported by the provider") if status.reported else _("estimated locally")
     cost = status.cost
     lines = [
-        f"**Model**: {status.model or '?'} (via {status.provider or '?'})",
-        f"**Session**: {status.session or '?'}, turn {status.turn}"
-        + (f", phase **{status.phase.capitalize()}**" if status.phase else ""),
-        f"**Context**: {_k(used)} tokens used; the history is compacted at {_k(threshold)}{share}; "
-        f"the usable window is {_k(window)} — {source}.",
-        f"**Compactions so far**: {status.compactions}",
-        f"**Cost of this session**: {f'${cost:.4f}' if cost is not None else 'not known for this model'}",
+        _("**Model**: {model} (via {provider})").format(model=status.model or "?", provider=status.provider or "?"),
+        _("**Session**: {session}, turn {turn}").format(session=status.session or "?", turn=status.turn)
+        + (", " + _("phase **{phase}**").format(phase=status.phase.capitalize()) if status.phase else ""),
+        _("**Context**: {used} tokens used; the history is compacted at {threshold}{share}; the usable window "
+          "is {window} — {source}.").format(used=_k(used), threshold=_k(threshold), share=share,
+                                            window=_k(window), source=source),
+        _("**Compactions so far**: {n}").format(n=status.compactions),
+        _("**Cost of this session**: {cost}").format(
+            cost=format_money(cost, decimals=4) if cost is not None else _("not known for this model")),
     ]
     text = "\n\n".join(lines)
     servers = _servers(status.mcp)
     if servers:
-        text += "\n\n### MCP servers\n\n" + "\n".join(servers)
+        text += "\n\n### " + _("MCP servers") + "\n\n" + "\n".join(servers)
     notes = [f"- {line}" for line in list(recent)[-10:]]
-    text += "\n\n### Recent notifications\n\n" + ("\n".join(notes) if notes else "- (none)")
+    text += "\n\n### " + _("Recent notifications") + "\n\n" + ("\n".join(notes) if notes else "- " + _("(none)"))
     return text + "\n"

@@ -156,6 +156,8 @@ async def test_a_request_after_this_sessions_drafts_were_applied_enters_iterate_
         assert resumed.status().phase == "iterate" and len(phases(resumed)) == 2  # not said again
         assert ITERATE_RULE in provider.requests[-1][0]["content"]
         assert any(isinstance(e, Notice) and "Phase: Iterate" in e.message for e in resumed.past_events())
+        shown = await run(resumed, "/status")  # headless /status names it too
+        assert any(isinstance(e, Notice) and "phase Iterate" in e.message for e in shown)
     finally:
         await resumed.aclose()
 

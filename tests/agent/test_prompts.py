@@ -227,6 +227,7 @@ def test_the_iterate_phase_prompt_carries_its_rules_and_todays_date_and_the_othe
                "get_business_template", "search_modules_registry", "get_module_detail"}
     context = {"workspace_manifest": "m", "installed_modules": "x", "skills": "s"}
     iterate = render_system_prompt("20261130-abc", context, offered, "iterate")
+    assert "Draft → Iterate\n1. **Discovery.**" in iterate and "for review.\n4. **Iterate" in iterate  # line breaks kept
     text = " ".join(iterate.split()).replace(phase_variables("iterate")["today"], "2026-12-02")
     assert [rule for rule in ITERATE_RULES if rule not in text] == []
     assert [rule for rule in CONSULTANT_RULES if rule not in text] == []  # every other rule stays

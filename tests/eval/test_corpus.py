@@ -24,6 +24,9 @@ def test_the_bundled_corpus_has_twelve_cases_in_both_languages_across_the_templa
     assert len({c.template for c in cases}) >= 12
     for case in cases:  # every bundled case can run offline
         assert load_recording(case.id), case.id
+    iterating = [c for c in cases if c.expected.iterate]  # change requests on an applied starter
+    assert {c.language for c in iterating} == {"en", "id"}
+    assert all(c.starter != "empty" and c.expected.changelog and c.expected.fields for c in iterating)
 
 
 def write_case(folder: Path, change: dict[str, object] | None = None, drop: str | None = None) -> Path:
@@ -58,6 +61,11 @@ def write_case(folder: Path, change: dict[str, object] | None = None, drop: str 
          "expected.states.order[0]: the success state ends the main path"),
         ({"expected": {"entities": ["order"], "states": {"order": [{"name": "paid", "success": "yes"}]}}}, None,
          "expected.states.order[0].success: must be true or false"),
+        ({"expected": {"entities": ["order"], "fields": {"invoice": ["tip"]}}}, None,
+         "expected.fields.invoice: names no expected entity"),
+        ({"expected": {"entities": ["order"], "fields": {"order": []}}}, None,
+         "expected.fields.order: must be a non-empty list of field names"),
+        ({"expected": {"entities": ["order"], "changelog": "yes"}}, None, "expected.changelog: must be true or false"),
     ],
 )
 def test_a_bad_case_file_names_the_file_and_the_key(tmp_path: Path, change: dict[str, object] | None,

@@ -6,9 +6,10 @@ import json
 from typing import Any
 
 from formspec_consult.eval.corpus import Expected, Named
-from formspec_consult.eval.scoring import ApplyOutcome, EntityFacts, cost, norm, score_case
+from formspec_consult.eval.scoring import ApplyOutcome, EntityFacts, IterateState, cost, norm, score_case
 from formspec_consult.store.records import (
     EventRecord,
+    PhaseRecord,
     ResponseRecord,
     SideReplyRecord,
     ToolCallRecord,
@@ -182,3 +183,33 @@ def test_without_transitions_the_states_present_are_counted_as_before() -> None:
     outcome = ApplyOutcome(drafts={"a.yaml": True}, applied=["a.yaml"], project_valid=True)
     cover = score_case([], [rental([])], set(), RENTAL_EXPECTED, outcome, skills_for_kind)["coverage"]
     assert cover["states"] == 1.0 and cover["branch_states"] == 1.0 and cover["lifecycles"] == {}
+
+
+TIPS = Expected(entities=(Named("sale"), Named("customer")), relations=(("sale", "customer"),),
+                fields={"sale": (Named("tip", ("gratuity",)),)}, changelog=True)
+SALE_PATH = "modules/sales/sale.yaml"
+
+
+def sale(*fields: str) -> EntityFacts:
+    return EntityFacts.of("sale", "sales", {"fields": [{"name": "customer", "type": "relation", "relation": {
+        "type": "belongs_to", "resource": "shop.customer"}}, *({"name": f, "type": "money"} for f in fields)]})
+
+
+def test_an_iterate_case_scores_the_phase_what_is_kept_the_fields_added_and_the_dated_changelog() -> None:
+    log = Log().tool("read_skill", {"name": "entity-authoring"}, "# skill").propose(SALE_PATH, 0)
+    log.events.insert(0, PhaseRecord(phase="iterate", reason="designed"))
+    outcome = ApplyOutcome(drafts={SALE_PATH: True, "docs/changelog.md": True},
+                           applied=[SALE_PATH, "docs/changelog.md"], project_valid=True)
+    before = "# Changelog\n\n## 2026-11-01 — start\n"
+    state = IterateState(("sale", "customer"), before, before + f"\n## 2026-12-02 — tips\n\nFiles: {SALE_PATH}\n")
+    customer = EntityFacts.of("customer", "shop", {})
+    good = score_case(log.events, [sale("gratuity"), customer], set(), TIPS, outcome, skills_for_kind, state)
+    assert good["iterate"] == {"entered_iterate": True, "kept": 1.0, "lost_entities": [], "fields": 1.0,
+                               "missing_fields": {}, "changelog": True, "score": 1.0}
+    assert good["score"] == 1.0
+    # no phase event, the customer lost, no tip, and a changelog rewritten without a dated entry naming the file
+    bad = score_case(log.events[1:], [sale()], set(), TIPS, outcome, skills_for_kind,
+                     IterateState(("sale", "customer"), before, "# Changelog\n\nTips added.\n"))
+    assert bad["iterate"]["score"] == round((0 + 0.5 + 0 + 0) / 4, 3)
+    assert bad["iterate"]["lost_entities"] == ["customer"] and bad["iterate"]["missing_fields"] == {"sale": ["tip"]}
+    assert "iterate" not in score_case(log.events, [customer], set(), EXPECTED, outcome, skills_for_kind)

@@ -96,3 +96,17 @@ def test_numbers_dates_and_money_follow_the_interface_locale() -> None:
         assert i18n.format_money(0.0123, decimals=4) == "$0.0123"
     finally:
         i18n.use_language("en")
+
+
+def test_a_command_speaks_indonesian_for_an_indonesian_owner(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "formspec-app.yaml").write_text("name: shop\n")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "id_ID.UTF-8"}
+    run = subprocess.run([sys.executable, "-m", "formspec_consult", "--project", str(tmp_path), "sessions"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert run.stdout.startswith("Belum ada sesi konsultasi di"), run.stdout + run.stderr
+    run = subprocess.run([sys.executable, "-m", "formspec_consult", "--lang", "en", "--project", str(tmp_path), "sessions"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert run.stdout.startswith("No consultation sessions in"), run.stdout + run.stderr

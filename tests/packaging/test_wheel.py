@@ -80,3 +80,23 @@ def test_the_unpacked_wheel_installs_the_skill_from_its_own_prompts_and_skills(w
     assert shipped and sorted(p.stem for p in (folder / "skills").glob("*.md")) == shipped
     check = subprocess.run([*command, "--check"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert check.returncode == 0, check.stderr
+
+
+def test_the_installed_wheel_speaks_indonesian_from_its_own_catalogues(wheel: Path, tmp_path: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "formspec_consult/i18n/locale/id/LC_MESSAGES/formspec_consult.mo" in names
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    project = tmp_path / "shop"
+    project.mkdir()
+    (project / "formspec-app.yaml").write_text("name: shop\n")
+    env = {**os.environ, "PYTHONPATH": str(site), "LANG": "id_ID.UTF-8", "HOME": str(tmp_path)}
+    env.pop("FORMSPEC_LANGUAGE", None)
+    command = [sys.executable, "-m", "formspec_consult", "--project", str(project), "sessions"]
+    proc = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Belum ada sesi konsultasi di"), proc.stdout
+    check = "import formspec_consult.i18n as i; print(i.LOCALE_DIR); print(','.join(i.available_languages()))"
+    proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    locale_dir, languages = proc.stdout.split()
+    assert locale_dir.startswith(str(site)) and languages == "en,id"

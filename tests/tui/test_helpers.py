@@ -43,6 +43,16 @@ def test_the_status_line_marks_estimated_figures_and_a_missing_cost() -> None:
     assert "1 compaction" in render_status(StatusInfo(compactions=1, cost=0.5)) and "$0.5000" in render_status(StatusInfo(cost=0.5))
 
 
+def test_the_status_line_and_the_status_screen_name_the_phase_once_it_is_known() -> None:
+    from formspec_consult.agent.engine.status import EngineStatus
+    from formspec_consult.tui.status_text import status_text
+
+    status = EngineStatus(model="m", provider="p", session="s", turn=2, phase="iterate")
+    assert "session s │ phase Iterate" in render_status(StatusInfo.from_engine(status))
+    assert "turn 2, phase **Iterate**" in status_text(status)
+    assert "phase" not in render_status(StatusInfo(session="s"))  # a stand-in engine that knows none
+
+
 @pytest.mark.parametrize(("option", "index", "letter"), [("B) Monthly", 0, "B"), ("(c) x", 0, "C"), ("free text", 3, "D")])
 def test_option_letters_come_from_the_label_or_the_position(option: str, index: int, letter: str) -> None:
     assert option_letter(option, index) == letter

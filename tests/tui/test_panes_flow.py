@@ -169,7 +169,7 @@ async def test_accept_all_applies_the_valid_drafts_and_leaves_the_invalid_one() 
         assert sorted((d.path, d.status) for d in pane.drafts if d.settled) == [
             ("modules/shop/app.yaml", "applied"), ("modules/shop/entities/booking.yaml", "applied")]
         assert sorted(engine.applied) == ["modules/shop/app.yaml", "modules/shop/entities/booking.yaml"]
-        assert "Accepted 2 draft(s); 1 invalid draft(s) left for review." in notices(app)
+        assert "Accepted 2 drafts; 1 invalid draft left for review." in notices(app)
 
 
 async def test_slash_commands_reject_apply_and_undo_drafts() -> None:

@@ -19,6 +19,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Literal
 
+from formspec_consult.i18n import N_, _
+
 
 @dataclass(frozen=True)
 class SlashSpec:
@@ -26,7 +28,7 @@ class SlashSpec:
 
     name: str
     usage: str
-    help: str
+    help: str  # marked N_(…): said in the person's language where it is shown
     handler: Literal["ui", "engine"] = "ui"
     palette: str | None = ""  # what the palette runs ("" → "/name"; None → prefill the input)
 
@@ -37,21 +39,21 @@ class SlashSpec:
 
 
 SLASH_COMMANDS: tuple[SlashSpec, ...] = (
-    SlashSpec("diff", "/diff [path]", "Show the session's drafts and their diffs."),
-    SlashSpec("apply", "/apply [path|--all]", "Apply the selected draft, the one at path, or every valid draft."),
-    SlashSpec("reject", "/reject <path> [reason]", "Discard a draft; a reason, if given, goes to the consultant.",
+    SlashSpec("diff", "/diff [path]", N_("Show the session's drafts and their diffs.")),
+    SlashSpec("apply", "/apply [path|--all]", N_("Apply the selected draft, the one at path, or every valid draft.")),
+    SlashSpec("reject", "/reject <path> [reason]", N_("Discard a draft; a reason, if given, goes to the consultant."),
               palette=None),
-    SlashSpec("undo", "/undo", "Undo the last apply, restoring the exact bytes."),
-    SlashSpec("summary", "/summary", "Write or show the discovery summary.", "engine"),
-    SlashSpec("compact", "/compact [focus]", "Compact the history now (optionally say what to keep).", "engine"),
-    SlashSpec("status", "/status", "Model, session, context and cost figures."),
-    SlashSpec("model", "/model [name]", "Show the model, or switch to another one and keep the session."),
-    SlashSpec("mcp", "/mcp restart|log [server]", "Restart the MCP servers, or show a server's log.", palette="/mcp restart"),
-    SlashSpec("sessions", "/sessions", "Browse this project's sessions and resume one."),
-    SlashSpec("language", "/language [code]", "Show the reply language, or switch it (e.g. /language id).", "engine"),
-    SlashSpec("fork", "/fork", "Copy this session into a new one (to try another way); this one goes on here.", "engine"),
-    SlashSpec("help", "/help", "List commands and keys."),
-    SlashSpec("quit", "/quit", "Leave the app (the session stays on disk)."),
+    SlashSpec("undo", "/undo", N_("Undo the last apply, restoring the exact bytes.")),
+    SlashSpec("summary", "/summary", N_("Write or show the discovery summary."), "engine"),
+    SlashSpec("compact", "/compact [focus]", N_("Compact the history now (optionally say what to keep)."), "engine"),
+    SlashSpec("status", "/status", N_("Model, session, context and cost figures.")),
+    SlashSpec("model", "/model [name]", N_("Show the model, or switch to another one and keep the session.")),
+    SlashSpec("mcp", "/mcp restart|log [server]", N_("Restart the MCP servers, or show a server's log."), palette="/mcp restart"),
+    SlashSpec("sessions", "/sessions", N_("Browse this project's sessions and resume one.")),
+    SlashSpec("language", "/language [code]", N_("Show the reply language, or switch it (e.g. /language id)."), "engine"),
+    SlashSpec("fork", "/fork", N_("Copy this session into a new one (to try another way); this one goes on here."), "engine"),
+    SlashSpec("help", "/help", N_("List commands and keys.")),
+    SlashSpec("quit", "/quit", N_("Leave the app (the session stays on disk).")),
 )
 BY_NAME: dict[str, SlashSpec] = {spec.name: spec for spec in SLASH_COMMANDS}
 
@@ -77,7 +79,7 @@ class SlashCommand:
 def help_text() -> str:
     """Every command, one per line (the Markdown of the app's /help is built from the same table)."""
     width = max(len(spec.usage) for spec in SLASH_COMMANDS)
-    return "\n".join(f"{spec.usage:<{width}}  {spec.help}" for spec in SLASH_COMMANDS)
+    return "\n".join(f"{spec.usage:<{width}}  {_(spec.help)}" for spec in SLASH_COMMANDS)
 
 
 def is_command(text: str) -> bool:

@@ -64,15 +64,16 @@ def register(server: MCPServer, state: LocalState) -> None:
                 description=(
                     "Relative to the spec folder: 'apps/<app>.yaml', 'modules/<m>/module.yaml', "
                     "'modules/<m>/<characteristic>/<entity>/entity.yaml', its Forms/Tables in "
-                    "'…/<entity>/forms/<view>.yaml'; 'overrides/…' for a shadow copy."
+                    "'…/<entity>/forms/<view>.yaml'; 'overrides/…' for a shadow copy; 'docs/<name>.md' for an "
+                    "owner document (overview, domain-model, changelog)."
                 )
             ),
         ],
-        content: Annotated[str, Field(description="The whole YAML file.")],
+        content: Annotated[str, Field(description="The whole file: YAML (Markdown for docs/<name>.md).")],
         session: SessionArg = None,
     ) -> Proposed:
         """Write a spec file as a DRAFT (never the project) and validate the project with it: returns
-        validation, findings, the skills for its kind, next steps. The only way to write spec YAML."""
+        validation, findings, the skills for its kind, next steps. The only way to write spec YAML and docs."""
         return state.review(session).propose(path, content)  # type: ignore[return-value]
 
     @server.tool(title="List drafts", annotations=READ_ONLY, structured_output=True)

@@ -16,6 +16,7 @@ import time
 from textual.binding import Binding
 
 from formspec_consult.agent.engine.port import EngineFactory
+from formspec_consult.i18n import N_, _, format_number
 from formspec_consult.replay.pacing import INTRO_S, REVIEW_HOLD_S, reading_seconds, scaled
 from formspec_consult.replay.recorded_engine import RecordedEngine
 from formspec_consult.replay.recording import Step
@@ -31,10 +32,10 @@ class PlayerApp(ConsultApp):
     """`PlayerApp(factory, steps)`: space plays/pauses, `n` steps once, `+`/`-` change speed."""
 
     BINDINGS = [
-        Binding("space", "toggle_play", "Play/pause", priority=True),
-        Binding("n", "step", "Step", priority=True),
-        Binding("plus,equals_sign", "speed(1)", "Faster", priority=True),
-        Binding("minus", "speed(-1)", "Slower", priority=True),
+        Binding("space", "toggle_play", N_("Play/pause"), priority=True),
+        Binding("n", "step", N_("Step"), priority=True),
+        Binding("plus,equals_sign", "speed(1)", N_("Faster"), priority=True),
+        Binding("minus", "speed(-1)", N_("Slower"), priority=True),
     ]
 
     def __init__(self, engine_factory: EngineFactory, steps: list[Step], *, autoplay: bool = True,
@@ -78,21 +79,22 @@ class PlayerApp(ConsultApp):
         return self.turn_worker is not None and self.turn_worker.is_running
 
     def _show_state(self) -> None:
-        state = "▶ playing" if self.playing else "⏸ paused"
+        state = "▶ " + _("playing") if self.playing else "⏸ " + _("paused")
         if self.done:
-            state = "■ finished"
-        self.sub_title = f"{state} · step {min(self.next_step, len(self.steps))}/{len(self.steps)} · ×{self.speed:g}"
+            state = "■ " + _("finished")
+        step = _("step {n}/{total}").format(n=min(self.next_step, len(self.steps)), total=len(self.steps))
+        self.sub_title = f"{state} · {step} · ×{format_number(self.speed)}"
         # The input is disabled during playback: its placeholder is where the state shows.
         if self._hold_until is not None:
-            action = "space continues" if self.read_only else "press a to accept this draft, or space to continue"
-            if self._hold_until == float("inf"):
-                text = f"Review the draft in the diff pane — {action}"
-            else:
+            action = _("space continues") if self.read_only else _("press a to accept this draft, or space to continue")
+            text = _("Review the draft in the diff pane — {action}").format(action=action)
+            if self._hold_until != float("inf"):
                 left = max(0, round(self._hold_until - time.monotonic()))
-                text = f"Review the draft in the diff pane — {action} (goes on in {left} s)"
+                text += " " + _("(goes on in {seconds} s)").format(seconds=left)
         else:
-            coming = f" · next: {self.steps[self.next_step].text[:40]}" if self.next_step < len(self.steps) else ""
-            text = f"{self.sub_title}{coming} — space play/pause · n step · +/- speed · ctrl+q quit"
+            coming = (" · " + _("next: {step}").format(step=self.steps[self.next_step].text[:40])
+                      if self.next_step < len(self.steps) else "")
+            text = f"{self.sub_title}{coming} — " + _("space play/pause · n step · +/- speed · ctrl+q quit")
         self.query_one(PromptInput).placeholder = text
 
     def _tick(self) -> None:
@@ -134,8 +136,8 @@ class PlayerApp(ConsultApp):
         self.show_pane("diff-pane", focus=True)  # the viewer is asked to press a: visibly focused
         if step.path:
             pane.select(step.path)
-        action = "Space continues." if self.read_only else "Press a to accept this draft yourself, or space to continue."
-        self.notify(f"Review the draft in the diff pane. {action}", title="Diff review",
+        action = _("Space continues.") if self.read_only else _("Press a to accept this draft yourself, or space to continue.")
+        self.notify(_("Review the draft in the diff pane. {action}").format(action=action), title=_("Diff review"),
                     timeout=min(hold, 20.0))
         self._show_state()
 
@@ -147,7 +149,7 @@ class PlayerApp(ConsultApp):
             return False
         step = self.steps[self.next_step]
         if self._already_applied(step):
-            self.notify(f"You applied {step.path} yourself: the recorded apply is skipped.")
+            self.notify(_("You applied {path} yourself: the recorded apply is skipped.").format(path=step.path))
             started = True
         elif step.kind == "command":
             started = self._command(step)
@@ -178,7 +180,7 @@ class PlayerApp(ConsultApp):
             return self.router.handle(step.text)
         if self.engine is not None and self.read_only:  # nothing to show: move past it
             self.engine.record_command(step.text)
-        self.notify(f"Recorded {step.text} (not replayed).")
+        self.notify(_("Recorded {text} (not replayed).").format(text=step.text))
         return True
 
     def action_toggle_play(self) -> None:

@@ -16,16 +16,18 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from formspec_consult.agent.loop.permissions import Decision, PermissionRequest
+from formspec_consult.i18n import N_, _
+from formspec_consult.tui.localise import LocalisedBindings
 
 
-class PermissionScreen(ModalScreen[Decision]):
+class PermissionScreen(LocalisedBindings, ModalScreen[Decision]):
     """`o` allow once · `s` allow for this session · `d` or Esc deny."""
 
     BINDINGS = [
-        Binding("o", "decide('allow_once')", "Allow once"),
-        Binding("s", "decide('allow_session')", "Allow for this session"),
-        Binding("d", "decide('deny')", "Deny"),
-        Binding("escape", "decide('deny')", "Deny"),
+        Binding("o", "decide('allow_once')", N_("Allow once")),
+        Binding("s", "decide('allow_session')", N_("Allow for this session")),
+        Binding("d", "decide('deny')", N_("Deny")),
+        Binding("escape", "decide('deny')", N_("Deny")),
     ]
 
     def __init__(self, request: PermissionRequest, details: RenderableType | None = None) -> None:
@@ -35,21 +37,21 @@ class PermissionScreen(ModalScreen[Decision]):
 
     def compose(self) -> ComposeResult:
         arguments: dict[str, Any] = self.request.arguments
-        shown = yaml.safe_dump(arguments, sort_keys=False, allow_unicode=True).strip() if arguments else "(none)"
+        shown = yaml.safe_dump(arguments, sort_keys=False, allow_unicode=True).strip() if arguments else _("(none)")
         body: list[RenderableType] = [
             Text(self.request.summary, style="bold"),
-            Text(f"\nTool {self.request.name}, with:\n{shown}\n"),
+            Text("\n" + _("Tool {tool}, with:").format(tool=self.request.name) + f"\n{shown}\n"),
         ]
         if self.details is not None:
             body.append(self.details)
         with Vertical(classes="dialog permission"):
-            yield Static(Text("Permission needed — the consultant asks to change your project", style="bold"))
+            yield Static(Text(_("Permission needed — the consultant asks to change your project"), style="bold"))
             with VerticalScroll():
                 yield Static(Group(*body))
             with HorizontalGroup(classes="permission-buttons"):
-                yield Button("o  Allow once", id="allow_once", variant="primary", compact=True)
-                yield Button("s  Allow for this session", id="allow_session", compact=True)
-                yield Button("d  Deny (Esc)", id="deny", variant="error", compact=True)
+                yield Button(_("o  Allow once"), id="allow_once", variant="primary", compact=True)
+                yield Button(_("s  Allow for this session"), id="allow_session", compact=True)
+                yield Button(_("d  Deny (Esc)"), id="deny", variant="error", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#deny", Button).focus()  # the safe answer is the one Enter gives

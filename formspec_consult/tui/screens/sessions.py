@@ -10,13 +10,15 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from formspec_consult.i18n import N_, _
+from formspec_consult.tui.localise import LocalisedBindings
 from formspec_consult.tui.session_list import SessionSummary
 
 
-class SessionsScreen(ModalScreen[str | None]):
+class SessionsScreen(LocalisedBindings, ModalScreen[str | None]):
     """Dismisses with the chosen session id, or None (Esc)."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+    BINDINGS = [Binding("escape", "dismiss(None)", N_("Close"))]
 
     def __init__(self, sessions: list[SessionSummary], current: str | None = None) -> None:
         super().__init__()
@@ -25,9 +27,9 @@ class SessionsScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("[b]Sessions[/b]  [dim]Enter resumes · Esc closes[/dim]")
+            yield Static(_("[b]Sessions[/b]  [dim]Enter resumes · Esc closes[/dim]"))
             if not self.sessions:
-                yield Static("No earlier sessions in this project.")
+                yield Static(_("No earlier sessions in this project."))
             options = []
             for summary in self.sessions:
                 line = Text()

@@ -9,11 +9,14 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
+from formspec_consult.i18n import N_, _
+from formspec_consult.tui.localise import LocalisedBindings
 
-class TextScreen(ModalScreen[None]):
+
+class TextScreen(LocalisedBindings, ModalScreen[None]):
     """Esc or q closes it. `markdown=False` shows the text verbatim (logs)."""
 
-    BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("q", "dismiss", "Close")]
+    BINDINGS = [Binding("escape", "dismiss", N_("Close")), Binding("q", "dismiss", N_("Close"))]
 
     def __init__(self, title: str, text: str, *, markdown: bool = True) -> None:
         super().__init__()
@@ -23,7 +26,7 @@ class TextScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(f"[b]{escape(self.title_text)}[/b]  [dim]Esc closes[/dim]")  # titles hold paths
+            yield Static(_("[b]{title}[/b]  [dim]Esc closes[/dim]").format(title=escape(self.title_text)))  # titles hold paths
             with VerticalScroll():
                 yield Markdown(self.text) if self.markdown else Static(self.text, markup=False)
 

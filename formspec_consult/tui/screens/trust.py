@@ -13,15 +13,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from formspec_consult.config.trust import TrustRequest
+from formspec_consult.i18n import N_, _
+from formspec_consult.tui.localise import LocalisedBindings
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(LocalisedBindings, ModalScreen[bool]):
     """`t` trust this folder · `n` or Esc not now (those settings stay off this session)."""
 
     BINDINGS = [
-        Binding("t", "decide(True)", "Trust this folder"),
-        Binding("n", "decide(False)", "Not now"),
-        Binding("escape", "decide(False)", "Not now"),
+        Binding("t", "decide(True)", N_("Trust this folder")),
+        Binding("n", "decide(False)", N_("Not now")),
+        Binding("escape", "decide(False)", N_("Not now")),
     ]
 
     def __init__(self, request: TrustRequest) -> None:
@@ -31,19 +33,19 @@ class TrustScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         wants = "\n".join(f"  • {line}" for line in self.request.wants)
         body = Text.assemble(
-            ("This project's settings ", "bold"),
-            f"({', '.join(self.request.keys)}) ask to:\n{wants}\n\n",
-            "Trust this folder only if you know where this project comes from. Not now: these settings "
-            "stay off for this session and the rest of the file applies; `formspec-consult trust` trusts "
-            "it later.",
+            (_("This project's settings ({keys}) ask to:").format(keys=", ".join(self.request.keys)), "bold"),
+            f"\n{wants}\n\n",
+            _("Trust this folder only if you know where this project comes from. Not now: these settings "
+              "stay off for this session and the rest of the file applies; `formspec-consult trust` trusts "
+              "it later."),
         )
         with Vertical(classes="dialog permission trust"):
-            yield Static(Text(f"Trust the project folder {self.request.folder}?", style="bold"))
+            yield Static(Text(_("Trust the project folder {folder}?").format(folder=self.request.folder), style="bold"))
             with VerticalScroll():
                 yield Static(body, id="trust-wants")
             with HorizontalGroup(classes="permission-buttons"):
-                yield Button("t  Trust this folder", id="trust-yes", compact=True)
-                yield Button("n  Not now (Esc)", id="trust-no", variant="primary", compact=True)
+                yield Button(_("t  Trust this folder"), id="trust-yes", compact=True)
+                yield Button(_("n  Not now (Esc)"), id="trust-no", variant="primary", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#trust-no", Button).focus()  # Enter gives the safe answer

@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from formspec_consult.i18n import _, format_number, ngettext
 from formspec_consult.tui.widgets.compaction_block import CompactionBlock
 from formspec_consult.tui.widgets.message_block import MessageBlock
 
@@ -63,7 +64,7 @@ class ConversationView(VerticalScroll):
         if entry.role == "assistant":
             return _assistant_block()(entry.text, finished=True)
         if entry.role == "compaction":
-            return CompactionBlock(entry.text, entry.title or "History compacted")
+            return CompactionBlock(entry.text, entry.title or _("History compacted"))
         return MessageBlock(entry.role, entry.text)
 
     async def load(self, entries: Iterable[Entry]) -> None:
@@ -101,7 +102,10 @@ class ConversationView(VerticalScroll):
     def _note_pruned(self, count: int) -> None:
         self.pruned += count
         self._marker.update(
-            f"… {self.pruned} earlier message(s) not shown here — the full history is in the session transcript."
+            "… " + ngettext(
+                "{n} earlier message not shown here — the full history is in the session transcript.",
+                "{n} earlier messages not shown here — the full history is in the session transcript.",
+                self.pruned).format(n=format_number(self.pruned))
         )
         self._marker.display = True
 

@@ -28,14 +28,17 @@ from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from formspec_consult.i18n import N_, _
+from formspec_consult.store.review_text import state_label
 from formspec_consult.tui.contrast import BADGE_MIN, TEXT_MIN, ink_on, readable
 from formspec_consult.tui.drafts import DraftView
+from formspec_consult.tui.localise import LocalisedBindings
 
 _SETTLED_HINT = {
-    "applied": "Applied to the project — u undoes the last apply.",
-    "undone": "Applied, then undone: the project file is back as it was — a accepts it again.",
-    "rejected": "Rejected: the draft was discarded, the project is untouched.",
-    "closed": "No longer a draft of this session.",
+    "applied": N_("Applied to the project — u undoes the last apply."),
+    "undone": N_("Applied, then undone: the project file is back as it was — a accepts it again."),
+    "rejected": N_("Rejected: the draft was discarded, the project is untouched."),
+    "closed": N_("No longer a draft of this session."),
 }
 VIEWS = ("diff", "preview", "overview")
 
@@ -83,7 +86,7 @@ def draft_prompt(draft: DraftView, colours: PaneColours = PaneColours()) -> Text
     """The list line of a draft: badges, then its path."""
     text = Text()
     for badge in draft.badges:
-        text.append(f"[{badge}]", style=colours.badge(badge))
+        text.append(f"[{state_label(badge)}]", style=colours.badge(badge))
         text.append(" ")
     text.append(draft.path)
     return text
@@ -112,12 +115,12 @@ def draft_details(draft: DraftView, colours: PaneColours = PaneColours()) -> Ren
     """Problems (if any) above the unified diff."""
     parts: list[RenderableType] = []
     if draft.settled:
-        parts.append(Text(_SETTLED_HINT.get(draft.status, "") + "\n", style="bold"))
+        parts.append(Text(_(_SETTLED_HINT.get(draft.status, "")) + "\n", style="bold"))
     elif draft.state == "undone":
-        parts.append(Text("Applied, then undone: the project file is back as it was and this draft is back "
-                          "for review — a accepts it again.\n", style="bold"))
+        parts.append(Text(_("Applied, then undone: the project file is back as it was and this draft is back "
+                            "for review — a accepts it again.") + "\n", style="bold"))
     if not draft.settled and draft.problems:
-        problems = Text("The gate refused this draft — the consultant fixes it, or you reject it:\n",
+        problems = Text(_("The gate refused this draft — the consultant fixes it, or you reject it:") + "\n",
                         style=f"bold {colours.error}")
         for problem in draft.problems:
             problems.append(f"  • {problem}\n", style=colours.error)
@@ -125,28 +128,29 @@ def draft_details(draft: DraftView, colours: PaneColours = PaneColours()) -> Ren
     if draft.diff:
         parts.append(diff_lines(draft.diff, colours))
     elif draft.settled:  # settled in an earlier run of the session: its diff was not kept
-        after = {"applied": "; the file is in the project now", "rejected": "; the project was not changed"}
-        parts.append(Text(f"(its diff was shown when it was proposed{after.get(draft.status, '')})"))
+        after = {"applied": _("(its diff was shown when it was proposed; the file is in the project now)"),
+                 "rejected": _("(its diff was shown when it was proposed; the project was not changed)")}
+        parts.append(Text(after.get(draft.status) or _("(its diff was shown when it was proposed)")))
     else:
-        parts.append(Text("(no diff for this draft yet)"))
+        parts.append(Text(_("(no diff for this draft yet)")))
     return Group(*parts)
 
 
-class DiffPane(Vertical, can_focus=False):
+class DiffPane(LocalisedBindings, Vertical, can_focus=False):
     """Drafts list and the selected draft's diff, preview or the session overview."""
 
     BINDINGS = [
-        Binding("a", "request('accept')", "Accept"),
-        Binding("r", "request('reject')", "Reject"),
-        Binding("u", "request('undo')", "Undo"),
-        Binding("A", "request('accept_all')", "Accept all"),
-        Binding("e", "request('edit')", "Edit in $EDITOR"),
-        Binding("b", "request('blocks')", "Accept part (blocks)"),
-        Binding("p", "next_view", "Diff/preview"),
+        Binding("a", "request('accept')", N_("Accept")),
+        Binding("r", "request('reject')", N_("Reject")),
+        Binding("u", "request('undo')", N_("Undo")),
+        Binding("A", "request('accept_all')", N_("Accept all")),
+        Binding("e", "request('edit')", N_("Edit in $EDITOR")),
+        Binding("b", "request('blocks')", N_("Accept part (blocks)")),
+        Binding("p", "next_view", N_("Diff/preview")),
         # From where ctrl+r lands (the draft list), PageUp/PageDown scroll the diff or preview,
         # not the list: priority, so the focused list does not take them first.
-        Binding("pageup", "scroll_view(-1)", "Scroll diff up", show=False, priority=True),
-        Binding("pagedown", "scroll_view(1)", "Scroll diff down", show=False, priority=True),
+        Binding("pageup", "scroll_view(-1)", N_("Scroll diff up"), show=False, priority=True),
+        Binding("pagedown", "scroll_view(1)", N_("Scroll diff down"), show=False, priority=True),
     ]
 
     # The actions that change the project: they need the pane armed, and hand the focus back.
@@ -169,11 +173,11 @@ class DiffPane(Vertical, can_focus=False):
             self.path = path
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(("Spec diffs", "bold"), "  a accept · b part · r reject · e edit · u undo · A all · p preview",
+        yield Static(Text.assemble((_("Spec diffs"), "bold"), "  " + _("a accept · b part · r reject · e edit · u undo · A all · p preview"),
                                    no_wrap=True, overflow="ellipsis"), classes="pane-header")
         yield OptionList(id="draft-list")
         with VerticalScroll(id="diff-scroll"):
-            yield Static("No drafts in this session yet.", id="diff-view")
+            yield Static(_("No drafts in this session yet."), id="diff-view")
 
     @property
     def colours(self) -> PaneColours:
@@ -241,18 +245,20 @@ class DiffPane(Vertical, can_focus=False):
         palette = Palette(heading="bold", happy=colours.added, unhappy=colours.removed)
         if self.view == "overview":
             pairs = [(d.path, d.content or "") for d in self.drafts if d.status not in {"rejected", "closed"}]
-            return Group(Text("Overview — p: back to the diff\n", style="bold"), session_overview(pairs, palette))
+            return Group(Text(_("Overview — p: back to the diff") + "\n", style="bold"), session_overview(pairs, palette))
         draft = self.selected
         if draft is None:
-            return "No drafts in this session yet."
+            return _("No drafts in this session yet.")
         if self.view == "preview":
             text = draft.content
             width = max(20, self.query_one("#diff-scroll").size.width - 2)
             preview = entity_preview(text, width, palette) if text else None
             if preview is None:
-                why = "is not an Entity" if text else "has no full text to read here (its diff is partial)"
-                preview = Text(f"No preview: {draft.path} {why}.")
-            return Group(Text(f"Preview of {draft.path} — p: the session overview\n", style="bold"), preview)
+                why = (_("No preview: {path} is not an Entity.") if text
+                       else _("No preview: {path} has no full text to read here (its diff is partial)."))
+                preview = Text(why.format(path=draft.path))
+            return Group(Text(_("Preview of {path} — p: the session overview").format(path=draft.path) + "\n",
+                              style="bold"), preview)
         return draft_details(draft, colours)
 
     def review_action(self, key: str) -> str | None:
@@ -274,7 +280,7 @@ class DiffPane(Vertical, can_focus=False):
         """Once per visit: a review key pressed in a pane reached by Tab went to the prompt."""
         if not self._hinted:
             self._hinted = True
-            self.notify("That key went to the prompt: review keys act after ctrl+r (or a click on a draft).",
+            self.notify(_("That key went to the prompt: review keys act after ctrl+r (or a click on a draft)."),
                         severity="information")
 
     def watch_armed(self, armed: bool) -> None:
@@ -301,12 +307,13 @@ class DiffPane(Vertical, can_focus=False):
 
     def action_request(self, action: str) -> None:
         draft = self.selected
-        if action in {"accept", "reject", "edit", "blocks"} and draft is None:
-            self.notify("No draft selected.", severity="warning")
+        if action in {"accept", "reject"} and draft is None:
+            self.notify(_("No draft selected."), severity="warning")
             return
         if action in {"accept", "reject", "edit", "blocks"} and draft is not None and draft.settled and not (
                 action == "accept" and draft.status == "undone"):
-            self.notify(f"{draft.path} is {draft.status} already: {_SETTLED_HINT[draft.status]}", severity="warning")
+            self.notify(_("{path} is {status} already: {hint}").format(path=draft.path, status=state_label(draft.status),
+                                                               hint=_(_SETTLED_HINT[draft.status])), severity="warning")
             return
         path = draft.path if draft and action in {"accept", "reject", "edit", "blocks"} else None
         self.post_message(self.ActionRequested(action, path))

@@ -16,6 +16,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from formspec_consult.i18n import _
 from formspec_consult.spec.verify.vocabulary import is_branch, is_terminal
 from formspec_consult.spec.yamlbuild import YamlLoadError
 from formspec_consult.spec.yamlload import load_stream
@@ -126,12 +127,12 @@ def _field(raw: Mapping[str, Any]) -> Field:
     relation = raw.get("relation") if isinstance(raw.get("relation"), Mapping) else None
     target = ""
     if relation is not None:
-        how = _text(relation.get("type")).replace("_", " ") or "relates to"
+        how = _text(relation.get("type")).replace("_", " ") or _("relates to")
         target = f"{how} {_text(relation.get('resource') or relation.get('entity'))}".strip()
     elif raw.get("ref"):
-        target = f"refers to {_text(raw.get('ref'))}"
+        target = _("refers to {entity}").format(entity=_text(raw.get("ref")))
     if kind == "enum" and isinstance(raw.get("enum_values"), list):
-        kind = f"one of: {', '.join(map(_text, raw['enum_values']))}"
+        kind = _("one of: {values}").format(values=", ".join(map(_text, raw["enum_values"])))
     return Field(_text(raw.get("name")) or "?", kind, bool(raw.get("required")), target)
 
 
@@ -192,10 +193,10 @@ class Palette:
 
 def fields_table(entity: EntityView, palette: Palette = Palette()) -> Table:
     table = Table(title=None, expand=False, show_edge=False, pad_edge=False, header_style=palette.heading)
-    for column in ("Field", "Type", "Required", "Relation to"):
+    for column in (_("Field"), _("Type"), _("Required"), _("Relation to")):
         table.add_column(column, overflow="fold")
     for f in entity.fields:
-        table.add_row(f.name, f.type, "yes" if f.required else "", f.target)
+        table.add_row(f.name, f.type, _("yes") if f.required else "", f.target)
     return table
 
 
@@ -211,7 +212,8 @@ def lifecycle_diagram(lifecycle: Lifecycle, width: int = 80, palette: Palette = 
     on_path = {(a, b) for a, b in pairwise(path)}
     actions = {(s, t.target): t.action for t in lifecycle.transitions for s in t.sources}
     out = Text()
-    out.append(f"Lifecycle (field {lifecycle.field or '?'}), starts at {lifecycle.label(lifecycle.initial)}\n",
+    out.append(_("Lifecycle (field {field}), starts at {state}").format(
+        field=lifecycle.field or "?", state=lifecycle.label(lifecycle.initial)) + "\n",
                style=palette.heading)
     boxes = [_box(lifecycle.label(state)) for state in path]
     arrows = [f" {actions.get((a, b), '')} " for a, b in pairwise(path)]
@@ -237,7 +239,7 @@ def lifecycle_diagram(lifecycle: Lifecycle, width: int = 80, palette: Palette = 
     branches = [t for t in lifecycle.transitions
                 if not all((s, t.target) in on_path for s in t.sources)]
     if branches:
-        out.append("Other ways (✗ marks an unhappy end):\n", style=palette.heading)
+        out.append(_("Other ways (✗ marks an unhappy end):") + "\n", style=palette.heading)
         for t in branches:
             unhappy = t.target not in path or is_branch(t.target)
             sources = ", ".join(lifecycle.label(s) for s in t.sources)
@@ -246,7 +248,8 @@ def lifecycle_diagram(lifecycle: Lifecycle, width: int = 80, palette: Palette = 
                        style=palette.unhappy if unhappy else "")
     unreached = [s for s in lifecycle.states if s not in path and all(s != t.target for t in lifecycle.transitions)]
     if unreached:
-        out.append(f"  States no transition reaches: {', '.join(map(lifecycle.label, unreached))}\n",
+        out.append("  " + _("States no transition reaches: {states}").format(
+            states=", ".join(map(lifecycle.label, unreached))) + "\n",
                    style=palette.unhappy)
     return out
 
@@ -256,14 +259,16 @@ def entity_preview(text: str, width: int = 80, palette: Palette = Palette()) -> 
     entity = parse_entity(text)
     if entity is None:
         return None
-    title = Text(f"Entity {entity.module + '.' if entity.module else ''}{entity.name}\n", style=palette.heading)
+    name = f"{entity.module + '.' if entity.module else ''}{entity.name}"
+    title = Text(_("Entity {name}").format(name=name) + "\n", style=palette.heading)
     parts: list[RenderableType] = [title, fields_table(entity, palette), Text("")]
     if entity.lifecycle is not None and entity.lifecycle.states:
         parts.append(lifecycle_diagram(entity.lifecycle, width, palette))
     elif entity.preset:
-        parts.append(Text(f"Lifecycle: the {entity.preset.replace('_', ' ')} preset (no states of its own)."))
+        parts.append(Text(_("Lifecycle: the {preset} preset (no states of its own).").format(
+            preset=entity.preset.replace("_", " "))))
     else:
-        parts.append(Text("No lifecycle: records are simply created, changed and deleted."))
+        parts.append(Text(_("No lifecycle: records are simply created, changed and deleted.")))
     return Group(*parts)
 
 
@@ -275,16 +280,16 @@ def session_overview(drafts: Iterable[tuple[str, str]], palette: Palette = Palet
         if entity is not None:
             entities.append((path, entity))
     if not entities:
-        return Text("No Entity drafts in this session yet.")
+        return Text(_("No Entity drafts in this session yet."))
     table = Table(show_edge=False, pad_edge=False, header_style=palette.heading)
-    for column in ("Entity", "Fields", "Lifecycle", "Relations"):
+    for column in (_("Entity"), _("Fields"), _("Lifecycle"), _("Relations")):
         table.add_column(column, overflow="fold")
-    for _, entity in entities:
+    for _path, entity in entities:
         lifecycle = (" → ".join(entity.lifecycle.label(s) for s in entity.lifecycle.happy_path())
                      if entity.lifecycle else entity.preset.replace("_", " "))
         relations = "\n".join(f"{how} {target}" for how, target in entity.relations)
         table.add_row(entity.name, str(len(entity.fields)), lifecycle, relations)
-    return Group(Text(f"Proposed entities ({len(entities)})\n", style=palette.heading), table)
+    return Group(Text(_("Proposed entities ({n})").format(n=len(entities)) + "\n", style=palette.heading), table)
 
 
 def draft_text_from_diff(diff: str) -> str | None:

@@ -10,7 +10,9 @@ import re
 from rich.markup import escape
 from textual.widgets import Static
 
-_LABELS = {"user": "You", "notice-warning": "Warning", "notice-error": "Error"}
+from formspec_consult.i18n import N_, _
+
+_LABELS = {"user": N_("You"), "notice-warning": N_("Warning"), "notice-error": N_("Error")}
 _CHOSEN = re.compile(r"^\[chosen: (.*)\]$", re.S)  # how the engine records a picked option
 
 
@@ -19,10 +21,10 @@ class MessageBlock(Static):
     stylesheet, not the code, decides how each kind looks."""
 
     def __init__(self, role: str, text: str) -> None:
-        label = _LABELS.get(role)
+        label = _(_LABELS[role]) if role in _LABELS else None
         chosen = _CHOSEN.match(text) if role == "user" else None
         if chosen:
-            label, shown = "You picked", chosen.group(1)
+            label, shown = _("You picked"), chosen.group(1)
         else:
             shown = text
         markup = f"[b]{label}[/b]\n{escape(shown)}" if label else escape(shown)

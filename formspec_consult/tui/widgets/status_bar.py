@@ -9,6 +9,8 @@ from rich.markup import escape
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from formspec_consult.i18n import N_, _, format_money, format_number, format_percent, ngettext
+
 if TYPE_CHECKING:
     from formspec_consult.agent.engine.status import EngineStatus
 
@@ -52,29 +54,41 @@ class StatusInfo:
 
 
 def _k(tokens: int) -> str:
-    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+    return format_number(tokens / 1000, decimals=1) + "k" if tokens >= 1000 else format_number(tokens)
+
+
+# The states the bar shows (set in English by the app and the presenter, said in the person's language).
+_STATES = (N_("ready"), N_("thinking…"), N_("connecting…"), N_("not started"), N_("loading the session…"),
+           N_("closing…"))
+
+
+def state_words(state: str) -> str:
+    """A state of the bar in the interface language ("running TOOL…" names the tool)."""
+    if state.startswith("running ") and state.endswith("…"):
+        return _("running {tool}…").format(tool=state.removeprefix("running ").removesuffix("…"))
+    return _(state)
 
 
 def render_status(info: StatusInfo) -> str:
     """The bar's markup, e.g. `ready │ gpt-4o │ session s-1 │ context 12.0k reported · 13% of 90.0k to
     compaction · window 120.0k │ $0.0123 │ 1 compaction`."""
-    parts = [f"[b]{escape(info.state)}[/b]"]
+    parts = [f"[b]{escape(state_words(info.state))}[/b]"]
     if info.model:
-        parts.append(escape(info.model) + (" (starting…)" if info.loading else ""))
+        parts.append(escape(info.model) + (" " + _("(starting…)") if info.loading else ""))
     if info.session:
-        parts.append(f"session {escape(info.session)}")
+        parts.append(escape(_("session {id}").format(id=info.session)))
     if info.phase:
-        parts.append(f"phase {escape(info.phase.capitalize())}")
+        parts.append(escape(_("phase {phase}").format(phase=info.phase.capitalize())))
     if info.window_tokens:
-        pct = 100 * info.context_tokens / info.threshold_tokens if info.threshold_tokens else 0
-        source = "reported" if info.reported else "estimated"
+        share = info.context_tokens / info.threshold_tokens if info.threshold_tokens else 0
+        source = _("reported") if info.reported else _("estimated")
         # used, how full against the compaction threshold, the usable window: each one named
-        parts.append(
-            f"context {_k(info.context_tokens)} {source} · {pct:.0f}% of {_k(info.threshold_tokens)} to compaction"
-            f" · window {_k(info.window_tokens)}"
-        )
-    parts.append(f"${info.cost:.4f}" if info.cost is not None else "cost n/a")
-    parts.append(f"{info.compactions} compaction{'s' if info.compactions != 1 else ''}")
+        parts.append(escape(_(
+            "context {used} {source} · {share} of {threshold} to compaction · window {window}"
+        ).format(used=_k(info.context_tokens), source=source, share=format_percent(share),
+                 threshold=_k(info.threshold_tokens), window=_k(info.window_tokens))))
+    parts.append(escape(format_money(info.cost, decimals=4)) if info.cost is not None else _("cost n/a"))
+    parts.append(ngettext("{n} compaction", "{n} compactions", info.compactions).format(n=info.compactions))
     return " │ ".join(parts)
 
 

@@ -14,11 +14,13 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
 
+from formspec_consult.i18n import N_, _, format_number
 from formspec_consult.store.tool_status import gate_refused  # noqa: F401 - re-exported
 
 # Results can be huge (a whole schema); the pane shows a capped copy, the log keeps all of it.
 RESULT_PREVIEW_CHARS = 4000
 _ICONS = {"running": "…", "ok": "✓", "error": "✗", "refused": "!"}
+_STATUS_WORDS = (N_("running"), N_("ok"), N_("error"), N_("refused"))  # said by the header
 
 
 def format_arguments(arguments: dict[str, Any], limit: int = 60) -> str:
@@ -70,23 +72,24 @@ class ToolCallEntry(Collapsible):
 
     @staticmethod
     def _body_text(arguments: dict[str, Any], result: str | None) -> str:
-        args = arguments_yaml(arguments) if arguments else "(no arguments)"
+        args = arguments_yaml(arguments) if arguments else _("(no arguments)")
         if result is None:
-            return f"arguments:\n{args}\n\n(running…)"
-        shown = result if len(result) <= RESULT_PREVIEW_CHARS else result[:RESULT_PREVIEW_CHARS] + "\n… (truncated)"
-        return f"arguments:\n{args}\n\nresult ({len(result)} chars):\n{shown}"
+            return _("arguments:") + f"\n{args}\n\n" + _("(running…)")
+        shown = result if len(result) <= RESULT_PREVIEW_CHARS else result[:RESULT_PREVIEW_CHARS] + "\n… " + _("(truncated)")
+        size = _("result ({n} chars):").format(n=format_number(len(result)))
+        return _("arguments:") + f"\n{args}\n\n{size}\n{shown}"
 
     def header(self) -> Content:
         """The title line: icon, tool, status and duration, server, then an arguments preview
         last, since that is what a narrow pane cuts off. Built from parts, never parsed as
         markup: tool names, servers and arguments come from servers and the model (a cut
         `[/…` once read as a closing tag and failed the turn)."""
-        duration = f" {self.duration_ms / 1000:.2f}s" if self.duration_ms is not None else ""
+        duration = f" {format_number(self.duration_ms / 1000, decimals=2)}s" if self.duration_ms is not None else ""
         return Content.assemble(
             f"{_ICONS.get(self.status, '?')} ",
             (self.tool_name, "bold"),
             " ",
-            (f"{self.status}{duration}", "italic"),
+            (f"{_(self.status)}{duration}", "italic"),
             " ",
             (self.server, "dim"),
             " ",

@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Button, Static
 
+from formspec_consult.i18n import _
 from formspec_consult.tui.widgets.tool_call_entry import ToolCallEntry
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 def describe_mcp(status: EngineStatus | None) -> str:
     """One line of MCP server state from `Engine.status()` (None: no engine yet)."""
     if status is None or not (status.mcp or status.mcp_note):
-        return "MCP: not connected"
+        return "MCP: " + _("not connected")
     if not status.mcp:
         return f"MCP  {status.mcp_note}"
     return "MCP  " + " · ".join(f"{server.name}: {server.describe()}" for server in status.mcp)
@@ -44,9 +45,9 @@ class ToolCallsPane(Vertical):
 
     def compose(self) -> ComposeResult:
         with HorizontalGroup(classes="pane-header"):
-            yield Static("Tool calls", classes="pane-title")
-            yield Button("log", id="mcp-log", compact=True)
-            yield Button("restart", id="mcp-restart", compact=True)
+            yield Static(_("Tool calls"), classes="pane-title")
+            yield Button(_("log"), id="mcp-log", compact=True)
+            yield Button(_("restart"), id="mcp-restart", compact=True)
         yield Static(describe_mcp(None), id="mcp-state")
         yield VerticalScroll(id="tool-list")
 
