@@ -216,8 +216,9 @@ class Review:
             await self.refresh()
             return
         reason = await app.push_screen_wait(ReasonScreen(
-            path, verb=f"Apply {len(kept)} of {len(blocks.blocks)} blocks of",
-            enter="Enter applies the kept blocks, the rest goes back · Esc cancels"))
+            path, title=_("Apply {kept} of {total} blocks of {path}?").format(kept=len(kept), total=len(blocks.blocks),
+                                                                            path=path),
+            enter=_("Enter applies the kept blocks, the rest goes back · Esc cancels")))
         if reason is None:
             return
         done = await self._guard("apply_draft_blocks", self.flow.apply_blocks(path, kept, reason or None))
