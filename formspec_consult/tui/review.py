@@ -175,7 +175,7 @@ class Review:
 
         text = self._draft_text(path)
         if text is None:
-            self.notify(f"No draft text to edit at {path}.", "warning")
+            self.notify(_("No draft text to edit at {path}.").format(path=path), "warning")
             return False
         try:
             saved = run_editor(text, path)
@@ -183,10 +183,10 @@ class Review:
             self.notify(str(exc), "error")
             return False
         if saved is None:
-            self.notify(f"The editor exited with an error; the draft {path} is unchanged.", "warning")
+            self.notify(_("The editor exited with an error; the draft {path} is unchanged.").format(path=path), "warning")
             return False
         if saved == text:
-            self.notify(f"{path}: saved unchanged; nothing was changed.", "information")
+            self.notify(_("{path}: saved unchanged; nothing was changed.").format(path=path), "information")
             return False
         result = await self._guard("edit_draft", self.flow.edit(path, saved))
         if result is None:
@@ -206,7 +206,8 @@ class Review:
         if blocks is None:
             return
         if len(blocks.blocks) < 2:
-            self.notify(f"{path} changes {len(blocks.blocks)} block(s): accept (a) or reject (r) it whole.", "warning")
+            self.notify(_("{path} changes one block or none: accept (a) or reject (r) it whole.").format(path=path),
+                        "warning")
             return
         kept = await app.push_screen_wait(BlocksScreen(blocks))
         if not kept:

@@ -17,20 +17,22 @@ from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
+from formspec_consult.i18n import N_, _
 from formspec_consult.store.review_results import DraftBlocks
+from formspec_consult.tui.localise import LocalisedBindings
 from formspec_consult.tui.widgets.diff_pane import diff_lines, pane_colours
 
 _MARK = {"added": "+", "removed": "-", "changed": "~"}
 
 
-class BlocksScreen(ModalScreen[list[str] | None]):
+class BlocksScreen(LocalisedBindings, ModalScreen[list[str] | None]):
     """Dismissed with the kept block ids on `a`, None on Esc."""
 
     BINDINGS = [
-        Binding("a", "apply", "Apply the kept blocks", priority=True),
-        Binding("escape", "cancel", "Cancel"),
-        Binding("pageup", "scroll_diff(-1)", "Scroll diff up", show=False, priority=True),
-        Binding("pagedown", "scroll_diff(1)", "Scroll diff down", show=False, priority=True),
+        Binding("a", "apply", N_("Apply the kept blocks"), priority=True),
+        Binding("escape", "cancel", N_("Cancel")),
+        Binding("pageup", "scroll_diff(-1)", N_("Scroll diff up"), show=False, priority=True),
+        Binding("pagedown", "scroll_diff(1)", N_("Scroll diff down"), show=False, priority=True),
     ]
 
     def __init__(self, blocks: DraftBlocks) -> None:
@@ -39,8 +41,8 @@ class BlocksScreen(ModalScreen[list[str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog blocks"):
-            yield Static(Text.assemble((f"Accept part of {self.blocks.path}", "bold"),
-                                       "  Space keeps/drops · a applies the kept · Esc cancels",
+            yield Static(Text.assemble((_("Accept part of {path}").format(path=self.blocks.path), "bold"),
+                                       "  " + _("Space keeps/drops · a applies the kept · Esc cancels"),
                                        no_wrap=True, overflow="ellipsis"))
             yield SelectionList[str](
                 *[Selection(Text(f"{_MARK.get(b.change, '?')} {b.id}  ({b.change})"), b.id, True)
@@ -49,7 +51,7 @@ class BlocksScreen(ModalScreen[list[str] | None]):
             )
             with VerticalScroll(id="block-diff"):
                 yield Static(id="block-diff-text")
-            yield Static(Text("Dropped blocks go back to the consultant as a rejection.", style="dim"),
+            yield Static(Text(_("Dropped blocks go back to the consultant as a rejection."), style="dim"),
                          id="blocks-hint")
 
     def on_mount(self) -> None:
@@ -70,13 +72,14 @@ class BlocksScreen(ModalScreen[list[str] | None]):
     def on_selection_list_selected_changed(self) -> None:
         kept = len(self.query_one(SelectionList).selected)
         total = len(self.blocks.blocks)
-        hint = f"{kept} of {total} kept; dropped blocks go back to the consultant as a rejection."
+        hint = _("{kept} of {total} kept; dropped blocks go back to the consultant as a rejection.").format(
+            kept=kept, total=total)
         self.query_one("#blocks-hint", Static).update(Text(hint, style="dim"))
 
     def action_apply(self) -> None:
         kept = list(self.query_one(SelectionList).selected)
         if not kept:
-            self.notify("No block is kept: Esc cancels, r in the diffs pane rejects the whole draft.",
+            self.notify(_("No block is kept: Esc cancels, r in the diffs pane rejects the whole draft."),
                         severity="warning")
             return
         order = [b.id for b in self.blocks.blocks]
