@@ -179,6 +179,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _state.translations.ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """`message` in the interface language, where the same English word means two things
+    ("key": of the keyboard, or an API key) and `context` says which."""
+    return _state.translations.pgettext(context, message)
+
+
 def N_(message: str) -> str:
     """Mark `message` for the catalogues without translating it now (it is translated where shown)."""
     return message

@@ -4,7 +4,7 @@
     python -m formspec_consult.i18n.catalogues init xx    # start the catalogue of language xx
 
 The strings are found by Babel's Python extractor in the whole package, under the keywords of
-``formspec_consult.i18n`` (``_``, ``gettext``, ``ngettext``, ``N_``). The template is
+``formspec_consult.i18n`` (``_``, ``gettext``, ``ngettext``, ``pgettext``, ``N_``). The template is
 ``locale/formspec_consult.pot``; each language's ``.po`` is updated from it (entries no longer in
 the source are dropped, new ones added untranslated) and compiled to the ``.mo`` the program
 reads. Locations carry file names but no line numbers, so moving code does not touch the files.
@@ -26,7 +26,7 @@ from formspec_consult.i18n import DOMAIN, LOCALE_DIR, SOURCE_LANGUAGE
 
 PACKAGE_DIR = LOCALE_DIR.parents[1]
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "pgettext": ((1, "c"), 2)}
 PROJECT = "formspec-consult"
 
 

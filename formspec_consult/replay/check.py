@@ -29,6 +29,7 @@ from formspec_consult.store.records import (
     EventRecord,
     RejectRecord,
     ResponseRecord,
+    RewindRecord,
     ToolCallRecord,
     ToolResultRecord,
     TurnStartedRecord,
@@ -40,11 +41,12 @@ if TYPE_CHECKING:
 
 _COMPARED = (
     TurnStartedRecord, ResponseRecord, ToolCallRecord, ToolResultRecord, ApplyRecord, UndoRecord, RejectRecord,
-    CompactionRecord, CommandRecord,
+    CompactionRecord, CommandRecord, RewindRecord,
 )
 # Not behaviour: positions, clocks, ids — and a compaction's token figures, estimates that move
 # with the length of the folder names the replay's copy of the project has.
-_IGNORED = frozenset({"v", "seq", "ts", "duration_ms", "call_id", "backup", "tokens_before", "tokens_after"})
+_IGNORED = frozenset({"v", "seq", "ts", "duration_ms", "call_id", "backup", "tokens_before", "tokens_after",
+                      "to_seq"})  # a rewind's point: a seq, which the replayed log numbers its own way
 _SESSION_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
 
 

@@ -28,6 +28,7 @@ from formspec_consult.store.records import (
     EventRecord,
     RejectRecord,
     ResponseRecord,
+    RewindRecord,
     SessionStartedRecord,
     SummaryWrittenRecord,
     ToolCallRecord,
@@ -123,7 +124,10 @@ def load(path: Path) -> Recording:
     compactions = 0
     turns: dict[int, Step] = {}  # each message's step by its turn number
     open_turn: Step | None = None  # the message whose turn has started and not finished
+    rewinding = False  # inside a `/rewind N`: its undos and rejects are its own (replayed with it)
     for event in records:
+        if isinstance(event, (TurnStartedRecord, RewindRecord, CommandRecord)):
+            rewinding = isinstance(event, CommandRecord) and event.name == "rewind" and bool(event.args)
         if open_turn is not None and isinstance(event, MOVES):
             open_turn.moves += 1
         if isinstance(event, DecisionRecord):
@@ -142,8 +146,10 @@ def load(path: Path) -> Recording:
                 step.events.extend(events_from_log([event]))  # with its own turn, closed late or not
             if step is open_turn:
                 open_turn = None
-        elif isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)) and _within_tool_call(records, event):
-            continue  # the model called the tool in its turn: replaying the turn calls it again
+        elif isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)) and (
+            rewinding or _within_tool_call(records, event)
+        ):
+            continue  # the model's tool call, or a rewind, made it: replaying that step makes it again
         elif isinstance(event, (ApplyRecord, UndoRecord, RejectRecord)):
             kind, target = event.type, event.path
             text = {"apply": f"/apply {target}", "undo": "/undo", "reject": f"/reject {target}"}[kind]

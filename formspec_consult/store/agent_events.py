@@ -83,6 +83,17 @@ class DraftsChanged:
 
 
 @dataclass(frozen=True)
+class SessionChanged:
+    """The session itself moved: `rewound` (its conversation cut back to `turn`: a view shows it
+    again from the log) or `forked` (`session_id` is the new fork, which the app switches to)."""
+
+    session_id: str
+    reason: Literal["rewound", "forked"]
+    turn: int = 0
+    kind: str = field(default="session_changed", init=False)
+
+
+@dataclass(frozen=True)
 class Notice:
     level: Literal["info", "warning", "error"]
     message: str
@@ -105,6 +116,7 @@ AgentEvent = (
     | UsageUpdated
     | CompactionDone
     | DraftsChanged
+    | SessionChanged
     | Notice
     | TurnFinished
 )

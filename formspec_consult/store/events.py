@@ -50,6 +50,7 @@ __all__ = [
     "EventLogError",
     "EventLogWriteError",
     "apply_event",
+    "events_of",
     "load_records",
     "rebuild_history",
     "scrub_secrets",
@@ -251,7 +252,13 @@ def load_events(path: Path) -> list[dict[str, Any]]:
     an event raises EventLogError naming it. A missing file raises FileNotFoundError.
     """
     path = Path(path)
-    lines = path.read_bytes().splitlines()
+    return events_of(path.read_bytes(), path)
+
+
+def events_of(data: bytes, path: Path) -> list[dict[str, Any]]:
+    """The events of a log's bytes (read by the caller, e.g. without following a link), strictly
+    as :func:`load_events` reads them; `path` names the log in what is said."""
+    lines = data.splitlines()
     events: list[dict[str, Any]] = []
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():

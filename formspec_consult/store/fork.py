@@ -10,7 +10,10 @@ outputs point into the transcript). Drafts still under review are copied as the 
 pending drafts — their own files, never shared; applied and rejected ones stay the source's, and
 so does the undo history (a fork cannot undo the source's applies).
 
-The source is only read, and never changed. It is refused while another process has it open
+The source is only read, and never changed — and never through a symbolic link: a log, transcript,
+summary or draft of the source that is a link (or sits in a linked folder) refuses the fork, as
+every other reader of a session refuses one, so a fork cannot copy a file from outside the session.
+The source is refused too while another process has it open
 (its writer claim): that process may be mid-turn, so the log could hold half a turn and a draft
 could be written between its file and the manifest. The process that holds the claim itself (the
 app's ``/fork``) forks between turns, where the session is at rest.
@@ -18,17 +21,20 @@ app's ``/fork``) forks between turns, where the session is at rest.
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from formspec_consult.store.atomic import write_atomic
-from formspec_consult.store.events import load_records
+from formspec_consult.store.drafts import DraftError, refuse_symlinks
+from formspec_consult.store.events import events_of, load_records
 from formspec_consult.store.folder import SessionError, ensure_session, existing_session
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.locks import SessionBusy, SessionWriter
 from formspec_consult.store.manifest import LIVE_STATES, DraftManifest
-from formspec_consult.store.records import SessionStartedRecord, TurnStartedRecord
+from formspec_consult.store.records import SessionStartedRecord, TurnStartedRecord, record_from_json
 
 __all__ = ["ForkPoint", "fork_point_of", "fork_session"]
 
@@ -82,9 +88,29 @@ def _holder(claim: SessionWriter) -> str:
     return f"process {info.get('pid', '?')}" if info else "another process"
 
 
+def _real_bytes(path: Path, source_id: str) -> bytes | None:
+    """The bytes of one file of the source session, never read through a link; None when absent."""
+    try:
+        refuse_symlinks(path.parent.parent, path)  # the session folder and the file itself
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except (DraftError, OSError) as exc:
+        if isinstance(exc, DraftError) or exc.errno == errno.ELOOP:
+            raise SessionError(
+                f"{path} is a symbolic link (or lies in a linked folder); formspec-consult reads a session only "
+                f"from the real files of its folder, so session {source_id} cannot be forked. Put the real "
+                "file back in place of the link, then fork again."
+            ) from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
 def _copy(consult_dir: Path, source_id: str, source: Path) -> tuple[str, Path, ForkPoint]:
     files = SessionLayout(source)
-    records = load_records(files.events) if files.events.is_file() else []
+    log = _real_bytes(files.events, source_id)
+    records = [record_from_json(e, source=str(files.events)) for e in events_of(log, files.events)] if log else []
     header = records[0] if records else None
     if not isinstance(header, SessionStartedRecord):
         raise SessionError(
@@ -109,9 +135,10 @@ def _copy(consult_dir: Path, source_id: str, source: Path) -> tuple[str, Path, F
         log = b"".join([forked.to_line(), *(record.to_line() for record in records[1:])])
         target = SessionLayout(folder)
         for name in ("transcript", "summary"):
-            if getattr(files, name).is_file():
-                shutil.copyfile(getattr(files, name), getattr(target, name))
-        _copy_live_drafts(source, folder)
+            data = _real_bytes(getattr(files, name), source_id)
+            if data is not None:
+                write_atomic(getattr(target, name), data, durable=False)
+        _copy_live_drafts(source, folder, source_id)
         write_atomic(target.events, log)  # last: a folder without its log is no session yet
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -119,7 +146,7 @@ def _copy(consult_dir: Path, source_id: str, source: Path) -> tuple[str, Path, F
     return fork_id, folder, point
 
 
-def _copy_live_drafts(source: Path, folder: Path) -> None:
+def _copy_live_drafts(source: Path, folder: Path, source_id: str) -> None:
     """The drafts under review, as the fork's own pending drafts (their bytes copied)."""
     theirs, ours = SessionLayout(source), SessionLayout(folder)
     manifest = DraftManifest(folder)
@@ -127,7 +154,14 @@ def _copy_live_drafts(source: Path, folder: Path) -> None:
         if record.state not in LIVE_STATES:
             continue
         draft = theirs.draft.joinpath(*rel.split("/"))
-        if draft.is_symlink() or not draft.is_file():  # a link is never followed out of a session
+        try:
+            refuse_symlinks(source, draft)  # a link is never followed out of a session
+        except DraftError as exc:
+            raise SessionError(
+                f"{exc} Session {source_id} cannot be forked while it holds the link."
+            ) from None
+        data = _real_bytes(draft, source_id)
+        if data is None:  # listed, but its file is gone: nothing to copy
             continue
-        write_atomic(ours.draft.joinpath(*rel.split("/")), draft.read_bytes(), durable=False)
+        write_atomic(ours.draft.joinpath(*rel.split("/")), data, durable=False)
         manifest.put(replace(record, state="pending", settled_at=None))

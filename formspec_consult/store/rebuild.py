@@ -4,7 +4,7 @@ The live history (`agent.history.History`) changes its messages through :func:`a
 so what a resumed session rebuilds is, by construction, what the model saw: there is one
 implementation of every change, not a live one and a replayed one that could drift apart.
 
-Only four event types change the model-visible list:
+Five event types change the model-visible list:
 
 - ``message``    {message}: appended.
 - ``compaction`` {pruned, stubs, start, end, summary_message}: first the messages at `pruned`
@@ -14,19 +14,25 @@ Only four event types change the model-visible list:
   then each ``[index, message]`` of `insert` is inserted, in order (indices in the new list).
 - ``system_prompt`` {message, reason}: the system prompt (the first message) is replaced by
   `message` (inserted first when the list has none).
+- ``rewind``     {to_seq, mode}: unless `mode` is ``files``, the list becomes what the events up to
+  `to_seq` rebuild — exactly what the model saw at the end of that turn, a compaction made since
+  included (the log keeps what it replaced). It is the one change that needs the events before
+  it, so :func:`apply_event` takes them as `earlier`.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from formspec_consult.store.records import (
     CompactionRecord,
+    EventLogError,
     EventRecord,
     MessageRecord,
     RepairRecord,
+    RewindRecord,
     SystemPromptRecord,
     record_from_json,
 )
@@ -47,9 +53,20 @@ def pruned_stub(message: Message, tool_name: str | None) -> str:
     )
 
 
-def apply_event(messages: list[Message], event: EventRecord | Mapping[str, Any]) -> bool:
-    """Apply one event to `messages` in place; return True if it changed the model-visible list."""
+def apply_event(
+    messages: list[Message], event: EventRecord | Mapping[str, Any], earlier: Sequence[EventRecord] | None = None
+) -> bool:
+    """Apply one event to `messages` in place; return True if it changed the model-visible list.
+
+    `earlier`: the events before this one, which a ``rewind`` rebuilds its list from."""
     record = event if isinstance(event, EventRecord) else record_from_json(event)
+    if isinstance(record, RewindRecord):
+        if not record.cuts_conversation:
+            return False
+        if earlier is None:
+            raise EventLogError(f"the rewind with seq {record.seq} needs the events before it to rebuild from")
+        messages[:] = rebuild_history(earlier, upto_seq=record.to_seq)
+        return True
     if isinstance(record, MessageRecord):
         messages.append(copy.deepcopy(record.message))
         return True
@@ -83,9 +100,11 @@ def rebuild_history(events: Iterable[EventRecord | Mapping[str, Any]], upto_seq:
     Rebuilding up to the seq of a ``request`` event gives the messages that request sent.
     """
     messages: list[Message] = []
+    seen: list[EventRecord] = []
     for event in events:
         record = event if isinstance(event, EventRecord) else record_from_json(event)
         if upto_seq is not None and record.seq > upto_seq:
             break
-        apply_event(messages, record)
+        apply_event(messages, record, seen)
+        seen.append(record)
     return messages

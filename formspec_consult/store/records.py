@@ -46,6 +46,7 @@ __all__ = [
     "RepairRecord",
     "RequestRecord",
     "ResponseRecord",
+    "RewindRecord",
     "SessionResumedRecord",
     "SessionStartedRecord",
     "SideReplyRecord",
@@ -362,7 +363,37 @@ class SystemPromptRecord(EventRecord):
     reason: str = ""
 
 
-_CHANGES_HISTORY = (MessageRecord, CompactionRecord, RepairRecord, SystemPromptRecord)  # what rebuild_history applies
+RewindMode = Literal["both", "files", "conversation"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RewindRecord(EventRecord):
+    """The session went back to the end of turn ``to_turn`` (``to_seq``: the last event of it).
+
+    With ``mode`` ``both`` or ``conversation`` the model-visible list becomes what it was at
+    ``to_seq`` (rebuilt from the log, a compaction since included: see store/rebuild.py); with
+    ``files`` the conversation stays. ``undone`` names the drafts whose applies were undone,
+    ``withdrawn`` the drafts taken out of review, ``restored`` those put back as they were at
+    that turn; ``note`` is what the model is told with the next message (store/rewind.py)."""
+
+    TYPE: ClassVar[str] = "rewind"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"note"})
+
+    to_turn: int = 0
+    to_seq: int = 0
+    mode: RewindMode = "both"
+    undone: Sequence[str] = ()
+    withdrawn: Sequence[str] = ()
+    restored: Sequence[str] = ()
+    note: str | None = None
+
+    @property
+    def cuts_conversation(self) -> bool:
+        return self.mode != "files"
+
+
+# what rebuild_history applies
+_CHANGES_HISTORY = (MessageRecord, CompactionRecord, RepairRecord, SystemPromptRecord, RewindRecord)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,6 +28,7 @@ from formspec_consult.store.review_results import (
     Rejected,
     ToolResult,
     Undone,
+    Withdrawn,
 )
 
 Call = Callable[[str, dict[str, Any]], Awaitable[ToolResult]]
@@ -95,6 +96,10 @@ class ReviewFlow:
         if reason and reason.strip():
             arguments["reason"] = reason.strip()
         return PartApplied.from_result(await self._call("apply_draft_blocks", arguments))
+
+    async def withdraw(self, path: str) -> Withdrawn:
+        """Take back a pending draft (one the person applied and undid is refused: reject it)."""
+        return Withdrawn.from_result(await self._call("withdraw_draft", {"path": path}))
 
     async def apply(self, path: str, *, force: bool = False) -> Applied:
         arguments: dict[str, Any] = {"file": path}

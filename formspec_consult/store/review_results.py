@@ -37,6 +37,7 @@ __all__ = [
     "ToolResult",
     "ToolResultError",
     "Undone",
+    "Withdrawn",
 ]
 
 LiveState = Literal["pending", "undone"]  # a draft under review; "undone": applied, undone, back
@@ -369,6 +370,22 @@ class Rejected:
     def to_json(self) -> dict[str, Any]:
         reason = {"reason": self.reason} if self.reason else {}
         return {"rejected": self.path, "remaining": list(self.remaining), **reason}
+
+
+@dataclass(frozen=True)
+class Withdrawn:
+    """`withdraw_draft`: the pending draft taken back and the drafts still under review."""
+
+    path: str
+    remaining: tuple[str, ...]
+
+    @classmethod
+    def from_result(cls, result: ToolResult) -> Withdrawn:
+        row = _start(result, "withdraw_draft")
+        withdrawn, remaining = row.text("withdrawn"), row.items("remaining")
+        if not all(isinstance(p, str) for p in remaining):
+            row.fail("has a 'remaining' entry that is not a path")
+        return cls(withdrawn, tuple(remaining))
 
 
 @dataclass(frozen=True)

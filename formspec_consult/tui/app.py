@@ -39,6 +39,7 @@ from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo
 if TYPE_CHECKING:
     from formspec_consult.agent.loop.permissions import Decision, PermissionRequest
     from formspec_consult.config.trust import TrustRequest
+    from formspec_consult.store.agent_events import SessionChanged
     from formspec_consult.tui.slash_router import SlashRouter
     from formspec_consult.tui.widgets.diff_pane import DiffPane
     from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
@@ -208,7 +209,7 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
     # -- engine lifecycle ---------------------------------------------------------------------
 
     @work(exclusive=True, group="engine", exit_on_error=False)
-    async def open_engine(self, resume: str | None, model: str | None = None) -> None:
+    async def open_engine(self, resume: str | None, model: str | None = None, *, note: str | None = None) -> None:
         """Open (or resume) the engine, then show the earlier conversation and the drafts."""
         # Imported here, not at start-up: the presenter pulls in the Markdown machinery.
         from formspec_consult.tui.presenter import Presenter
@@ -238,6 +239,8 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
                              say=self.say)
         self.refresh_status("loading the session…")
         await self.presenter.load(engine.past_events())
+        if note:
+            await self.query_one(ConversationView).add(Entry("notice-info", note))
         self.sub_title = f"{engine.model} · session {engine.session_id}"
         self.review.seed_from_log()
         await self.review.refresh()
@@ -343,6 +346,11 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         if self.turn_worker is not None and self.turn_worker.is_running:
             self.notify(_("Cancel the running turn (Esc) before switching sessions."), severity="warning")
             return
+        await self._reopen(session_id, model)
+
+    async def _reopen(self, session_id: str, model: str | None = None, *, note: str | None = None) -> None:
+        """Close the engine, clear the panes and open `session_id` (see :meth:`switch_session`);
+        `note` is said in the conversation once it is shown."""
         if self.engine is not None:
             engine, self.engine = self.engine, None
             try:
@@ -353,7 +361,7 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         await self.tool_pane.clear()
         self.query_one(ChoiceBar).options = ()
         self.diff_pane.drafts = ()
-        self.open_engine(session_id, model)
+        self.open_engine(session_id, model, note=note)
 
     def keys_help(self) -> str:
         """The Keys table of /help, read from the bindings of the app, the screen, the prompt and
@@ -445,6 +453,7 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
     async def _turn(self, text: str) -> None:
         assert self.engine is not None
         finished = False
+        changed: SessionChanged | None = None  # /fork, /rewind: the session moved under the panes
         if hasattr(self, "review"):
             self.review.expect(text)  # /apply, /reject, /undo sent as a turn: name what they settle
         try:
@@ -454,6 +463,8 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
                 async for event in events:
                     await self.presenter.show(event)
                     finished = finished or event.kind == "turn_finished"
+                    if event.kind == "session_changed":
+                        changed = event  # type: ignore[assignment]
         except Exception as exc:
             await self.presenter.end_turn("error", _("The turn failed: {problem}").format(problem=exc))
             finished = True
@@ -461,6 +472,27 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
             if not finished:  # cancelled (Esc) before the engine said the turn ended
                 await self.presenter.end_turn("cancelled")
             self.refresh_status()
+        if changed is not None:  # the turn (this worker) has ended: nothing else runs in the panes
+            await self._session_changed(changed)
+
+    async def _session_changed(self, change: SessionChanged) -> None:
+        """After `/fork` the app goes on in the fork; after `/rewind` it shows the conversation
+        again as the log now rebuilds it (the turns after the rewind's point gone)."""
+        if change.reason == "forked":
+            source = self.engine.session_id if self.engine is not None else "?"
+            await self._reopen(change.session_id, note=_(
+                "You are now in the fork {fork} (a copy of {source} after its turn {turn}); {source} stays as it "
+                "was: /sessions (or formspec-consult --resume {source}) opens it."
+            ).format(fork=change.session_id, source=source, turn=change.turn))
+            return
+        engine = self.engine
+        if engine is None:
+            return
+        await self.query_one(ConversationView).clear()
+        await self.tool_pane.clear()
+        await self.presenter.load(engine.past_events())
+        self.query_one(ChoiceBar).options = engine.last_options
+        self.refresh_drafts()
 
     def _send_queued(self) -> None:
         """Send what was typed while connecting: the first message now, any others joined to it."""

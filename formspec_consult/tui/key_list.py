@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from textual.binding import Binding, BindingType
 
-from formspec_consult.i18n import _
+from formspec_consult.i18n import _, pgettext
 from formspec_consult.tui.localise import described
 
 # How a few key names read to a person (Textual's names otherwise, e.g. "ctrl+r").
@@ -52,6 +52,6 @@ def keys_markdown(rows: Iterable[tuple[str, str, str]]) -> str:
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = ["| " + " | ".join((_("where"), _("key"), _("what it does"))) + " |", "|---|---|---|"]
+    lines = ["| " + " | ".join((_("where"), pgettext("keyboard", "key"), _("what it does"))) + " |", "|---|---|---|"]
     lines += [f"| {cell(where)} | `{cell(keys)}` | {cell(what)} |" for where, keys, what in rows]
     return "\n".join(lines)

@@ -80,6 +80,8 @@ class SlashRouter:
             return False
         if call is None:
             return False
+        if call.name == "rewind" and not call.args:  # pick the turn from a list, then run it
+            return self._rewind(call)
         if call.spec.handler == "engine":
             return self.app.send(text.strip())
         if call.name in {"help", "quit", "sessions"}:
@@ -112,6 +114,31 @@ class SlashRouter:
                 await self.app.switch_session(session_id)
 
         self.app.push_screen(SessionsScreen(list_sessions(root), current), chosen)
+        return True
+
+    def _rewind(self, call: SlashCommand) -> bool:
+        engine = self.app.engine
+        if engine is None:
+            self.app.notify(_("Still connecting — /rewind needs the session."), severity="warning")
+            return False
+        if self.app.turn_worker is not None and self.app.turn_worker.is_running:
+            self.app.notify(_("A turn is running; wait for it or press Esc before rewinding."), severity="warning")
+            return False
+        from formspec_consult.store.events import EventLog
+        from formspec_consult.store.layout import EVENTS
+        from formspec_consult.store.rewind import conversation_turns
+        from formspec_consult.tui.screens.rewind import RewindScreen
+
+        turns = conversation_turns(list(EventLog.records(engine.session_dir / EVENTS)))
+        if not turns:
+            self.app.notify(_("There are no turns to rewind to yet."), severity="warning")
+            return True
+
+        def chosen(command: str | None) -> None:
+            if command:
+                self.app.send(command)
+
+        self.app.push_screen(RewindScreen(turns), chosen)
         return True
 
     def _review(self, action: str, path: str | None) -> None:

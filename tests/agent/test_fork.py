@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from formspec_consult.agent.engine.engine import Engine
+from formspec_consult.store.agent_events import SessionChanged
 from formspec_consult.store.events import load_records, rebuild_history
 from formspec_consult.store.folder import SessionError
 from formspec_consult.store.fork import fork_point_of
@@ -135,9 +136,12 @@ async def test_slash_fork_forks_the_open_session_which_goes_on_unchanged(project
     try:
         await run(engine, "customers")
         log_before = (engine.session_dir / "events.jsonl").read_bytes()
-        said = [e for e in await run(engine, "/fork") if type(e).__name__ == "Notice"]
+        events = await run(engine, "/fork")
+        said = [e for e in events if type(e).__name__ == "Notice"]
         assert (engine.session_dir / "events.jsonl").read_bytes() == log_before  # /fork writes nothing here
-        fork_id = said[0].message.split(" as ")[1].split(".")[0]  # type: ignore[attr-defined]
+        switch = next(e for e in events if isinstance(e, SessionChanged))  # the app switches to the fork
+        fork_id = switch.session_id
+        assert (switch.reason, switch.turn) == ("forked", 1) and fork_id != engine.session_id
         assert f"formspec-consult --resume {fork_id}" in said[0].message  # type: ignore[attr-defined]
         point = fork_point_of(consult(project) / fork_id)
         assert point is not None and (point.source, point.turn) == (engine.session_id, 1)
@@ -151,3 +155,18 @@ async def test_slash_fork_forks_the_open_session_which_goes_on_unchanged(project
         assert DraftManifest(resumed.session_dir).load()[DRAFT_PATH].state == "pending"
     finally:
         await resumed.aclose()
+
+
+@pytest.mark.parametrize("name", ["events.jsonl", "transcript.md", "draft"])
+async def test_a_source_whose_files_are_links_is_refused_and_nothing_outside_is_copied(
+    project: Path, tmp_path: Path, name: str
+) -> None:
+    source_id, _ = await source_session(project)
+    source_dir = consult(project) / source_id
+    outside = tmp_path / f"outside-{name}"
+    os.rename(source_dir / name, outside)  # the real file (or folder) now lies outside the session
+    (source_dir / name).symlink_to(outside)
+    before = sorted(p.name for p in consult(project).iterdir())
+    with pytest.raises(SessionError, match=r"symbolic link.*cannot be forked"):
+        await open_engine(project, [], resume=source_id, fork=True)
+    assert sorted(p.name for p in consult(project).iterdir()) == before

@@ -22,7 +22,7 @@ def source() -> Catalog:
 
 
 def _ids(catalog: Catalog) -> set[object]:
-    return {message.id for message in catalog if message.id}
+    return {(message.context, message.id) for message in catalog if message.id}
 
 
 def test_indonesian_is_one_of_the_languages() -> None:

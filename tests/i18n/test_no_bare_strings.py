@@ -33,7 +33,7 @@ SHOWN_BY = {
     "Entry", "add_column", "refresh_status", "DiscoveryHit", "Hit", "update",
 }
 SHOWN_KEYWORDS = {"title", "message", "help", "label", "placeholder", "tooltip", "description"}
-CATALOGUE_CALLS = {"_", "gettext", "ngettext", "N_"}
+CATALOGUE_CALLS = {"_", "gettext", "ngettext", "pgettext", "N_"}
 WORDS = re.compile(r"[A-Za-z]{2,}")
 MARKUP = re.compile(r"\[/?[a-z ]*\]")
 

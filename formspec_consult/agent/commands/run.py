@@ -7,13 +7,14 @@ from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Literal
 
 from formspec_consult.agent.commands.format import format_status
-from formspec_consult.agent.commands.slash import SlashCommand, help_text
+from formspec_consult.agent.commands.slash import SlashCommand, help_text, rewind_args
 from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantMessage,
     DraftsChanged,
     Notice,
+    SessionChanged,
     TurnFinished,
 )
 from formspec_consult.store.layout import SUMMARY
@@ -31,6 +32,7 @@ from formspec_consult.store.review_text import format_apply, format_diffs, forma
 if TYPE_CHECKING:
     from formspec_consult.agent.engine.port import EngineLike
     from formspec_consult.agent.engine.session import Session
+    from formspec_consult.store.rewind import Turn
 
 # Commands whose effect the log records anyway: the local server logs apply/reject/undo itself.
 _SELF_LOGGED = frozenset({"apply", "reject", "undo"})
@@ -123,11 +125,71 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
             return
         yield Notice(
             "info",
-            f"Forked this session (after turn {point.turn}) as {fork_id}. This session goes on here; "
-            f"open the fork with: formspec-consult --resume {fork_id}",
+            f"Forked this session (after turn {point.turn}) as {fork_id}: formspec-consult --resume {fork_id} "
+            f"opens the fork; this session, {session.session_id}, stays as it is.",
         )
+        yield SessionChanged(fork_id, "forked", point.turn)  # the app switches to it; headless just says so
+    elif name == "rewind":
+        async for event in _rewind(engine, session, command):
+            yield event
     else:  # quit: the UI's job; headless just says so
         yield Notice("info", "The session is saved; resume it with --continue.")
+
+
+async def _rewind(engine: EngineLike, session: Session, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
+    """`/rewind N [--mode]`: back to the end of turn N (store/rewind.py); `/rewind` lists the turns."""
+    from formspec_consult.agent.engine.offer import ConsultantOffer
+    from formspec_consult.agent.engine.phase import recorded_iterate
+    from formspec_consult.agent.loop.options import find_options
+    from formspec_consult.store.events import load_records
+    from formspec_consult.store.records import PhaseRecord
+    from formspec_consult.store.rewind import (
+        RewindFailed,
+        RewindRefused,
+        conversation_turns,
+        describe,
+        plan_rewind,
+        run_rewind,
+    )
+
+    records = load_records(session.log.path)
+    turn, mode = rewind_args(command)
+    if turn is None:
+        yield Notice("info", turn_list(conversation_turns(records)))
+        return
+    try:
+        plan = plan_rewind(records, session.session_dir, session.project_root, turn, mode)  # type: ignore[arg-type]
+        record = await run_rewind(plan, ReviewFlow(engine.call_tool), session.session_dir, session.project_root)
+    except (RewindRefused, RewindFailed) as exc:
+        raise ToolError(str(exc)) from exc
+    if plan.conversation:
+        record = session.history.rewind(record)
+        # The offer (and with it the system prompt, which the loop writes again before the next
+        # request when it differs: a fork's names the fork) follows the drafts as they are now: a
+        # rewind to before the first draft is back in Discovery.
+        if isinstance(session.loop.tools, ConsultantOffer):
+            session.loop.tools.reset_phase()
+        if session.phase is not None:  # Iterate when the log had reached it by that turn (or the project
+            designed = any(isinstance(r, PhaseRecord) and r.reason == "designed" for r in records)  # held a design)
+            session.phase.rewound(designed or recorded_iterate(r for r in records if r.seq <= plan.to_seq))
+        last = next((m for m in reversed(session.history.messages) if m.get("role") == "assistant"), None)
+        text = str(last.get("content") or "") if last is not None and not last.get("tool_calls") else ""
+        session.loop.last_options = find_options(text) if text else ()
+    else:
+        session.log.write(record)
+    yield Notice("info", describe(record))
+    if record.undone or record.withdrawn or record.restored:
+        yield DraftsChanged((*record.undone, *record.withdrawn, *record.restored))
+    yield SessionChanged(session.session_id, "rewound", plan.to_turn)
+
+
+def turn_list(turns: list[Turn]) -> str:
+    """The turns of the conversation, one a line, for `/rewind` without a turn."""
+    if not turns:
+        return "There are no turns to rewind to yet."
+    rows = [f"{t.number:>3}  {' '.join(t.user_text.split())[:70]}" for t in turns]
+    return ("Turns of this conversation (rewind with /rewind N [--files|--conversation|--both]; 0 goes back "
+            "to before the first):\n" + "\n".join(rows))
 
 
 def _language(session: Session, args: tuple[str, ...]) -> tuple[Literal["info", "error"], str]:

@@ -51,7 +51,10 @@ SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("mcp", "/mcp restart|log [server]", N_("Restart the MCP servers, or show a server's log."), palette="/mcp restart"),
     SlashSpec("sessions", "/sessions", N_("Browse this project's sessions and resume one.")),
     SlashSpec("language", "/language [code]", N_("Show the reply language, or switch it (e.g. /language id)."), "engine"),
-    SlashSpec("fork", "/fork", N_("Copy this session into a new one (to try another way); this one goes on here."), "engine"),
+    SlashSpec("fork", "/fork", N_("Copy this session into a new one (to try another way) and go on in the copy."), "engine"),
+    SlashSpec("rewind", "/rewind [turn] [--files|--conversation|--both]",
+              N_("Go back to the end of a turn (picked from a list): later applies undone, drafts and conversation cut back."),
+              "engine"),
     SlashSpec("help", "/help", N_("List commands and keys.")),
     SlashSpec("quit", "/quit", N_("Leave the app (the session stays on disk).")),
 )
@@ -111,6 +114,28 @@ def parse_slash(text: str) -> SlashCommand | None:
         raise SlashError("Usage: /language <code>, e.g. /language id (Indonesian) or /language en (English)")
     if name == "fork" and args:
         raise SlashError("Usage: /fork (it takes no arguments: it forks this session as it is now)")
+    if name == "rewind" and not _rewind_args(args):
+        raise SlashError(
+            "Usage: /rewind [turn] [--files|--conversation|--both] — a turn number (0: before the first) and "
+            "what to take back (both when left out); /rewind alone lists the turns."
+        )
     if name == "mcp" and not (args == () or (args[0] in ("restart", "log") and len(args) <= 2)):
         raise SlashError("Usage: /mcp, /mcp restart [server] or /mcp log [server]")
     return SlashCommand(name, args)
+
+
+REWIND_MODES = ("--both", "--files", "--conversation")
+
+
+def _rewind_args(args: tuple[str, ...]) -> bool:
+    """`/rewind`, `/rewind N`, `/rewind N --mode` (the mode may come first)."""
+    turns = [a for a in args if a not in REWIND_MODES]
+    modes = [a for a in args if a in REWIND_MODES]
+    return len(turns) <= 1 and len(modes) <= 1 and all(a.isdigit() for a in turns) and not (modes and not turns)
+
+
+def rewind_args(command: SlashCommand) -> tuple[int | None, str]:
+    """(turn or None when only the list is asked for, mode) of a parsed `/rewind`."""
+    turn = next((int(a) for a in command.args if a.isdigit()), None)
+    mode = next((a[2:] for a in command.args if a in REWIND_MODES), "both")
+    return turn, mode

@@ -136,10 +136,15 @@ class Engine:
         return tuple(self._s.loop.last_options) if self._s is not None else self._early_options
 
     def past_events(self) -> list[AgentEvent]:
-        """The earlier conversation of a resumed session, tool calls included, as AgentEvents."""
+        """The conversation as the log rebuilds it, tool calls included, as AgentEvents: a resumed
+        session's earlier one while the model layer loads; once the session runs, the log read
+        again (after a `/rewind`, the conversation cut back)."""
         from formspec_consult.agent.engine.replay import events_from_log
+        from formspec_consult.store.events import EventLog
 
-        return events_from_log(self._opening.events)
+        if self._s is None:
+            return events_from_log(self._opening.events)
+        return events_from_log(EventLog.records(self._s.log.path))
 
     def resolve_choice(self, text: str) -> str:
         """A bare `B` after options becomes `[chosen: B) full text]` (logged as a decision). While

@@ -112,6 +112,11 @@ class ConsultantOffer:
         permissions = self.permissions
         return self._offer(draft_phase=self.draft_phase, permitted=permissions.may_run if permissions else _every)
 
+    def reset_phase(self) -> None:
+        """After a rewind: the phase is read again from the drafts as they are now (back in
+        Discovery when the rewind took every draft and apply back)."""
+        self.draft_phase = False
+
     def largest_declarations(self) -> list[dict[str, Any]]:
         """The biggest offer of this session: the Draft phase, every guarded tool a rule does not
         deny (as though someone were there to ask). No request declares more."""

@@ -119,6 +119,13 @@ class PhaseTracker:
             self._change("drafted")
         return self.current
 
+    def rewound(self, iterating: bool) -> None:
+        """After a rewind (agent/commands/run.py): the phase as the log had it at the rewind's point
+        (`iterating`: it had reached Iterate by then), taken as found at the next request, unsaid."""
+        self.iterating = iterating
+        self._seen_turn = self._turn()
+        self._last = None
+
     def _change(self, reason: PhaseReason) -> None:
         self._last = self.current
         self._said(PhaseRecord(phase=self._last, reason=reason), Notice("info", ANNOUNCEMENTS[reason]))

@@ -24,6 +24,7 @@ from formspec_consult.store.records import (
     PhaseRecord,
     RejectRecord,
     ResponseRecord,
+    RewindRecord,
     ToolCallRecord,
     ToolResultRecord,
     TurnFinishedRecord,
@@ -31,6 +32,7 @@ from formspec_consult.store.records import (
     UndoRecord,
 )
 from formspec_consult.store.review_log import review_note
+from formspec_consult.store.rewind import describe as describe_rewind
 
 
 def _one(event: EventRecord) -> AgentEvent | None:
@@ -55,9 +57,19 @@ def _one(event: EventRecord) -> AgentEvent | None:
         return Notice("info", ANNOUNCEMENTS.get(event.reason, f"Phase: {event.phase.capitalize()}"))
     if isinstance(event, TurnFinishedRecord):
         return TurnFinished(event.reason, event.error)
+    if isinstance(event, RewindRecord):
+        return Notice("info", describe_rewind(event))
     return None
 
 
 def events_from_log(events: Iterable[EventRecord]) -> list[AgentEvent]:
-    """AgentEvents for every logged turn, response, tool call/result, compaction and notice."""
-    return [converted for event in events if (converted := _one(event)) is not None]
+    """AgentEvents for every logged turn, response, tool call/result, compaction and notice of the
+    conversation as it stands: a rewind drops what came after its point (and says so)."""
+    shown: list[tuple[int, AgentEvent]] = []
+    for event in events:
+        if isinstance(event, RewindRecord) and event.cuts_conversation:
+            shown = [(seq, item) for seq, item in shown if seq <= event.to_seq]
+        converted = _one(event)
+        if converted is not None:
+            shown.append((event.seq, converted))
+    return [item for _, item in shown]

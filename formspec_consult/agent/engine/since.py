@@ -18,6 +18,7 @@ from formspec_consult.store.records import (
     MessageRecord,
     PartRecord,
     RejectRecord,
+    RewindRecord,
     UndoRecord,
 )
 
@@ -28,11 +29,18 @@ SHOWN = 4
 def review_since(events: Path) -> str:
     """The note for the next user message; "" when the person changed nothing since the last reply."""
     done: dict[str, list[str]] = {"applied": [], "rejected": [], "undid": []}
+    rewound: list[str] = []  # what a rewind since tells (store/rewind.py)
     details: list[str] = []  # the person's edits and partial reviews, each said in full
     for record in EventLog.records(events):
         if isinstance(record, MessageRecord) and record.message.get("role") == "assistant":
             done = {key: [] for key in done}  # the model saw what came before its reply
-            details = []
+            rewound, details = [], []
+        elif isinstance(record, RewindRecord):
+            if record.cuts_conversation:  # the model's view is that turn's: what came before is gone
+                done, rewound, details = {key: [] for key in done}, [], []
+            else:  # the files went back: the rewind's own undos are told in its words
+                done["undid"] = []
+            rewound += [record.note] if record.note else []
         elif isinstance(record, EditRecord):
             verdict = "it passes validation" if record.valid else "it does not pass validation yet"
             details.append(f"The person edited the draft {record.path} themselves; their version is now the draft "
@@ -50,7 +58,8 @@ def review_since(events: Path) -> str:
             done["undid"].append(record.path)
     parts = [f"{verb} {_paths(paths)}" for verb, paths in done.items() if paths]
     said = [f"[Since your last reply the person {'; '.join(parts)}.]"] if parts else []
-    return "\n".join(said + [f"[{detail}]" for detail in details])
+    head = " ".join([*(f"[{note}]" for note in rewound), *said])
+    return "\n".join([*([head] if head else []), *(f"[{detail}]" for detail in details)])
 
 
 def _paths(paths: list[str]) -> str:

@@ -31,6 +31,7 @@ from formspec_consult.store.records import (
     EventRecord,
     MessageRecord,
     RepairRecord,
+    RewindRecord,
     SystemPromptRecord,
 )
 
@@ -120,6 +121,16 @@ class History:
     def apply_logged(self, record: Change) -> Change:
         """Log a message-changing record (a compaction, a repair) and apply it; returns it as written."""
         return self._apply(record)
+
+    def rewind(self, record: RewindRecord) -> RewindRecord:
+        """Log a rewind and cut the messages back as the log rebuilds them (store/rebuild.py: the
+        events up to its point, read back from the log, so live and rebuilt cannot differ)."""
+        if self.log is None:
+            raise HistoryError("a rewind needs the session's event log: it rebuilds from it")
+        record = self.log.write(record)
+        earlier = [event for event in EventLog.records(self.log.path) if event.seq < record.seq]
+        apply_event(self.messages, record, earlier)
+        return record
 
     def _apply(self, record: Change) -> Change:
         if self.log is not None:  # what is applied is what was written (secrets masked alike)
