@@ -5,11 +5,16 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.e2e.project import make_project
 from tests.fakes.fixtures import fake_anthropic, fake_openai  # noqa: F401  (shared fixtures)
+
+USER_DIRS = {"XDG_CONFIG_HOME": "config", "XDG_CACHE_HOME": "cache", "XDG_DATA_HOME": "data",
+             "XDG_STATE_HOME": "state"}
 
 # Machines here are shared and noisy: a property test judges behaviour, never speed (speed goals
 # live in bench/). Without this, a loaded machine fails property tests on Hypothesis's deadline
@@ -78,10 +83,24 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _private_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The user's config folder (config.yaml, trusted folders) is a fresh one per test: a
-    developer's own settings and trust never leak in, and a test's trust never leaks out."""
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+def _private_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's folders are fresh ones per test: config (config.yaml, trusted folders), cache
+    (the official schemas), data and state. A developer's own settings, trust and cached schemas
+    never leak in, and a test's never leak out. (The package finds them through platformdirs,
+    which reads these variables on Linux; it reads no other path under HOME. HOME itself stays:
+    the npm and tmux tools of the test setup keep their caches there.)"""
+    base = tmp_path_factory.mktemp("user")
+    for var, name in USER_DIRS.items():
+        (base / name).mkdir()
+        monkeypatch.setenv(var, str(base / name))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The small shop project (`tests/e2e/project.py`) in `tmp_path/shop`, with a registry
+    database of its own. A test directory that needs another project overrides this fixture."""
+    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
+    return make_project(tmp_path / "shop")
 
 
 @pytest.fixture

@@ -10,14 +10,9 @@ import pytest
 from formspec_consult.store.events import load_records
 from formspec_consult.store.records import SessionStartedRecord
 from tests.e2e.cli import cli_env, run_cli, write_script
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return make_project(tmp_path / "shop")
 
 
 def sessions_of(project: Path) -> list[str]:

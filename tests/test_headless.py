@@ -12,14 +12,9 @@ import yaml
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.layout import MCP_REGISTRY_LOG, MCP_SERVER_LOG
 from tests.e2e.cli import cli_env, run_cli, write_script
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return make_project(tmp_path / "shop")
 
 
 def propose_turn() -> dict[str, object]:

@@ -9,16 +9,11 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.cli import cli_env, run_cli, write_script
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.slow
 
 BAD_CUSTOMER = CUSTOMER.replace("type: string}", "type: phone}")
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return make_project(tmp_path / "shop")
 
 
 def _calls(*calls: tuple[str, dict[str, object]]) -> dict[str, object]:

@@ -96,11 +96,11 @@ def mcp_serve(
 
         raise SetupError(unwritable_message(exc)) from exc
 
-    from formspec_consult.servers.local import create_local_server, server_state
+    from formspec_consult.servers.local import create_local_server
 
     trusted = trust_project or bool((ctx.obj or {}).get("trust_project")) or _trusted(Path(project.root))
     server = create_local_server(Path(project.root), session_id, trusted=trusted)
-    state = server_state(server)
+    state = server.state
     logging.getLogger(__name__).info("serving %s, session %s", project.root, state.session_id)
     _stop_dev_server_on_exit(state.devserver, stdio=address is None)
     if address is not None:

@@ -112,7 +112,7 @@ def assemble(tools: list[Tool]) -> dict[str, str]:
     from formspec_consult import __version__
     from formspec_consult.prompting.prompts import PromptError, load_prompt
     from formspec_consult.prompting.template import placeholders, render_template
-    from formspec_consult.servers.local import INSTRUCTIONS
+    from formspec_consult.servers.local.server import INSTRUCTIONS
     from formspec_consult.spec.skills import all_skills
 
     try:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from formspec_consult.agent.engine.setup import LOCAL, REGISTRY
 from formspec_consult.i18n import _
 from formspec_consult.mcp_client.config import ServerSpec, parse_servers
 from formspec_consult.store.layout import MCP_REGISTRY_LOG, MCP_SERVER_LOG, consult_dir
@@ -82,6 +81,8 @@ def local_server_spec(
 
     `trusted`: this session honours the project's settings that need trust (the folder is trusted,
     or --trust-project), so the server may run the project's own dev-server command too."""
+    from formspec_consult.agent.engine.setup import LOCAL
+
     if in_memory:
         from formspec_consult.servers.local import create_local_server
 
@@ -108,6 +109,8 @@ def registry_server_spec(
 ) -> ServerSpec | None:
     """The registry: the configured URL (with the bearer token), else the bundled one over stdio
     (in-process when `in_memory`, for tests)."""
+    from formspec_consult.agent.engine.setup import REGISTRY
+
     if settings.registry_url:
         token = settings.registry_token
         if not token:  # not in config or env: the OS keyring (`formspec-consult registry token set URL`)

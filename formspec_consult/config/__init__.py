@@ -2,7 +2,7 @@
 
 * user config:    ``platformdirs.user_config_dir("formspec-consult")/config.yaml``
 * project config: ``<project>/.formspec/consult.yaml``
-* environment:    ``FORMSPEC_MODEL``, ``FORMSPEC_BASE_URL``, ``FORMSPEC_CONTEXT_WINDOW``, … (see ENV_VARS)
+* environment:    ``FORMSPEC_MODEL``, ``FORMSPEC_BASE_URL``, ``FORMSPEC_CONTEXT_WINDOW``, … (see FIELDS)
 * flags:          a mapping of field name to value; ``None`` means "not given"
 
 Both config files are YAML mappings whose keys are the :class:`Settings` field names
@@ -188,7 +188,6 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "language": (_language, "FORMSPEC_LANGUAGE"),
     "screen_reader": (_boolean, "FORMSPEC_SCREEN_READER"),
 }
-ENV_VARS: dict[str, str] = {env: name for name, (_, env) in FIELDS.items()}
 ALIASES = {"mcpServers": "mcp_servers"}
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import time
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -97,7 +96,6 @@ class ServerConnection:
         self.state: State = "stopped"
         self.tools: list[Tool] = []
         self.last_error: str | None = None
-        self.started_at: float | None = None
         self.generation = 0  # incremented at each start: a stale call must not kill a fresh server
         self.tools_stale = False  # the server said its tool list changed; relist() before offering it
         self.reinitialised = 0  # sessions re-created after the server lost one (HTTP)
@@ -270,7 +268,7 @@ class ServerConnection:
                 )
                 self.tools_stale = False
                 self.tools, self._client = await _list_all_tools(client), client
-                self.state, self.started_at = "running", time.monotonic()
+                self.state = "running"
                 ready.set()
                 await stop.wait()
         except Exception as exc:  # a server that fails to start or dies: recorded, never raised here

@@ -43,7 +43,6 @@ from formspec_consult.mcp_client.status import ServerStatus
 RESTART_BACKOFF = (0.2, 1.0, 3.0)  # seconds before each restart attempt of one outage
 MAX_RESTARTS = 5  # per server and session: past this it stays down until /mcp restart
 MAX_NAME = 64  # the providers' limit on a function name
-VALID_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _INVALID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 
@@ -263,9 +262,6 @@ class MCPManager:
 
     def server_of(self, exposed: str) -> str:
         return self._routes.get(exposed, ("?", exposed))[0]
-
-    def has_tool(self, exposed: str) -> bool:
-        return exposed in self._routes
 
     def read_only(self, server: str, name: str) -> bool:
         """Whether the server declares its tool `name` read-only (MCP's readOnlyHint annotation);

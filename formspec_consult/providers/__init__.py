@@ -12,6 +12,7 @@ Importing this package never imports litellm (a test checks it in a subprocess).
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from formspec_consult.providers.base import (
@@ -23,12 +24,12 @@ from formspec_consult.providers.base import (
     ToolCall,
     Usage,
 )
-from formspec_consult.providers.replay import ReplayProvider
-from formspec_consult.providers.scripted import ScriptedProvider
 
 if TYPE_CHECKING:
     from formspec_consult.providers.capability import check_capability
+    from formspec_consult.providers.replay import ReplayProvider
     from formspec_consult.providers.resolve import open_provider
+    from formspec_consult.providers.scripted import ScriptedProvider
 
 __all__ = [
     "Completion",
@@ -45,14 +46,20 @@ __all__ = [
 ]
 
 
+# Loaded on first use: resolution and capability pull in keyring and platform code, the offline
+# providers the event log's records and YAML — none of which the TUI's first frame needs.
+_HOMES = {
+    "open_provider": "resolve",
+    "check_capability": "capability",
+    "ReplayProvider": "replay",
+    "ScriptedProvider": "scripted",
+}
+
+
 def __getattr__(name: str) -> Any:
-    # Resolution and capability pull in keyring and platform code: load them on first use.
-    if name == "open_provider":
-        from formspec_consult.providers.resolve import open_provider
-
-        return open_provider
-    if name == "check_capability":
-        from formspec_consult.providers.capability import check_capability
-
-        return check_capability
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # once loaded, a plain module attribute
+    return value

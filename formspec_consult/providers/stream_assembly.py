@@ -36,7 +36,6 @@ class ReportedUsage:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cached_tokens: int = 0
-    cache_creation_tokens: int = 0
 
 
 class StreamAssembler:
@@ -93,7 +92,6 @@ class StreamAssembler:
             prompt_tokens=int(_get(usage, "prompt_tokens") or 0),
             completion_tokens=int(_get(usage, "completion_tokens") or 0),
             cached_tokens=int(cached),
-            cache_creation_tokens=int(_get(usage, "cache_creation_input_tokens") or 0),
         )
 
     @property

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
@@ -197,10 +197,3 @@ class RegistryStore(ABC, Generic[ConnT]):
             module = module_from_dict(json.loads(data))
             hits.append(SearchHit(module, round(float(score), 4), make_snippet(module.description, terms)))
         return hits
-
-    def iter_modules(self) -> Iterator[ModuleRecord]:
-        """Every module (for exports and tests), sorted by name."""
-        for name in self.module_names():
-            module = self.get_module(name)
-            if module is not None:
-                yield module

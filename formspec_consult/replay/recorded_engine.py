@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -137,13 +136,13 @@ class RecordedEngine:
         if step.kind in {"apply", "reject"} and step.path:
             draft = self._drafts.pop(step.path, None)
             state: SettledState = "applied" if step.kind == "apply" else "rejected"
-            self._settled[step.path] = SettledRow(step.path, step.file or step.path, state, None)
+            self._settled[step.path] = SettledRow(path=step.path, file=step.file or step.path, state=state, at=None)
             if step.kind == "apply" and draft is not None:
                 self._applied.append(draft)
         elif step.kind == "undo" and self._applied:
             draft = self._applied.pop()
             self._settled.pop(draft.path, None)
-            self._drafts.setdefault(draft.path, replace(draft, state="undone"))
+            self._drafts.setdefault(draft.path, draft.model_copy(update={"state": "undone"}))
 
     def _track(self, event: ToolCallFinished) -> str | None:
         """Remember drafts from recorded `propose_spec_file` results; return the draft's path."""
@@ -157,8 +156,9 @@ class RecordedEngine:
         content = str(call.get("content") or "")
         diff = "".join(difflib.unified_diff([], content.splitlines(keepends=True), "/dev/null", f"b/{proposed.path}"))
         blocking = () if proposed.passes else tuple(proposed.validation.problems)
-        self._drafts[proposed.path] = DraftDiff(proposed.path, proposed.status, "pending", proposed.passes,
-                                                blocking, False, diff)
+        self._drafts[proposed.path] = DraftDiff(path=proposed.path, status=proposed.status, state="pending",
+                                                valid=proposed.passes, problems=blocking, target_changed=False,
+                                                diff=diff)
         self._settled.pop(proposed.path, None)
         return proposed.path
 
@@ -166,13 +166,14 @@ class RecordedEngine:
         """The review tools a replay answers, in the local server's shapes (built with the records
         the review workflow reads them into); anything that would write is refused."""
         if name == "list_drafts":
-            rows = tuple(DraftRow(d.path, d.status, d.state, d.valid, len(d.problems), d.target_changed)
-                         for d in self._drafts.values())
-            return ToolResult.of(name, DraftList(self.session_id, rows, tuple(self._settled.values())).to_json())
+            rows = tuple(DraftRow(path=d.path, status=d.status, state=d.state, valid=d.valid, problems=len(d.problems),
+                                  target_changed=d.target_changed) for d in self._drafts.values())
+            listing = DraftList(session=self.session_id, drafts=rows, settled=tuple(self._settled.values()))
+            return ToolResult.of(name, listing.to_json())
         if name == "diff_drafts":
             path = (arguments or {}).get("path")
             diffs = tuple(d for d in self._drafts.values() if not path or d.path == path)
-            return ToolResult.of(name, DiffList(self.session_id, diffs).to_json())
+            return ToolResult.of(name, DiffList(session=self.session_id, drafts=diffs).to_json())
         raise PermissionError(READ_ONLY)
 
     async def restart_mcp(self, server: str | None = None) -> None:

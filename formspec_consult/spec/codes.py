@@ -59,6 +59,7 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-APPROVAL-STEP": ("structural", "error", "a transition approval without steps, or a step FormSpec's ValidateApprovalSteps refuses"),
     "FS-FIELD-STORAGE": ("structural", "error", "a file field's storage.allowed_types in a form FormSpec's matchers do not read, or a negative limit"),
     "FS-INDEX-WHERE": ("structural", "error", "a partial-index where outside FormSpec's closed grammar, or on unknown fields"),
+    "FS-CHILD-PICKER": ("structural", "error", "a child picker's map names a field the child row does not have"),
     "FS-SEED-SPEC": ("structural", "error", "a Seed without entities, with an entity block twice, unnamed, or without records"),
     "FS-EMITS-UNDECLARED": ("structural", "error", "an action emits an undeclared event"),
     "FS-ACTION-DUPLICATE": ("structural", "error", "two actions share a name"),

@@ -14,11 +14,6 @@ ORIGIN_DIRS = ("modules", "vendors", "overrides")
 _ROOT_FILES = frozenset({"formspec-app.yaml", "formspec-app.yml", "formspec.lock"})
 
 
-def is_yaml(name: str) -> bool:
-    """True for `.yaml`/`.yml` file names."""
-    return name.endswith((".yaml", ".yml"))
-
-
 def walk_yaml(folder: Path, skip: frozenset[str] = frozenset()) -> Iterator[str]:
     """Every YAML file path below `folder`, skipping hidden dirs, node_modules, impl/ and `skip`.
 

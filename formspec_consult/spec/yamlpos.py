@@ -42,9 +42,3 @@ def node_position(node: yaml.Node | None, path: tuple[Any, ...]) -> tuple[int, i
         else:
             break
     return mark.line + 1, mark.column + 1
-
-
-def node_line(node: yaml.Node | None, path: tuple[Any, ...]) -> int | None:
-    """1-based line of the node at `path` (see `node_position`)."""
-    pos = node_position(node, path)
-    return pos[0] if pos else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from formspec_consult.store import gate
 from formspec_consult.store.atomic import ABSENT, sha256_of, write_atomic
@@ -12,14 +12,15 @@ from formspec_consult.store.drafts import DraftStore, decode_draft
 from formspec_consult.store.layout import state_dir
 from formspec_consult.store.locks import target_lock
 from formspec_consult.store.paths import SpecPath, is_doc
+from formspec_consult.store.review_results import Applied, Undone
 from formspec_consult.store.undo import UndoEntry, UndoStack
 
 if TYPE_CHECKING:
     from formspec_consult.spec.project import Project
 
 
-class Review(Protocol):
-    """What an apply needs of a session's review (store.review.Review provides it)."""
+class ReviewedSession(Protocol):
+    """What an apply needs of a session's review (store.review.SessionReview provides it)."""
 
     project: Project
     store: DraftStore
@@ -32,7 +33,7 @@ class ApplyRefused(ValueError):
     """The draft fails the gate or its target changed; the message says how to proceed."""
 
 
-def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str, Any]:
+def apply_one(review: ReviewedSession, path: object, *, force: bool = False) -> Applied:
     """Move a draft into the project.
 
     Refuses (unless ``force``) a draft that fails validation, whose target changed since it was
@@ -49,7 +50,7 @@ def apply_one(review: Review, path: object, *, force: bool = False) -> dict[str,
         return _apply_locked(review, spec_path, force=force)
 
 
-def _apply_locked(review: Review, spec_path: SpecPath, *, force: bool) -> dict[str, Any]:
+def _apply_locked(review: ReviewedSession, spec_path: SpecPath, *, force: bool) -> Applied:
     store = review.store
     draft = store.read_bytes(spec_path.rel)  # read once: these bytes are validated and written
     text = decode_draft(spec_path.rel, draft)
@@ -100,18 +101,18 @@ def _apply_locked(review: Review, spec_path: SpecPath, *, force: bool) -> dict[s
             f"Could not write {spec_path.rel}: {exc.strerror or exc}. Nothing was changed."
         ) from exc
     store.settle(spec_path.rel, "applied")
-    return {
-        "applied": spec_path.rel,
-        "file": spec_path.project_rel,
-        "backup": review.undo_stack.entry_dir(entry).relative_to(root).as_posix(),
-        "previous": "backed up" if before is not None else "did not exist",
-        "undo_step": entry.seq,
-        "forced": force,
-        "validation": review.project.validate(None).to_dict(),
-    }
+    return Applied(
+        path=spec_path.rel,
+        file=spec_path.project_rel,
+        backup=review.undo_stack.entry_dir(entry).relative_to(root).as_posix(),
+        previous="backed up" if before is not None else "did not exist",
+        undo_step=entry.seq,
+        forced=force,
+        validation=review.project.validate(None),
+    )
 
 
-def undo_last(review: Review, *, force: bool = False) -> dict[str, Any]:
+def undo_last(review: ReviewedSession, *, force: bool = False) -> Undone:
     """Restore the file touched by the newest apply to its exact previous bytes, and put the draft
     that apply wrote back for review (state ``undone``, its exact bytes) so it can be accepted
     again — unless a newer draft of the same file is already under review, which is kept."""
@@ -131,30 +132,30 @@ def undo_last(review: Review, *, force: bool = False) -> dict[str, Any]:
 
     with target_lock(state_dir(root), newest[-1].project_rel) if newest else contextlib.nullcontext():
         entry, outcome = review.undo_stack.restore(root, force=force, before_drop=put_back)
-    return {
-        "undone": entry.rel,
-        "file": entry.project_rel,
-        "outcome": outcome,
-        "draft": draft[0],
-        "undo_step": entry.seq,
-        "remaining_steps": len(review.undo_stack.entries()),
-        "validation": review.project.validate(None).to_dict(),
-    }
+    return Undone(
+        path=entry.rel,
+        file=entry.project_rel,
+        outcome=outcome,
+        draft=draft[0],
+        undo_step=entry.seq,
+        remaining_steps=len(review.undo_stack.entries()),
+        validation=review.project.validate(None),
+    )
 
 
-def _undo_group(review: Review, root: Path, *, force: bool) -> dict[str, Any]:
+def _undo_group(review: ReviewedSession, root: Path, *, force: bool) -> Undone:
     """Undo a step of several writes (a module install) at once: no draft comes back for review."""
     group = review.undo_stack.newest_group()
     app = group[0].project_rel  # the last write of an install is its App manifest
     with target_lock(state_dir(root), app):
         entries = review.undo_stack.restore_group(root, force=force)
     written = sorted(e.project_rel for e in entries)
-    return {
-        "undone": entries[0].group,
-        "file": ", ".join(written),
-        "outcome": "every file it wrote restored or removed",
-        "draft": "not kept",
-        "undo_step": entries[-1].seq,
-        "remaining_steps": len(review.undo_stack.entries()),
-        "validation": review.project.validate(None).to_dict(),
-    }
+    return Undone(
+        path=entries[0].group,
+        file=", ".join(written),
+        outcome="every file it wrote restored or removed",
+        draft="not kept",
+        undo_step=entries[-1].seq,
+        remaining_steps=len(review.undo_stack.entries()),
+        validation=review.project.validate(None),
+    )

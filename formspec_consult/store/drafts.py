@@ -24,6 +24,8 @@ from formspec_consult.store.manifest import (
     DraftManifest,
     DraftRecord,
     DraftState,
+    LiveState,
+    live_state,
 )
 
 MAX_DRAFT_BYTES = 512 * 1024
@@ -57,7 +59,7 @@ class DraftInfo:
     project_rel: str
     status: DraftStatus
     target_changed: bool | None  # None: proposed outside propose_spec_file, nothing recorded
-    state: DraftState = "pending"  # "undone": applied, undone, and back for review
+    state: LiveState = "pending"  # "undone": applied, undone, and back for review
 
 
 def check_content(content: object) -> bytes:
@@ -129,8 +131,9 @@ class DraftStore:
         """Where the draft for tool path ``rel`` lives."""
         return self.draft_dir.joinpath(*rel.split("/"))
 
-    def write(self, spec_path: paths.SpecPath, content: str) -> Path:
-        """Write (or replace) a draft and record the target's current hash."""
+    def write(self, spec_path: paths.SpecPath, content: object) -> Path:
+        """Write (or replace) a draft and record the target's current hash (content: checked to be
+        the file's text, see :func:`check_content`)."""
         data = check_content(content)
         file = self.draft_file(spec_path.rel)
         self._refuse_links(file)
@@ -229,7 +232,7 @@ class DraftStore:
             status = "modified"
         record = self.record(spec_path.rel)
         changed = None if record is None else record.target_sha256 != current
-        state: DraftState = record.state if record is not None and record.state in LIVE_STATES else "pending"
+        state = live_state(record.state) if record is not None and record.state in LIVE_STATES else "pending"
         return DraftInfo(spec_path.rel, spec_path.project_rel, status, changed, state)
 
     def settled(self) -> list[DraftRecord]:

@@ -27,7 +27,7 @@ from formspec_consult.store.layout import state_dir
 from formspec_consult.store.locks import target_lock
 
 if TYPE_CHECKING:
-    from formspec_consult.store.review import Review
+    from formspec_consult.store.review import SessionReview
     from formspec_consult.store.undo import UndoEntry
 
 VENDORS = "vendors"
@@ -45,7 +45,7 @@ def install_group(name: str) -> str:
 
 
 def install_module(
-    review: Review,
+    review: SessionReview,
     *,
     name: str,
     version: str,
@@ -90,7 +90,7 @@ def _check_request(name: str, files: dict[str, bytes], trust_tier: str) -> None:
             raise InstallRefused(f"The module's file {rel!r} would land outside vendors/{name}/; nothing was written.")
 
 
-def _app_manifest(review: Review) -> str:
+def _app_manifest(review: SessionReview) -> str:
     apps = [doc for doc in review.project.apps() if doc.origin != VENDORS]
     if not apps:
         raise InstallRefused(
@@ -100,7 +100,7 @@ def _app_manifest(review: Review) -> str:
     return apps[0].rel
 
 
-def _plan(review: Review, root: Path, name: str, version: str, source: str, files: dict[str, bytes],
+def _plan(review: SessionReview, root: Path, name: str, version: str, source: str, files: dict[str, bytes],
           trust_tier: str, activate: bool, app_path: Path) -> dict[str, Any]:
     """Everything to write, decided before anything is: refusals leave the project as it was."""
     vendors = root / VENDORS
@@ -149,7 +149,7 @@ def tree_checksum_of(files: dict[str, bytes]) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def _write(review: Review, root: Path, name: str, plan: dict[str, Any]) -> int:
+def _write(review: SessionReview, root: Path, name: str, plan: dict[str, Any]) -> int:
     """Write the files, the lock and the App, each pushed on the undo stack under one group."""
     stack, group = review.undo_stack, install_group(name)
     pushed: list[UndoEntry] = []

@@ -26,7 +26,9 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 
-DraftState = Literal["pending", "undone", "applied", "rejected"]
+LiveState = Literal["pending", "undone"]  # a draft under review; "undone": applied, undone, back
+SettledState = Literal["applied", "rejected"]  # a draft that left review
+DraftState = LiveState | SettledState
 LIVE_STATES: frozenset[str] = frozenset({"pending", "undone"})  # under review: can be accepted
 SETTLED_STATES: frozenset[str] = frozenset({"applied", "rejected"})
 
@@ -111,3 +113,13 @@ class DraftManifest:
                 yield
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def live_state(state: DraftState) -> LiveState:
+    """The review state of a draft under review (any settled state reads as pending again)."""
+    return "undone" if state == "undone" else "pending"
+
+
+def settled_state(state: DraftState) -> SettledState:
+    """The state of a draft that left review (only applied and rejected drafts do)."""
+    return "applied" if state == "applied" else "rejected"

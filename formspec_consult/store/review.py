@@ -13,14 +13,31 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from formspec_consult.spec.model import Problem, ValidationResult
 from formspec_consult.spec.owner_docs import changelog_findings, fill_generated
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
 from formspec_consult.store.blocks import compose, pick, split_blocks
 from formspec_consult.store.drafts import DraftError, DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
+from formspec_consult.store.manifest import settled_state
 from formspec_consult.store.paths import SpecPath, is_doc
 from formspec_consult.store.review_log import ReviewJournal
+from formspec_consult.store.review_results import (
+    Applied,
+    BlockRow,
+    DraftBlocks,
+    DraftDiff,
+    DraftRow,
+    Edited,
+    PartApplied,
+    Proposed,
+    Rejected,
+    SettledRow,
+    SkillRef,
+    Undone,
+    Withdrawn,
+)
 from formspec_consult.store.undo import UndoStack
 
 if TYPE_CHECKING:
@@ -35,7 +52,7 @@ def draft_kind(content: str) -> str | None:
     return match.group(1) if match else None
 
 
-class Review:
+class SessionReview:
     """The drafts and undo stack of one session of one project.
 
     With a ``journal`` (the local server's), every apply, undo and reject is recorded in the
@@ -54,7 +71,7 @@ class Review:
     def _check(self, project_rel: str) -> gate.GateResult:
         return gate.check(self.project, self.store.overlay(), project_rel, self.store.docs_overlay())
 
-    def propose(self, path: object, content: object) -> dict[str, Any]:
+    def propose(self, path: object, content: object) -> Proposed:
         """Write a draft, validate the tree with the session's drafts overlaid, say what is next.
 
         The answer is this draft's verdict: ``valid`` and ``validation`` (its ``ok``, the problems
@@ -64,7 +81,7 @@ class Review:
         spec_path = self.store.roots.resolve(path)
         if is_doc(spec_path.rel) and isinstance(content, str):  # the domain model's diagrams: from the specs
             content = fill_generated(spec_path.project_rel, content, self.project.documents(self.store.overlay()))
-        file = self.store.write(spec_path, content)  # type: ignore[arg-type]  # checked inside
+        file = self.store.write(spec_path, content)
         result = self._check(spec_path.project_rel)
         if is_doc(spec_path.rel):
             advice: builtins.list[Any] = self._docs_advice(spec_path, str(content))
@@ -76,36 +93,32 @@ class Review:
         status = self.store.info(spec_path).status
         root = Path(self.project.root)
         tree = result.validation
-        verdict: dict[str, Any] = {
-            "ok": result.passes,
-            "problems": result.blocking,
+        verdict = ValidationResult(
+            ok=result.passes,
+            problems=[Problem(**p) for p in result.blocking],
             # this file's warnings, and those about no spec document (an unusable schema file);
             # another spec file's warnings (a sibling draft's, an old one of the project) are its own
-            "warnings": [w for w in tree.get("warnings", []) if self._warns_here(w, spec_path.project_rel)],
-        }
-        if "schema_sources" in tree:
-            verdict["schema_sources"] = tree["schema_sources"]
-        changes: dict[str, str] = {}
+            warnings=[Problem(**w) for w in tree.get("warnings", []) if self._warns_here(w, spec_path.project_rel)],
+            schema_sources=dict(tree.get("schema_sources", {})),
+        )
+        diff = None
         if status == "modified":  # the file exists: say what this proposal changes in it
-            changes["diff"] = _capped(unified_diff(spec_path.rel, spec_path.target.read_bytes(),
-                                                   self.store.read_bytes(spec_path.rel)))
-        return {
-            "written": True,
-            "path": spec_path.rel,
-            "draft_path": file.relative_to(root).as_posix(),
-            "status": status,
-            **changes,
-            "valid": result.passes,
-            "validation": verdict,
-            "blocking_problems": len(result.blocking),
-            "other_problems": sum(1 for p in tree.get("problems", []) if p not in result.blocking),
-            "relevant_skills": [
-                {"name": getattr(s, "name", str(s)), "description": getattr(s, "description", "")}
-                for s in skills
-            ],
-            "findings": advice,
-            "next": _next_step(spec_path.rel, status, result, len(advice)),
-        }
+            diff = _capped(unified_diff(spec_path.rel, spec_path.target.read_bytes(),
+                                        self.store.read_bytes(spec_path.rel)))
+        return Proposed(
+            written=True,
+            path=spec_path.rel,
+            draft_path=file.relative_to(root).as_posix(),
+            status=status,
+            diff=diff,
+            valid=result.passes,
+            validation=verdict,
+            blocking_problems=len(result.blocking),
+            other_problems=sum(1 for p in tree.get("problems", []) if p not in result.blocking),
+            relevant_skills=tuple(SkillRef(name=s.name, description=s.description) for s in skills),
+            findings=tuple(advice),
+            next=_next_step(spec_path.rel, status, result, len(advice)),
+        )
 
     def _docs_advice(self, spec_path: SpecPath, text: str) -> builtins.list[dict[str, Any]]:
         """A changelog draft's advice: dated today, naming the spec files this session changes."""
@@ -121,14 +134,13 @@ class Review:
             return True
         return not str(warning.get("source") or "").lower().endswith((".yaml", ".yml"))
 
-    def settled(self) -> builtins.list[dict[str, Any]]:
+    def settled(self) -> tuple[SettledRow, ...]:
         """The session's drafts no longer under review: path, file, state (applied|rejected), at."""
-        return [
-            {"path": r.rel, "file": r.project_rel, "state": r.state, "at": r.settled_at}
-            for r in self.store.settled()
-        ]
+        return tuple(
+            SettledRow(path=r.rel, file=r.project_rel, state=settled_state(r.state), at=r.settled_at) for r in self.store.settled()
+        )
 
-    def list(self) -> builtins.list[dict[str, Any]]:
+    def list(self) -> tuple[DraftRow, ...]:
         """Every draft under review with status, state (pending, or undone: applied, undone and
         back for review), validity, problem count and whether its target changed."""
         paths = self.store.spec_paths()
@@ -140,18 +152,18 @@ class Review:
             info = self.store.info(spec_path)
             result = gates[spec_path.project_rel]
             rows.append(
-                {
-                    "path": spec_path.rel,
-                    "status": info.status,
-                    "state": info.state,
-                    "valid": result.passes,
-                    "problems": len(result.blocking),
-                    "target_changed": info.target_changed,
-                }
+                DraftRow(
+                    path=spec_path.rel,
+                    status=info.status,
+                    state=info.state,
+                    valid=result.passes,
+                    problems=len(result.blocking),
+                    target_changed=info.target_changed,
+                )
             )
-        return rows
+        return tuple(rows)
 
-    def diff(self, path: object = None) -> builtins.list[dict[str, Any]]:
+    def diff(self, path: object = None) -> tuple[DraftDiff, ...]:
         """A unified diff (real file -> draft) per draft, or for the one draft at ``path``."""
         paths = [self.store.find(path)] if path else self.store.spec_paths()
         gates = gate.check_many(
@@ -164,32 +176,30 @@ class Review:
             before = spec_path.target.read_bytes() if info.status != "new" else b""
             result = gates[spec_path.project_rel]
             out.append(
-                {
-                    "path": rel,
-                    "status": info.status,
-                    "state": info.state,
-                    "valid": result.passes,
-                    "problems": result.blocking,
-                    "target_changed": info.target_changed,
-                    "diff": unified_diff(rel, before, self.store.read_bytes(rel), new=info.status == "new"),
-                }
+                DraftDiff(
+                    path=rel,
+                    status=info.status,
+                    state=info.state,
+                    valid=result.passes,
+                    problems=tuple(Problem(**p) for p in result.blocking),
+                    target_changed=info.target_changed,
+                    diff=unified_diff(rel, before, self.store.read_bytes(rel), new=info.status == "new"),
+                )
             )
-        return out
+        return tuple(out)
 
-    def reject(self, path: object, reason: object = None) -> dict[str, Any]:
+    def reject(self, path: object, reason: object = None) -> Rejected:
         """Discard a draft; the real file is untouched. The person's ``reason`` (optional) is kept
         in the answer and the log, and told to the model with the rejection."""
         said = check_reason(reason)
         spec_path = self.store.find(path)
         self.store.settle(spec_path.rel, "rejected")
-        result: dict[str, Any] = {"rejected": spec_path.rel, "remaining": self.store.rels()}
-        if said:
-            result["reason"] = said
+        result = Rejected(path=spec_path.rel, remaining=tuple(self.store.rels()), reason=said)
         if self.journal is not None:
-            self.journal.record("reject", result)
+            self.journal.record(result)
         return result
 
-    def edit(self, path: object, content: object) -> dict[str, Any]:
+    def edit(self, path: object, content: object) -> Edited:
         """The person's own version of a draft becomes the draft (logged as their edit, the model
         told on its next request), validated as a proposal is. The same text changes nothing."""
         spec_path = self.store.find(path)
@@ -200,29 +210,25 @@ class Review:
             self.store.replace(spec_path, content)  # type: ignore[arg-type]  # checked inside
         result = self._check(spec_path.project_rel)
         diff = unified_diff(spec_path.rel, old, new) if changed else ""
-        answer: dict[str, Any] = {
-            "edited": spec_path.rel,
-            "changed": changed,
-            "diff": diff,
-            "valid": result.passes,
-            "problems": result.blocking,
-        }
+        answer = Edited(path=spec_path.rel, changed=changed, diff=diff, valid=result.passes,
+                        problems=tuple(Problem(**p) for p in result.blocking))
         if changed and self.journal is not None:
-            self.journal.record("edit", answer)
+            self.journal.record(answer)
         return answer
 
-    def blocks(self, path: object) -> dict[str, Any]:
+    def blocks(self, path: object) -> DraftBlocks:
         """The draft's change cut into blocks (store.blocks), each with its own diff."""
         spec_path = self.store.find(path)
         before, after = self._sides(spec_path)
-        return {"path": spec_path.rel, "blocks": [b.to_json() for b in split_blocks(before, after)]}
+        return DraftBlocks(path=spec_path.rel, blocks=tuple(
+            BlockRow(id=b.id, change=b.change, diff=b.diff()) for b in split_blocks(before, after)))
 
     def _sides(self, spec_path: SpecPath) -> tuple[str, str]:
         target = spec_path.target
         before = target.read_bytes().decode("utf-8", errors="replace") if target.is_file() else ""
         return before, self.store.read_text(spec_path.rel)
 
-    def apply_blocks(self, path: object, blocks: object, reason: object = None) -> dict[str, Any]:
+    def apply_blocks(self, path: object, blocks: object, reason: object = None) -> PartApplied:
         """Apply only the chosen blocks of a draft: they are put together with the project's file
         as a draft of their own, which the gate checks and apply writes (undoable as any apply);
         the other blocks go back to the model as a rejection (with the person's reason). When the
@@ -244,16 +250,15 @@ class Review:
             if self.store.draft_file(spec_path.rel).is_file():
                 self.store.replace(spec_path, original.decode("utf-8"))
             raise
-        part: dict[str, Any] = {"path": spec_path.rel, "accepted": accepted, "rejected": rejected}
-        if said:
-            part["reason"] = said
+        part = PartApplied(path=spec_path.rel, accepted=tuple(accepted), rejected=tuple(rejected), applied=applied,
+                           reason=said)
         if self.journal is not None:
-            self.journal.record("apply", applied)
+            self.journal.record(applied)
             if rejected:
-                self.journal.record("partial", part)
-        return {**part, "apply": applied}
+                self.journal.record(part)
+        return part
 
-    def withdraw(self, path: object) -> dict[str, Any]:
+    def withdraw(self, path: object) -> Withdrawn:
         """Take back a draft still pending since it was proposed: discarded as though never
         proposed (the proposal stays in the session's log). A draft the person applied and undid
         (back for review) is theirs to accept or reject, so it is refused."""
@@ -264,20 +269,20 @@ class Review:
                 "theirs to accept or reject now (/diff in formspec-consult), not yours to withdraw."
             )
         self.store.remove(spec_path.rel)
-        return {"withdrawn": spec_path.rel, "remaining": self.store.rels()}
+        return Withdrawn(path=spec_path.rel, remaining=tuple(self.store.rels()))
 
-    def apply(self, path: object, *, force: bool = False) -> dict[str, Any]:
+    def apply(self, path: object, *, force: bool = False) -> Applied:
         """Apply one draft through the gate (see :func:`apply_one`)."""
         result = apply_one(self, path, force=force)
         if self.journal is not None:
-            self.journal.record("apply", result)
+            self.journal.record(result)
         return result
 
-    def undo(self, *, force: bool = False) -> dict[str, Any]:
+    def undo(self, *, force: bool = False) -> Undone:
         """Undo the newest apply of this session (see :func:`undo_last`)."""
         result = undo_last(self, force=force)
         if self.journal is not None:
-            self.journal.record("undo", result)
+            self.journal.record(result)
         return result
 
 

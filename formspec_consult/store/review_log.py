@@ -8,7 +8,6 @@ lands in the session's `events.jsonl` and `transcript.md` once, written where it
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
 
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.layout import SessionLayout
@@ -20,7 +19,7 @@ from formspec_consult.store.records import (
     RejectRecord,
     UndoRecord,
 )
-from formspec_consult.store.review_results import Applied, Edited, Rejected, Undone
+from formspec_consult.store.review_results import Applied, Edited, PartApplied, Rejected, Undone
 from formspec_consult.store.review_text import (
     format_apply,
     format_edit,
@@ -30,32 +29,28 @@ from formspec_consult.store.review_text import (
 )
 from formspec_consult.store.transcript import Transcript
 
-ReviewKind = Literal["apply", "undo", "reject", "edit", "partial"]
+Result = Applied | Undone | Rejected | Edited | PartApplied
 EDIT_DIFF_CAP = 4000  # characters of a person's edit kept in the log (and told to the model)
 
 
-def review_record(kind: ReviewKind, result: dict[str, Any]) -> tuple[EventRecord, str]:
-    """(event record, transcript note) of a successful review action's result, read as the
-    client reads it (store.review_results), so the log and the client see one shape."""
-    if kind == "apply":
-        applied = Applied.from_json(result)
-        record = ApplyRecord(path=applied.path, file=applied.file, backup=applied.backup,
-                             undo_step=applied.undo_step, forced=applied.forced)
-        return record, format_apply(applied)
-    if kind == "undo":
-        undone = Undone.from_json(result)
-        return (UndoRecord(path=undone.path, file=undone.file, outcome=undone.outcome, undo_step=undone.undo_step),
-                format_undo(undone))
-    if kind == "edit":
-        edited = Edited.from_json(result)
-        diff = edited.diff if len(edited.diff) <= EDIT_DIFF_CAP else edited.diff[:EDIT_DIFF_CAP] + "\n… (cut)\n"
-        return EditRecord(path=edited.path, diff=diff, valid=edited.valid), format_edit(edited)
-    if kind == "partial":
-        part = PartRecord(path=str(result["path"]), accepted=list(result["accepted"]),
-                          rejected=list(result["rejected"]), reason=result.get("reason") or None)
+def review_record(result: Result) -> tuple[EventRecord, str]:
+    """(event record, transcript note) of a successful review action's answer — the one shape
+    the client reads too (store.review_results), so the log and the client see the same."""
+    if isinstance(result, Applied):
+        record = ApplyRecord(path=result.path, file=result.file, backup=result.backup,
+                             undo_step=result.undo_step, forced=result.forced)
+        return record, format_apply(result)
+    if isinstance(result, Undone):
+        return (UndoRecord(path=result.path, file=result.file, outcome=result.outcome, undo_step=result.undo_step),
+                format_undo(result))
+    if isinstance(result, Edited):
+        diff = result.diff if len(result.diff) <= EDIT_DIFF_CAP else result.diff[:EDIT_DIFF_CAP] + "\n… (cut)\n"
+        return EditRecord(path=result.path, diff=diff, valid=result.valid), format_edit(result)
+    if isinstance(result, PartApplied):
+        part = PartRecord(path=result.path, accepted=list(result.accepted), rejected=list(result.rejected),
+                          reason=result.reason)
         return part, format_part(part.path, part.accepted, part.rejected, part.reason)
-    rejected = Rejected.from_json(result)
-    return RejectRecord(path=rejected.path, reason=rejected.reason), format_reject(rejected)
+    return RejectRecord(path=result.path, reason=result.reason), format_reject(result)
 
 
 class ReviewJournal:
@@ -65,8 +60,8 @@ class ReviewJournal:
     def __init__(self, session_folder: Path) -> None:
         self.layout = SessionLayout(Path(session_folder))
 
-    def record(self, kind: ReviewKind, result: dict[str, Any]) -> None:
-        record, note = review_record(kind, result)
+    def record(self, result: Result) -> None:
+        record, note = review_record(result)
         with EventLog(self.layout.events) as log:
             log.write(record)
         Transcript(self.layout.transcript).write_note(note)
@@ -78,4 +73,4 @@ def review_note(event: ApplyRecord | UndoRecord | RejectRecord) -> str:
         return f"Applied {event.path} → {event.file}; undo with /undo."
     if isinstance(event, UndoRecord):
         return f"Undid the apply of {event.path} ({event.outcome})."
-    return format_reject(Rejected(event.path, (), event.reason))
+    return format_reject(Rejected(path=event.path, remaining=(), reason=event.reason))

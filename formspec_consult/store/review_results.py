@@ -1,27 +1,34 @@
-"""The local server's answers to the review tools, as typed records.
+"""The local server's answers to the review tools: one typed shape each, built where it is made
+(`store.review`, `store.apply`), served as is (the MCP SDK derives each tool's output schema from
+it and dumps it) and read back once by every client.
+
+Pydantic models, not dataclasses: the one shape has to be validated on the way in (a client reads
+JSON from the wire; a stand-in answers with it), serialised on the way out and described as a JSON
+schema for MCP — pydantic does all three from the one declaration, where dataclasses needed a
+hand-written reader, a `to_json` per record and a second set of TypedDicts for the schema.
 
 A client calls a local tool and gets a :class:`ToolResult` (the tool's name and its structured
 JSON object; ``Engine.call_tool`` and the CLI's short-lived server both return one). The review
-workflow (:class:`~formspec_consult.store.review_flow.ReviewFlow`) reads each answer ONCE into a
-record here — :class:`DraftList`, :class:`DiffList`, :class:`Applied`, :class:`Undone`,
-:class:`Rejected`, :class:`Proposed` — so the TUI's diff pane, the slash commands, the CLI and the
-review texts read fields, not keys. The gate's problems and validations are the spec core's own
-``Problem`` and ``ValidationResult``.
-
-What the server always sends (its MCP output schemas, ``servers/local/results.py``) is required:
-an answer that lacks such a field, or holds the wrong kind of value, is refused with a
-:class:`ToolResultError` naming the tool, the field and where it is — so a stand-in (the replay
-engine, a test fake) cannot drift from the real server unnoticed. Fields the server adds later are
-ignored. ``to_json`` gives the wire shape back, for the stand-ins to answer with.
+workflow (:class:`~formspec_consult.store.review_flow.ReviewFlow`) reads each answer into its
+model with ``from_result``: an answer that lacks a field, or holds the wrong kind of value
+(strictly: no `"1"` for 1, no 1 for true), is refused with a :class:`ToolResultError` naming the
+tool, the field and where it is — so a stand-in (the replay engine, a test fake) cannot drift from
+the real server unnoticed. Fields the server adds later are ignored. ``to_json`` gives the wire
+shape back. The gate's problems and validations are the spec core's own ``Problem`` and
+``ValidationResult``, sent as their ``to_dict``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NoReturn, get_args
+from typing import Any, ClassVar, Literal, Self
 
-from formspec_consult.spec.model import Layer, Problem, ValidationResult
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer
+
+from formspec_consult.spec.model import Problem, ValidationResult
+from formspec_consult.store.manifest import LiveState, SettledState
 
 __all__ = [
     "Applied",
@@ -34,14 +41,12 @@ __all__ = [
     "Rejected",
     "SettledRow",
     "SettledState",
+    "SkillRef",
     "ToolResult",
     "ToolResultError",
     "Undone",
     "Withdrawn",
 ]
-
-LiveState = Literal["pending", "undone"]  # a draft under review; "undone": applied, undone, back
-SettledState = Literal["applied", "rejected"]  # a draft that left review
 
 
 class ToolResultError(ValueError):
@@ -62,122 +67,91 @@ class ToolResult:
         return cls(tool, answer if isinstance(answer, Mapping) else {"result": answer})
 
 
-class _Reader:
-    """Reads one JSON object of a tool's answer, refusing a missing field or a wrong value."""
+def _where(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
 
-    def __init__(self, tool: str, data: Any, where: str = "") -> None:
-        self.tool, self.where = tool, where
+
+class Answer(BaseModel):
+    """A review tool's answer: strict on the way in, its wire names on the way out."""
+
+    model_config = ConfigDict(
+        strict=True, frozen=True, validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+    )
+    TOOL: ClassVar[str] = ""  # the tool whose answer this is
+
+    @classmethod
+    def from_json(cls, data: Any) -> Self:
+        """The answer read from its decoded JSON; ToolResultError names what does not fit."""
         if not isinstance(data, Mapping):
-            self.fail(f"is {type(data).__name__}, not a JSON object")
-        self.data: Mapping[str, Any] = data
+            raise _refused(cls.TOOL, "", f"is {type(data).__name__}, not a JSON object")
+        try:
+            return cls.model_validate_json(json.dumps(cls._as_recorded(data), default=str))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = tuple(first["loc"])
+            if first["type"] == "missing":
+                raise _refused(cls.TOOL, _where(loc[:-1]), f"lacks '{loc[-1]}'") from None
+            shown = repr(first.get("input"))[:80]
+            if first["type"] == "literal_error":
+                expected = str(first.get("ctx", {}).get("expected", "")).replace("'", "").replace(" or ", ", ")
+                kind = f"one of {expected}"
+            else:
+                kind = _KINDS.get(first["type"], f"valid ({first['msg']})")
+            raise _refused(cls.TOOL, _where(loc[:-1]), f"has '{loc[-1]}' = {shown}, not {kind}") from None
 
-    def fail(self, what: str) -> NoReturn:
-        place = f" at {self.where}" if self.where else ""
-        raise ToolResultError(
-            f"The {self.tool} result{place} {what}. The client and the local server disagree on the "
-            "tool's result: run both from the same formspec-consult version (restart mcp-serve)."
-        )
+    @classmethod
+    def _as_recorded(cls, data: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The answer as this version reads it (a subclass fills what older versions did not send)."""
+        return data
 
-    def _value(self, key: str) -> Any:
-        if key not in self.data:
-            self.fail(f"lacks '{key}'")
-        return self.data[key]
+    @classmethod
+    def from_result(cls, result: ToolResult) -> Self:
+        """The answer of a call of this model's tool."""
+        if result.tool != cls.TOOL:
+            raise ToolResultError(f"Expected the answer of {cls.TOOL}, got the answer of {result.tool}.")
+        return cls.from_json(result.data)
 
-    def _typed(self, key: str, kinds: tuple[type, ...], name: str, *, none: bool = False) -> Any:
-        value = self._value(key)
-        if value is None and none:
-            return None
-        if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
-            self.fail(f"has '{key}' = {value!r}, not {name}{' or null' if none else ''}")
-        return value
-
-    def text(self, key: str) -> str:
-        value: str = self._typed(key, (str,), "a string")
-        return value
-
-    def opt_text(self, key: str) -> str | None:
-        value: str | None = self._typed(key, (str,), "a string", none=True)
-        return value
-
-    def whole(self, key: str) -> int:
-        value: int = self._typed(key, (int,), "a whole number")
-        return value
-
-    def opt_whole(self, key: str) -> int | None:
-        value: int | None = self._typed(key, (int,), "a whole number", none=True)
-        return value
-
-    def flag(self, key: str) -> bool:
-        value: bool = self._typed(key, (bool,), "true or false")
-        return value
-
-    def opt_flag(self, key: str) -> bool | None:
-        value: bool | None = self._typed(key, (bool,), "true or false", none=True)
-        return value
-
-    def choice(self, key: str, allowed: tuple[str, ...]) -> str:
-        value = self.text(key)
-        if value not in allowed:
-            self.fail(f"has '{key}' = {value!r}, not one of {', '.join(allowed)}")
-        return value
-
-    def items(self, key: str) -> Sequence[Any]:
-        value: Sequence[Any] = self._typed(key, (list, tuple), "a list")
-        return value
-
-    def obj(self, key: str) -> Mapping[str, Any]:
-        value: Mapping[str, Any] = self._typed(key, (Mapping,), "a JSON object")
-        return value
-
-    def rows(self, key: str) -> list[_Reader]:
-        """Each object of the list under ``key``, as a reader naming its place (drafts[2])."""
-        prefix = f"{self.where}." if self.where else ""
-        return [_Reader(self.tool, item, f"{prefix}{key}[{i}]") for i, item in enumerate(self.items(key))]
-
-    def nested(self, key: str) -> _Reader:
-        return _Reader(self.tool, self.obj(key), f"{self.where}.{key}" if self.where else key)
+    def to_json(self) -> dict[str, Any]:
+        """The wire shape (the tool's structured result)."""
+        return self.model_dump(mode="json")
 
 
-def _problem(row: _Reader) -> Problem:
-    layer: Layer = row.choice("layer", get_args(Layer))  # type: ignore[assignment]
-    column = row.data.get("column")
-    return Problem(
-        code=row.text("code"),
-        source=row.text("source"),
-        line=row.opt_whole("line"),
-        layer=layer,
-        message=row.text("message"),
-        hint=row.text("hint"),
-        column=column if isinstance(column, int) and not isinstance(column, bool) else None,
+_KINDS = {  # pydantic's error types, said as what the field should have been
+    "int_type": "a whole number",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "tuple_type": "a list",
+    "list_type": "a list",
+    "dict_type": "a JSON object",
+    "model_type": "a JSON object",
+    "dataclass_type": "a JSON object",
+}
+
+
+def _refused(tool: str, where: str, what: str) -> ToolResultError:
+    place = f" at {where}" if where else ""
+    return ToolResultError(
+        f"The {tool} result{place} {what}. The client and the local server disagree on the "
+        "tool's result: run both from the same formspec-consult version (restart mcp-serve)."
     )
 
 
-def _problems(row: _Reader, key: str) -> tuple[Problem, ...]:
-    return tuple(_problem(item) for item in row.rows(key))
+class _Validated(Answer):
+    """An answer holding a validation (its subclass declares where), sent as the core record's `to_dict`."""
+
+    @field_serializer("validation", check_fields=False)
+    def _validation_out(self, validation: ValidationResult) -> dict[str, Any]:
+        return validation.to_dict()
 
 
-def _validation(row: _Reader) -> ValidationResult:
-    """``{ok, problems, warnings, schema_sources}`` (the last optional) as the core's record."""
-    sources = row.data.get("schema_sources")
-    return ValidationResult(
-        ok=row.flag("ok"),
-        problems=list(_problems(row, "problems")),
-        warnings=list(_problems(row, "warnings")),
-        schema_sources={str(k): str(v) for k, v in sources.items()} if isinstance(sources, Mapping) else {},
-    )
-
-
-def _start(result: ToolResult, tool: str) -> _Reader:
-    if result.tool != tool:
-        raise ToolResultError(f"Expected the answer of {tool}, got the answer of {result.tool}.")
-    return _Reader(tool, result.data)
-
-
-@dataclass(frozen=True)
-class DraftRow:
+class DraftRow(Answer):
     """A draft under review (a row of `list_drafts`): its status against the project, its review
     state, whether it passes the gate, how many problems block it, whether its target changed."""
 
+    TOOL = "list_drafts"
     path: str
     status: str  # "new" | "modified" | "unchanged"
     state: LiveState
@@ -185,52 +159,24 @@ class DraftRow:
     problems: int  # the count; `diff_drafts` gives the problems themselves
     target_changed: bool | None  # None: not known (drafts.json lost its record)
 
-    @classmethod
-    def read(cls, row: _Reader) -> DraftRow:
-        state: LiveState = row.choice("state", get_args(LiveState))  # type: ignore[assignment]
-        return cls(row.text("path"), row.text("status"), state, row.flag("valid"), row.whole("problems"),
-                   row.opt_flag("target_changed"))
 
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "status": self.status, "state": self.state, "valid": self.valid,
-                "problems": self.problems, "target_changed": self.target_changed}
-
-
-@dataclass(frozen=True)
-class SettledRow:
+class SettledRow(Answer):
     """A draft of the session that left review: applied or rejected, and when."""
 
+    TOOL = "list_drafts"
     path: str
     file: str  # the project file, e.g. spec/modules/…
     state: SettledState
     at: str | None  # ISO time; None for an older record
 
-    @classmethod
-    def read(cls, row: _Reader) -> SettledRow:
-        state: SettledState = row.choice("state", get_args(SettledState))  # type: ignore[assignment]
-        return cls(row.text("path"), row.text("file"), state, row.opt_text("at"))
 
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "file": self.file, "state": self.state, "at": self.at}
-
-
-@dataclass(frozen=True)
-class DraftList:
+class DraftList(Answer):
     """`list_drafts`: every draft of the session — those under review and those that left it."""
 
+    TOOL = "list_drafts"
     session: str
     drafts: tuple[DraftRow, ...]
-    settled: tuple[SettledRow, ...]
-
-    @classmethod
-    def from_result(cls, result: ToolResult) -> DraftList:
-        row = _start(result, "list_drafts")
-        return cls(row.text("session"), tuple(DraftRow.read(r) for r in row.rows("drafts")),
-                   tuple(SettledRow.read(r) for r in row.rows("settled")))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"session": self.session, "drafts": [d.to_json() for d in self.drafts],
-                "settled": [s.to_json() for s in self.settled]}
+    settled: tuple[SettledRow, ...]  # the session's drafts no longer under review
 
     def by_state(self) -> dict[str, int]:
         """How many drafts are in each state (pending, undone, applied, rejected)."""
@@ -240,10 +186,10 @@ class DraftList:
         return counts
 
 
-@dataclass(frozen=True)
-class DraftDiff:
+class DraftDiff(Answer):
     """A draft's unified diff against the project (an entry of `diff_drafts`) and what blocks it."""
 
+    TOOL = "diff_drafts"
     path: str
     status: str
     state: LiveState
@@ -252,40 +198,25 @@ class DraftDiff:
     target_changed: bool | None
     diff: str
 
-    @classmethod
-    def read(cls, row: _Reader) -> DraftDiff:
-        state: LiveState = row.choice("state", get_args(LiveState))  # type: ignore[assignment]
-        return cls(row.text("path"), row.text("status"), state, row.flag("valid"), _problems(row, "problems"),
-                   row.opt_flag("target_changed"), row.text("diff"))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "status": self.status, "state": self.state, "valid": self.valid,
-                "problems": [p.to_dict() for p in self.problems], "target_changed": self.target_changed,
-                "diff": self.diff}
+    @field_serializer("problems")
+    def _problems_out(self, problems: tuple[Problem, ...]) -> list[dict[str, Any]]:
+        return [p.to_dict() for p in problems]
 
 
-@dataclass(frozen=True)
-class DiffList:
+class DiffList(Answer):
     """`diff_drafts`: the diffs of every draft under review (or of the one asked for)."""
 
+    TOOL = "diff_drafts"
     session: str
     drafts: tuple[DraftDiff, ...]
 
-    @classmethod
-    def from_result(cls, result: ToolResult) -> DiffList:
-        row = _start(result, "diff_drafts")
-        return cls(row.text("session"), tuple(DraftDiff.read(r) for r in row.rows("drafts")))
 
-    def to_json(self) -> dict[str, Any]:
-        return {"session": self.session, "drafts": [d.to_json() for d in self.drafts]}
-
-
-@dataclass(frozen=True)
-class Applied:
+class Applied(_Validated):
     """`apply_draft`: the draft applied, the project file written, its backup and undo step, and
     the whole tree's validation after the apply."""
 
-    path: str
+    TOOL = "apply_draft"
+    path: str = Field(alias="applied")
     file: str
     backup: str
     previous: str  # "backed up" | "did not exist"
@@ -293,31 +224,17 @@ class Applied:
     forced: bool
     validation: ValidationResult
 
-    @classmethod
-    def from_result(cls, result: ToolResult) -> Applied:
-        return cls.from_json(_start(result, "apply_draft").data)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Applied:
-        row = _Reader("apply_draft", data)
-        return cls(row.text("applied"), row.text("file"), row.text("backup"), row.text("previous"),
-                   row.whole("undo_step"), row.flag("forced"), _validation(row.nested("validation")))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"applied": self.path, "file": self.file, "backup": self.backup, "previous": self.previous,
-                "undo_step": self.undo_step, "forced": self.forced, "validation": self.validation.to_dict()}
-
     @property
     def created(self) -> bool:
         """True when the apply wrote a file that did not exist (an undo removes it)."""
         return self.previous == "did not exist"
 
 
-@dataclass(frozen=True)
-class Undone:
+class Undone(_Validated):
     """`undo_apply`: which apply was undone and how, what became of its draft, what is left."""
 
-    path: str
+    TOOL = "undo_apply"
+    path: str = Field(alias="undone")
     file: str
     outcome: str  # "restored" | "removed" | …
     draft: str  # "back for review" | "newer draft kept" | "not kept"
@@ -325,91 +242,70 @@ class Undone:
     remaining_steps: int
     validation: ValidationResult
 
-    @classmethod
-    def from_result(cls, result: ToolResult) -> Undone:
-        return cls.from_json(_start(result, "undo_apply").data)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Undone:
-        row = _Reader("undo_apply", data)
-        return cls(row.text("undone"), row.text("file"), row.text("outcome"), row.text("draft"),
-                   row.whole("undo_step"), row.whole("remaining_steps"), _validation(row.nested("validation")))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"undone": self.path, "file": self.file, "outcome": self.outcome, "draft": self.draft,
-                "undo_step": self.undo_step, "remaining_steps": self.remaining_steps,
-                "validation": self.validation.to_dict()}
-
     @property
     def back_for_review(self) -> bool:
         """True when the undone draft is under review again (state undone: accept it again)."""
         return self.draft == "back for review"
 
 
-@dataclass(frozen=True)
-class Rejected:
+class Rejected(Answer):
     """`reject_draft`: the draft discarded and the drafts still under review."""
 
-    path: str
+    TOOL = "reject_draft"
+    path: str = Field(alias="rejected")
     remaining: tuple[str, ...]
-    reason: str | None = None  # the person's reason (answers recorded before reasons have none)
-
-    @classmethod
-    def from_result(cls, result: ToolResult) -> Rejected:
-        return cls.from_json(_start(result, "reject_draft").data)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Rejected:
-        row = _Reader("reject_draft", data)
-        rejected, remaining = row.text("rejected"), row.items("remaining")
-        if not all(isinstance(p, str) for p in remaining):
-            row.fail("has a 'remaining' entry that is not a path")
-        reason = row.opt_text("reason") if "reason" in row.data else None
-        return cls(rejected, tuple(remaining), reason or None)
-
-    def to_json(self) -> dict[str, Any]:
-        reason = {"reason": self.reason} if self.reason else {}
-        return {"rejected": self.path, "remaining": list(self.remaining), **reason}
+    # the person's reason, when they gave one (answers recorded before reasons have none)
+    reason: str | None = Field(default=None, exclude_if=lambda value: not value)
 
 
-@dataclass(frozen=True)
-class Withdrawn:
-    """`withdraw_draft`: the pending draft taken back and the drafts still under review."""
+class Withdrawn(Answer):
+    """`withdraw_draft`: the proposer's own pending draft taken back, and the drafts still under review."""
 
-    path: str
+    TOOL = "withdraw_draft"
+    path: str = Field(alias="withdrawn")
     remaining: tuple[str, ...]
 
-    @classmethod
-    def from_result(cls, result: ToolResult) -> Withdrawn:
-        row = _start(result, "withdraw_draft")
-        withdrawn, remaining = row.text("withdrawn"), row.items("remaining")
-        if not all(isinstance(p, str) for p in remaining):
-            row.fail("has a 'remaining' entry that is not a path")
-        return cls(withdrawn, tuple(remaining))
+
+class SkillRef(Answer):
+    """A skill relevant to a proposed draft's kind."""
+
+    name: str
+    description: str
 
 
-@dataclass(frozen=True)
-class Proposed:
-    """`propose_spec_file`: the draft written, its status, the gate's validation and what is next."""
+class Proposed(_Validated):
+    """`propose_spec_file`: the draft written, its status, this draft's verdict (``valid`` and
+    ``validation``: only what blocks THIS draft and the warnings in its file; problems elsewhere are
+    counted in ``other_problems``), the relevant skills, the verifiers' findings and what is next."""
 
+    TOOL = "propose_spec_file"
+    written: bool
     path: str
     draft_path: str
     status: str
+    # a modified file: the unified diff of the current file -> the draft (absent otherwise)
+    diff: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    valid: bool
     validation: ValidationResult
     blocking_problems: int
+    other_problems: int = 0  # none counted in a session recorded before they were
+    relevant_skills: tuple[SkillRef, ...]
+    # the verifiers' advice: {code, source, line, entity, message, hint}; none in a session
+    # recorded before the verifiers came
+    findings: tuple[dict[str, Any], ...] = ()
     next: str
-    skills: tuple[str, ...]  # the relevant skills' names
-    findings: tuple[Mapping[str, Any], ...]  # the verifiers' advice: {code, source, line, entity, message, hint}
 
     @classmethod
-    def from_result(cls, result: ToolResult) -> Proposed:
-        row = _start(result, "propose_spec_file")
-        row.flag("written")
-        skills = tuple(r.text("name") for r in row.rows("relevant_skills"))
-        # The verifiers' findings came later: a session recorded before them has none.
-        findings = tuple(r.data for r in row.rows("findings")) if "findings" in row.data else ()
-        return cls(row.text("path"), row.text("draft_path"), row.text("status"), _validation(row.nested("validation")),
-                   row.whole("blocking_problems"), row.text("next"), skills, findings)
+    def _as_recorded(cls, data: Mapping[str, Any]) -> Mapping[str, Any]:
+        """A session recorded before `valid` was sent: it is what `blocking_problems` says."""
+        if "valid" not in data and isinstance(data.get("blocking_problems"), int):
+            return {**data, "valid": data["blocking_problems"] == 0}
+        return data
+
+    @property
+    def skills(self) -> tuple[str, ...]:
+        """The relevant skills' names."""
+        return tuple(skill.name for skill in self.relevant_skills)
 
     @property
     def passes(self) -> bool:
@@ -417,81 +313,46 @@ class Proposed:
         return self.blocking_problems == 0
 
 
-
-@dataclass(frozen=True)
-class Edited:
+class Edited(Answer):
     """`edit_draft`: the person's version became the draft (``changed``), what they changed, and
     the gate's verdict on it."""
 
-    path: str
-    changed: bool
-    diff: str
+    TOOL = "edit_draft"
+    path: str = Field(alias="edited")
+    changed: bool  # false: the person's text is the draft's, nothing was written or logged
+    diff: str  # the old draft -> the person's version
     valid: bool
     problems: tuple[Problem, ...]
 
-    @classmethod
-    def from_result(cls, result: ToolResult) -> Edited:
-        return cls.from_json(_start(result, "edit_draft").data)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Edited:
-        row = _Reader("edit_draft", data)
-        return cls(row.text("edited"), row.flag("changed"), row.text("diff"), row.flag("valid"),
-                   _problems(row, "problems"))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"edited": self.path, "changed": self.changed, "diff": self.diff, "valid": self.valid,
-                "problems": [p.to_dict() for p in self.problems]}
+    @field_serializer("problems")
+    def _problems_out(self, problems: tuple[Problem, ...]) -> list[dict[str, Any]]:
+        return [p.to_dict() for p in problems]
 
 
-@dataclass(frozen=True)
-class BlockRow:
-    """One block of a draft's change: its id, what happened to it, its own diff."""
+class BlockRow(Answer):
+    """One block of a draft's change (store.blocks): its id, what happened to it, its own diff."""
 
-    id: str
-    change: str  # added | removed | changed
+    TOOL = "list_draft_blocks"
+    id: str  # e.g. spec.fields[phone], spec.state_machine.transitions[booked->done]
+    change: Literal["added", "removed", "changed"]
     diff: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "change": self.change, "diff": self.diff}
 
-
-@dataclass(frozen=True)
-class DraftBlocks:
+class DraftBlocks(Answer):
     """`list_draft_blocks`: the draft's change cut into blocks."""
 
+    TOOL = "list_draft_blocks"
     path: str
     blocks: tuple[BlockRow, ...]
 
-    @classmethod
-    def from_result(cls, result: ToolResult) -> DraftBlocks:
-        row = _start(result, "list_draft_blocks")
-        blocks = tuple(BlockRow(r.text("id"), r.choice("change", ("added", "removed", "changed")), r.text("diff"))
-                       for r in row.rows("blocks"))
-        return cls(row.text("path"), blocks)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "blocks": [b.to_json() for b in self.blocks]}
+class PartApplied(Answer):
+    """`apply_draft_blocks`: the blocks applied (as a draft of their own: `applied`), and those
+    sent back to the model as a rejection, with the person's reason."""
 
-
-@dataclass(frozen=True)
-class PartApplied:
-    """`apply_draft_blocks`: the blocks applied (as their own draft: `applied`), those sent back."""
-
+    TOOL = "apply_draft_blocks"
     path: str
     accepted: tuple[str, ...]
     rejected: tuple[str, ...]
-    applied: Applied
-    reason: str | None = None
-
-    @classmethod
-    def from_result(cls, result: ToolResult) -> PartApplied:
-        row = _start(result, "apply_draft_blocks")
-        reason = row.opt_text("reason") if "reason" in row.data else None
-        return cls(row.text("path"), tuple(row.items("accepted")), tuple(row.items("rejected")),
-                   Applied.from_json(row.obj("apply")), reason)
-
-    def to_json(self) -> dict[str, Any]:
-        reason = {"reason": self.reason} if self.reason else {}
-        return {"path": self.path, "accepted": list(self.accepted), "rejected": list(self.rejected), **reason,
-                "apply": self.applied.to_json()}
+    applied: Applied = Field(alias="apply")
+    reason: str | None = Field(default=None, exclude_if=lambda value: not value)

@@ -27,7 +27,7 @@ from formspec_consult.i18n import N_, _
 from formspec_consult.resources import data_dir
 from formspec_consult.store.layout import EVENTS
 from formspec_consult.tui.keys import WORD_MOVE_OF_LETTER, read_meta_letters_as_alt
-from formspec_consult.tui.layout import PANES, TAB_LABELS, LayoutActions
+from formspec_consult.tui.layout import CHAT, DIFFS, PANES, SIDE, TOOLS, LayoutActions
 from formspec_consult.tui.localise import LocalisedBindings
 from formspec_consult.tui.review_keys import route_review_key
 from formspec_consult.tui.slash import SlashSpec, is_command
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from formspec_consult.agent.loop.permissions import Decision, PermissionRequest
     from formspec_consult.config.trust import TrustRequest
     from formspec_consult.store.agent_events import SessionChanged
+    from formspec_consult.tui.presenter import Presenter
+    from formspec_consult.tui.review import DiffPaneReview
     from formspec_consult.tui.slash_router import SlashRouter
     from formspec_consult.tui.widgets.diff_pane import DiffPane
     from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
@@ -63,9 +65,7 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
     BINDINGS = [
         Binding("escape", "escape", N_("Cancel turn / back to the prompt"), show=False),
         Binding("ctrl+r", "review", N_("Review drafts")),
-        Binding("f2", "toggle_pane('conversation-pane')", N_("Chat")),
-        Binding("f3", "toggle_pane('tools-pane')", N_("Tools")),
-        Binding("f4", "toggle_pane('diff-pane')", N_("Diffs")),
+        *[Binding(pane.key, f"toggle_pane('{pane.id}')", pane.name) for pane in PANES],  # F2 chat, F3 tools, F4 diffs
         Binding("f5", "cycle_split", N_("Split"), show=False),
         Binding("f6", "resize_side(-5)", N_("Narrower"), show=False),
         Binding("f7", "resize_side(5)", N_("Wider"), show=False),
@@ -101,6 +101,12 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         # True once the engine's model layer has joined (see Engine.open(wait_for_model=False)):
         # the person can read, review and type before; a message sent meanwhile waits, queued.
         self.model_joined = False
+        # Built when the engine opens (they draw into the panes and act on the engine): None before.
+        self.presenter: Presenter | None = None
+        self.review: DiffPaneReview | None = None
+        # Why the consultation could not start (None while it can): said once in the conversation,
+        # and in the shell after the app closes, with exit code 2 (see commands/launch.run_app).
+        self.start_failure: str | None = None
 
     @cached_property
     def router(self) -> SlashRouter:
@@ -112,12 +118,12 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
     @property
     def diff_pane(self) -> DiffPane:
         """The spec-diffs pane (mounted just after the first frame)."""
-        return self.query_one("#diff-pane")  # type: ignore[return-value]
+        return self.query_one(f"#{DIFFS.id}")  # type: ignore[return-value]
 
     @property
     def tool_pane(self) -> ToolCallsPane:
         """The tool-calls pane (mounted just after the first frame)."""
-        return self.query_one("#tools-pane")  # type: ignore[return-value]
+        return self.query_one(f"#{TOOLS.id}")  # type: ignore[return-value]
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -130,18 +136,18 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
 
     def compose(self) -> ComposeResult:
         # Shown only on a small screen, where one pane is visible at a time (see layout.py).
-        tabs = Tabs(*[Tab(_(TAB_LABELS[p]), id=f"tab-{p}") for p in PANES], id="pane-tabs")
+        tabs = Tabs(*[Tab(_(pane.tab), id=pane.tab_id) for pane in PANES], id="pane-tabs")
         tabs.can_focus = False
         tabs.display = False
         yield tabs
         with Horizontal(id="panes"):
-            with Vertical(id="conversation-pane"):
+            with Vertical(id=CHAT.id):
                 yield ConversationView(max_blocks=self.max_blocks, id="conversation")
                 yield ChoiceBar(id="choices")
                 yield PromptInput(id="prompt")
             # Filled right after the first frame (see `_after_first_frame`): the two side panes
             # cost about as much to build as the rest of the screen, and nothing needs them sooner.
-            yield Vertical(id="side")
+            yield Vertical(id=SIDE)
         yield StatusBar(id="status")
         # The Footer (key hints) is mounted right after the first frame, with the side panes.
 
@@ -169,16 +175,16 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         """Mount the side panes, then open the engine. The engine opens only once the first
         frame is on screen: its imports (litellm) run in a thread but still compete for the
         interpreter."""
-        if self.query("#diff-pane"):  # on_mount runs once per class that defines it (subclasses)
+        if self.query(f"#{DIFFS.id}"):  # on_mount runs once per class that defines it (subclasses)
             return
         self._open_type_ahead()
         # Imported here too: the side panes' modules are not needed for the first frame.
         from formspec_consult.tui.widgets.diff_pane import DiffPane
         from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 
-        diffs = DiffPane(id="diff-pane")
+        diffs = DiffPane(id=DIFFS.id)
         diffs.syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"
-        await self.query_one("#side").mount(ToolCallsPane(id="tools-pane"), diffs)
+        await self.query_one(f"#{SIDE}").mount(ToolCallsPane(id=TOOLS.id), diffs)
         await self.mount(Footer())
         self.apply_size(self.size.width, self.size.height)
         request, self.trust_request = self.trust_request, None
@@ -214,7 +220,7 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         # Imported here, not at start-up: the presenter pulls in the Markdown machinery.
         from formspec_consult.tui.presenter import Presenter
 
-        self.presenter = Presenter(
+        self.presenter = presenter = Presenter(
             self.query_one(ConversationView),
             self.tool_pane,
             self.query_one(ChoiceBar),
@@ -233,17 +239,18 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
             return
         self.engine = engine
         engine.set_approver(self.ask_permission)  # write tools the model calls wait for the person's answer
-        from formspec_consult.tui.review import Review
+        from formspec_consult.tui.review import DiffPaneReview
 
-        self.review = Review(engine, self.diff_pane, lambda m, s: self.notify(m, severity=s),  # type: ignore[arg-type]
-                             say=self.say)
+        self.review = review = DiffPaneReview(engine, self.diff_pane,
+                                              lambda m, s: self.notify(m, severity=s),  # type: ignore[arg-type]
+                                              say=self.say)
         self.refresh_status("loading the session…")
-        await self.presenter.load(engine.past_events())
+        await presenter.load(engine.past_events())
         if note:
             await self.query_one(ConversationView).add(Entry("notice-info", note))
         self.sub_title = f"{engine.model} · session {engine.session_id}"
-        self.review.seed_from_log()
-        await self.review.refresh()
+        review.seed_from_log()
+        await review.refresh()
         # ready only once the conversation and drafts are shown (the model may still be loading)
         status.info = status.info.with_(state="ready", loading=engine.status().model_loading)
         self.session_shown = True
@@ -270,10 +277,6 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
             bar.info = info.with_(compactions=max(info.compactions, bar.info.compactions))  # the log's count stays
         self._send_queued()
 
-    # Why the consultation could not start (None while it can): said once in the conversation,
-    # and in the shell after the app closes, with exit code 2 (see commands/launch.run_app).
-    start_failure: str | None = None
-
     async def _could_not_start(self, exc: Exception) -> None:
         """Say in the conversation (once: the toast only points there) why it could not start."""
         self.start_failure = str(exc)
@@ -296,7 +299,7 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
 
         path = request.arguments.get("file") or request.arguments.get("path")
         draft = next((d for d in self.diff_pane.drafts if d.path == path), None) if path else None
-        if draft is None and path and hasattr(self, "review"):
+        if draft is None and path and self.review is not None:
             await self.review.refresh()
             draft = next((d for d in self.diff_pane.drafts if d.path == path), None)
         details = draft_details(draft, self.diff_pane.colours) if draft is not None else None
@@ -453,24 +456,26 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
     async def _turn(self, text: str) -> None:
         assert self.engine is not None
         finished = False
+        presenter = self.presenter
+        assert presenter is not None  # built before the engine that runs the turn
         changed: SessionChanged | None = None  # /fork, /rewind: the session moved under the panes
-        if hasattr(self, "review"):
+        if self.review is not None:
             self.review.expect(text)  # /apply, /reject, /undo sent as a turn: name what they settle
         try:
             # aclosing: a cancel (Esc) between two events closes the engine's generator at once,
             # so its cleanup repairs the history now, not whenever the generator is collected.
             async with aclosing(self.engine.run_turn(text)) as events:  # type: ignore[type-var]
                 async for event in events:
-                    await self.presenter.show(event)
+                    await presenter.show(event)
                     finished = finished or event.kind == "turn_finished"
                     if event.kind == "session_changed":
                         changed = event  # type: ignore[assignment]
         except Exception as exc:
-            await self.presenter.end_turn("error", _("The turn failed: {problem}").format(problem=exc))
+            await presenter.end_turn("error", _("The turn failed: {problem}").format(problem=exc))
             finished = True
         finally:
             if not finished:  # cancelled (Esc) before the engine said the turn ended
-                await self.presenter.end_turn("cancelled")
+                await presenter.end_turn("cancelled")
             self.refresh_status()
         if changed is not None:  # the turn (this worker) has ended: nothing else runs in the panes
             await self._session_changed(changed)
@@ -485,12 +490,12 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
                 "was: /sessions (or formspec-consult --resume {source}) opens it."
             ).format(fork=change.session_id, source=source, turn=change.turn))
             return
-        engine = self.engine
-        if engine is None:
+        engine, presenter = self.engine, self.presenter
+        if engine is None or presenter is None:
             return
         await self.query_one(ConversationView).clear()
         await self.tool_pane.clear()
-        await self.presenter.load(engine.past_events())
+        await presenter.load(engine.past_events())
         self.query_one(ChoiceBar).options = engine.last_options
         self.refresh_drafts()
 
@@ -513,7 +518,7 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
 
     def back_to_prompt(self) -> None:
         """Show the prompt (on a small screen: the Chat tab) and focus it now, not after a refresh."""
-        self.show_pane("conversation-pane")
+        self.show_pane(CHAT.id)
         self.screen.set_focus(self.query_one(PromptInput))
 
     def action_cancel_turn(self) -> None:
@@ -524,13 +529,13 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         """Esc: from a pane, back to the prompt; at the prompt, cancel the running turn."""
         prompt = self.query_one(PromptInput)
         if self.focused is not prompt and self.screen.id == "_default":
-            self.show_pane("conversation-pane", focus=True)
+            self.show_pane(CHAT.id, focus=True)
             return
         self.action_cancel_turn()
 
     def action_review(self) -> None:
         """ctrl+r: show the diffs pane and put the focus on its draft list, armed (Esc comes back)."""
-        self.show_pane("diff-pane", focus=True)
+        self.show_pane(DIFFS.id, focus=True)
 
     def action_scroll_conversation(self, pages: int) -> None:
         """PageUp/PageDown at the prompt scroll the conversation."""
@@ -581,12 +586,14 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
             self.run_worker(self._refresh_drafts(changed), group="drafts", exclusive=True, exit_on_error=False)
 
     async def _refresh_drafts(self, changed: tuple[str, ...]) -> None:
+        if self.review is None:
+            return
         before = {d.path for d in self.diff_pane.drafts if not d.settled}
         live = await self.review.refresh(changed)
         self.mark_new_drafts(len({d.path for d in live} - before))  # the Diffs tab, on a small screen
 
     def on_diff_pane_action_requested(self, event: DiffPane.ActionRequested) -> None:
-        if self.engine is None:
+        if self.engine is None or self.review is None:
             self.notify(_("Not connected yet."), severity="warning")
             return
         if event.action == "edit" and event.path:  # the person's editor, the terminal handed over
@@ -601,11 +608,11 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         if event.action == "reject" and event.path:  # say why first (optional); Esc keeps the draft
             from formspec_consult.tui.screens.reason import ReasonScreen
 
-            path = event.path
+            path, review = event.path, self.review
 
             def said(reason: str | None) -> None:
                 if reason is not None:
-                    self.run_worker(self.review.reject_and_refresh(path, reason or None), group="review",
+                    self.run_worker(review.reject_and_refresh(path, reason or None), group="review",
                                     exit_on_error=False)
 
             self.push_screen(ReasonScreen(path), said)

@@ -37,7 +37,7 @@ _DOING = {"apply_draft": N_("Applying"), "reject_draft": N_("Rejecting"), "undo_
 _OUTCOME = {"apply": "applied", "reject": "rejected", "undo": "undone"}
 
 
-class Review:
+class DiffPaneReview:
     """Runs review actions for one app and hands the refreshed drafts to the diff pane."""
 
     def __init__(self, engine: EngineLike, pane: DiffPane, notify: Notify, say: Notify | None = None) -> None:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from formspec_consult.i18n import _
+from formspec_consult.store.folder import list_sessions as folder_sessions
 from formspec_consult.store.layout import SessionLayout, consult_dir
 
 
@@ -42,19 +43,14 @@ def _title(folder: Path) -> str:
 
 
 def list_sessions(project_root: Path) -> list[SessionSummary]:
-    """Sessions of the project, most recently changed first."""
-    base = consult_dir(project_root)
-    if not base.is_dir():
-        return []
+    """Sessions of the project (the store's list: `store.folder.list_sessions`) that hold a
+    conversation, most recently changed first."""
     found: list[SessionSummary] = []
-    for folder in base.iterdir():
-        files = SessionLayout(folder)
-        markers = [files.events, files.transcript]
-        present = [m for m in markers if m.is_file()]
-        if not folder.is_dir() or not present:
+    for info in folder_sessions(consult_dir(project_root)):
+        files = SessionLayout(info.path)
+        present = [m for m in (files.events, files.transcript) if m.is_file()]
+        if not present:
             continue
         mtime = max(m.stat().st_mtime for m in present)
-        found.append(
-            SessionSummary(folder.name, folder, datetime.fromtimestamp(mtime, tz=UTC), _title(folder))
-        )
+        found.append(SessionSummary(info.id, info.path, datetime.fromtimestamp(mtime, tz=UTC), _title(info.path)))
     return sorted(found, key=lambda s: s.modified, reverse=True)

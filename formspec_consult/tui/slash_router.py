@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from formspec_consult.i18n import _
+from formspec_consult.tui.layout import DIFFS
 from formspec_consult.tui.slash import SlashCommand, SlashError, help_text, parse_slash
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 
@@ -25,14 +26,14 @@ if TYPE_CHECKING:
 
     from formspec_consult.agent.engine.port import EngineLike
     from formspec_consult.agent.engine.status import EngineStatus
-    from formspec_consult.tui.review import Review
+    from formspec_consult.tui.review import DiffPaneReview
 
 
 class RouterHost(Protocol):
     """What the router needs of the app (ConsultApp): it routes, the app does the work."""
 
     engine: EngineLike | None
-    review: Review
+    review: DiffPaneReview | None  # None until an engine is open
     turn_worker: Worker[None] | None
     recent_notices: deque[str]
 
@@ -142,13 +143,16 @@ class SlashRouter:
         return True
 
     def _review(self, action: str, path: str | None) -> None:
+        if self.app.review is None:
+            self.app.notify(_("Not connected yet."), severity="warning")
+            return
         self.app.run_worker(self.app.review.run(action, path), group="review", exit_on_error=False)
 
     def _diff(self, call: SlashCommand) -> bool:
         # Shows the diffs pane but leaves the focus in the prompt: text typed next must never
         # reach the pane's single-letter keys (ctrl+r moves the focus there on purpose).
         pane = self.app.query_one(DiffPane)
-        self.app.show_pane("diff-pane")
+        self.app.show_pane(DIFFS.id)
 
         engine = self.app.engine
         if engine is not None:  # the session log keeps the command, so a replay shows it again
@@ -158,7 +162,8 @@ class SlashRouter:
                 self.app.notify(_("/diff was not logged: {exc}").format(exc=exc), severity="warning")
 
         async def show() -> None:
-            await self.app.review.refresh()
+            if self.app.review is not None:
+                await self.app.review.refresh()
             if call.args and not pane.select(call.args[0]):
                 self.app.notify(_("No draft at {path}.").format(path=call.args[0]), severity="warning")
 
@@ -180,6 +185,9 @@ class SlashRouter:
     def _reject(self, call: SlashCommand) -> bool:
         # the grammar requires a path; the words after it are the reason told to the consultant
         reason = " ".join(call.args[1:]) or None
+        if self.app.review is None:
+            self.app.notify(_("Not connected yet."), severity="warning")
+            return True
         self.app.run_worker(self.app.review.reject_and_refresh(call.args[0], reason), group="review",
                             exit_on_error=False)
         return True

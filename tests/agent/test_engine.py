@@ -25,7 +25,7 @@ from formspec_consult.store.agent_events import (
 )
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.review_results import DraftList
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 from tests.helpers import trust_project
 
 pytestmark = pytest.mark.anyio
@@ -46,13 +46,6 @@ async def open_engine(project: Path, replies: list[Any], **kwargs: Any) -> tuple
 async def run(engine: Engine, text: str) -> list[AgentEvent]:
     with anyio.fail_after(30):
         return [event async for event in engine.run_turn(text)]
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # no developer config leaks in
-    return make_project(tmp_path / "shop")
 
 
 async def test_the_model_receives_the_workspace_context_and_the_session_id(project: Path) -> None:

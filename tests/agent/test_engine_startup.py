@@ -23,18 +23,10 @@ from formspec_consult.providers.base import ProviderError
 from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.review_results import DraftList
-from tests.e2e.project import make_project
 from tests.helpers import HeldWarmUp, trust_project
 
 pytestmark = pytest.mark.anyio
 FAKE = Path(__file__).parents[1] / "mcp_client" / "fake_server.py"
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 def configure(project: Path, **servers: dict[str, Any]) -> None:

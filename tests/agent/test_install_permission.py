@@ -15,17 +15,9 @@ from formspec_consult.agent.loop.permissions import Decision, PermissionRequest
 from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import ToolCallFinished
-from tests.e2e.project import make_project
 
 pytestmark = pytest.mark.anyio
 INSTALL = {"tool_calls": [{"name": "install_module", "arguments": {"name": "rental-calendar"}}]}
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 async def run(project: Path, answer: Decision | None) -> tuple[list[ToolCallFinished], list[PermissionRequest]]:

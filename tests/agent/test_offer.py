@@ -23,20 +23,13 @@ from formspec_consult.providers import ProviderError, ScriptedProvider
 from formspec_consult.servers.local import create_local_server
 from formspec_consult.store.agent_events import ToolCallFinished
 from formspec_consult.store.events import EventLog
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio
 PROPOSE = {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}]}
 REPLIES = ["What do you sell?", PROPOSE, "Drafted the customer."]
 CONTEXT_READS = {"read_workspace_manifest", "list_installed_modules", "list_skills", "list_business_templates"}
 REVIEW_COVERED = {"diff_drafts", "validate_spec", "get_server_status", "stop_server"}
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 async def allow_once(_request: PermissionRequest) -> Any:

@@ -23,7 +23,7 @@ from formspec_consult.providers import ScriptedProvider
 from formspec_consult.servers.local import create_local_server
 from formspec_consult.spec.skills import all_skills
 from formspec_consult.store.events import EventLog
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, MODULE, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH, MODULE
 
 pytestmark = pytest.mark.anyio
 
@@ -63,13 +63,6 @@ MODES = {
     "headless": (False, None),
     "denied": (True, {"default": "deny"}),
 }
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 async def every_tool(project: Path) -> set[str]:

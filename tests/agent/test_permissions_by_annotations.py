@@ -21,7 +21,7 @@ from formspec_consult.mcp_client.manager import exposed_name
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.servers.local import create_local_server
 from formspec_consult.store.agent_events import ToolCallFinished
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio
 
@@ -48,12 +48,6 @@ def crm_server(written: list[str]) -> MCPServer:
 
 def call(tool: str, **arguments: Any) -> dict[str, Any]:
     return {"tool_calls": [{"name": tool, "arguments": arguments}]}
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    return make_project(tmp_path / "shop")
 
 
 async def open_with(project: Path, replies: list[Any], extra: Any, **flags: Any) -> Engine:

@@ -14,18 +14,10 @@ from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers.litellm_provider import LiteLLMProvider
 from formspec_consult.store.agent_events import Notice
 from formspec_consult.store.events import EventLog
-from tests.e2e.project import make_project
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 async def test_cached_tokens_are_logged_per_request_and_shown_in_status(

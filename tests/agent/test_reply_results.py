@@ -17,7 +17,7 @@ from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import ToolCallFinished
 from formspec_consult.store.events import EventLog
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio
 
@@ -53,13 +53,6 @@ spec:
 
 def propose(path: str, content: str, call_id: str) -> dict[str, Any]:
     return {"id": call_id, "name": "propose_spec_file", "arguments": {"path": path, "content": content}}
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 async def consult(project: Path, replies: list[Any], *turns: str) -> tuple[Engine, ScriptedProvider, list[Any]]:

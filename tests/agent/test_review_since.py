@@ -11,17 +11,10 @@ from formspec_consult.agent.engine.context_text import HELD_NAMES, render_module
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import rebuild_history
 from tests.agent.test_engine import open_engine, propose, run
-from tests.e2e.project import DRAFT_PATH, make_project
+from tests.e2e.project import DRAFT_PATH
 from tests.helpers import copy_example
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 async def test_a_resumed_session_after_an_apply_tells_the_model_in_its_first_request(project: Path) -> None:

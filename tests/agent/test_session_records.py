@@ -24,7 +24,6 @@ from formspec_consult.store.records import (
     TurnFinishedRecord,
     TurnStartedRecord,
 )
-from tests.e2e.project import make_project
 
 pytestmark = pytest.mark.anyio
 
@@ -32,13 +31,6 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "transcripts-example" / "barbers
 ENVELOPE = ["v", "seq", "ts", "type"]
 META = ["session_id", "model", "provider", "base_url", "project", "allow_unvalidated", "verify", "window",
         "usable_window", "threshold_tokens"]
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 async def one_turn(options: EngineOptions, text: str) -> Engine:

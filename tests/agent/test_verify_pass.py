@@ -14,7 +14,6 @@ from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import ToolCallFinished
 from formspec_consult.store.events import EventLog
-from tests.e2e.project import make_project
 from tests.helpers import lifecycle_entity
 
 pytestmark = pytest.mark.anyio
@@ -22,13 +21,6 @@ pytestmark = pytest.mark.anyio
 ORDER_PATH = "modules/shop/transaction/order/entity.yaml"
 LINEAR_ORDER = lifecycle_entity(["open", "paid"], [("open", "paid", "pay")])
 REVIEW = "- modules/shop/transaction/order/entity.yaml → state_machine: no cancelled state — add one"
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 async def propose_once(project: Path, verify: str, replies: list[Any]) -> tuple[dict[str, Any], ScriptedProvider, Engine]:

@@ -20,18 +20,10 @@ from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import AgentEvent, ToolCallFinished
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import rebuild_history
-from tests.e2e.project import make_project
 from tests.helpers import trust_project
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 FAKE = Path(__file__).with_name("fake_server.py")
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 def configure(project: Path, **settings: Any) -> None:

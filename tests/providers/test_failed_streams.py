@@ -20,7 +20,6 @@ from formspec_consult.store.events import load_events
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.conversation import ConversationView
 from tests.e2e.cli import cli_env, run_cli
-from tests.e2e.project import make_project
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 from tests.tui.conftest import SIZE, wait_until
 from tests.tui.test_conversation_flow import send
@@ -31,11 +30,6 @@ OVERFLOW = "Requested tokens (9120) exceed context window of 8192"
 @pytest.fixture
 def fake(fake_openai: FakeOpenAIServer) -> FakeOpenAIServer:
     return fake_openai  # the shared fixture (tests/fakes/fixtures.py): started, stopped (stalls released)
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return make_project(tmp_path / "shop")
 
 
 def model_args(fake: FakeOpenAIServer) -> list[str]:

@@ -11,18 +11,12 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.cli import cli_env, run_cli
-from tests.e2e.project import make_project
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
 
 @pytest.fixture
 def fake(fake_openai: FakeOpenAIServer) -> FakeOpenAIServer:
     return fake_openai  # the shared fixture (tests/fakes/fixtures.py): started, stopped (stalls released)
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return make_project(tmp_path / "shop")
 
 
 def _args(fake: FakeOpenAIServer, window: int) -> list[str]:

@@ -12,13 +12,7 @@ from typing import Any
 
 import yaml
 
-
-@dataclass
-class FakeResult:
-    problems: list[dict[str, Any]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"ok": not self.problems, "problems": self.problems, "warnings": []}
+from formspec_consult.spec.model import Problem, ValidationResult
 
 
 @dataclass
@@ -46,7 +40,7 @@ class FakeProject:
         """No parsed documents: the verifiers have nothing to say about a stand-in's files."""
         return []
 
-    def validate(self, overlay: dict[str, str | None] | None = None) -> FakeResult:
+    def validate(self, overlay: dict[str, str | None] | None = None) -> ValidationResult:
         self.validations += 1
         files = {
             p.relative_to(self.root).as_posix(): p.read_text(encoding="utf-8")
@@ -82,4 +76,4 @@ class FakeProject:
                         "hint": "remove broken: true",
                     }
                 )
-        return FakeResult(problems)
+        return ValidationResult.from_findings([Problem(**p) for p in problems], [])

@@ -15,7 +15,7 @@ from mcp.client.stdio import stdio_client
 
 from formspec_consult.config import trust_request
 from formspec_consult.config.trust import trust
-from formspec_consult.servers.local import create_local_server, server_state
+from formspec_consult.servers.local import create_local_server
 from tests.servers.conftest import call
 
 CLI = Path(sys.executable).parent / "formspec-consult"
@@ -36,9 +36,9 @@ def test_the_question_names_the_dev_command_in_full(cloned: Path, tmp_path: Path
 
 
 def test_the_local_server_runs_the_projects_dev_command_only_when_trusted(cloned: Path) -> None:
-    untrusted = server_state(create_local_server(cloned, "20261202-090000-dev1")).devserver.config
+    untrusted = create_local_server(cloned, "20261202-090000-dev1").state.devserver.config
     assert untrusted.command == ("formspec", "dev") and "formspec-consult trust" in untrusted.source
-    trusted = server_state(create_local_server(cloned, "20261202-090000-dev2", trusted=True)).devserver.config
+    trusted = create_local_server(cloned, "20261202-090000-dev2", trusted=True).state.devserver.config
     assert trusted.command[:2] == ("sh", "-c")
 
 

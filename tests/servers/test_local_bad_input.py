@@ -133,12 +133,10 @@ def test_the_matrix_has_at_least_thirty_cases() -> None:
 async def test_a_crash_inside_a_tool_is_a_tool_error_that_says_what_happened(
     server: Any, client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from formspec_consult.servers.local import server_state
-
     def crash(*args: Any, **kwargs: Any) -> Any:
         raise ValueError()  # no message at all: the worst case for the model
 
-    monkeypatch.setattr(server_state(server).project, "validate_text", crash)
+    monkeypatch.setattr(server.state.project, "validate_text", crash)
     message = await call_error(client, "validate_spec", {"yaml": GOOD})
     assert "validate_spec failed inside formspec-consult (ValueError: no details)" in message
     assert "nothing was written" in message

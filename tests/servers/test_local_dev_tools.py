@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from formspec_consult.servers.local import create_local_server, server_state
+from formspec_consult.servers.local import create_local_server
 from tests.servers.conftest import SESSION, call, call_error
 from tests.servers.test_devserver import FAKE, free_port
 
@@ -58,5 +58,5 @@ async def test_a_dev_server_started_by_this_instance_stops_with_it(project: Path
     server = _server(project, free_port())
     async with Client(server) as client:
         pid = (await call(client, "restart_server"))["pid"]
-    state = server_state(server)
+    state = server.state
     assert state.devserver.pid() is None, f"dev server {pid} outlived the MCP server"

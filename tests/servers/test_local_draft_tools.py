@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
-from formspec_consult.servers.local import create_local_server, server_state
+from formspec_consult.servers.local import create_local_server
 from formspec_consult.store.folder import ensure_session
 from tests.servers.conftest import SESSION, call, call_error
 
@@ -183,7 +183,7 @@ async def test_an_overrides_path_writes_a_shadow_copy_draft(client: Client, proj
 
 async def test_the_session_argument_is_optional_and_a_given_one_must_exist(project: Path) -> None:
     server = create_local_server(project, None)
-    state = server_state(server)
+    state = server.state
     assert not state.session_folder.exists()  # created by the first write, not by starting
     other, _ = ensure_session(project / ".formspec/consult", "20261130-000000-othr")
     async with Client(server) as client:
@@ -223,7 +223,7 @@ async def test_concurrent_proposals_all_land_in_the_manifest(client: Client, ser
             group.start_soon(propose_one, name)
     rows = (await call(client, "list_drafts"))["drafts"]
     assert len(rows) == len(names) and all(r["target_changed"] is False for r in rows)
-    assert all(server_state(server).review().store.record(r["path"]) for r in rows)
+    assert all(server.state.review().store.record(r["path"]) for r in rows)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,6 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from formspec_consult.prompting.prompts import list_prompts
-from formspec_consult.servers.local import server_state
 from formspec_consult.store.events import EventLog
 from tests.servers.conftest import call, call_error
 
@@ -20,7 +19,7 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def events(server: MCPServer) -> Path:
-    folder = server_state(server).session_folder
+    folder = server.state.session_folder
     with EventLog(folder / "events.jsonl") as log:
         log.append("user_message", text="We cut hair and sell Pomade")
         log.append("tool_result", name="list_skills", content="x" * 20_000)
@@ -92,7 +91,7 @@ async def test_the_note_of_a_cut_result_names_the_call_that_reads_the_rest_to_it
 
     schema = (await client.call_tool("list_kind_schemas", {"kind": "Entity", "full": True})).content[0].text  # type: ignore[union-attr]
     assert len(schema) > 50_000
-    with EventLog(server_state(server).session_folder / "events.jsonl") as log:
+    with EventLog(server.state.session_folder / "events.jsonl") as log:
         logged = log.write(ToolResultRecord(call_id="c1", name="list_kind_schemas", ok=True, result=schema))
     seen = cap_result(schema, 8000, logged.seq)
     call_text = re.search(r"Read on with read_transcript\(seq=(\d+), offset=(\d+)\)", seen)

@@ -6,26 +6,25 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any
 
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from formspec_consult.servers.local import results
+from formspec_consult.servers.local import create_local_server
 from formspec_consult.spec.model import ValidationResult
 from formspec_consult.store.review_flow import ReviewFlow
 from formspec_consult.store.review_results import (
     Applied,
     DiffList,
-    DraftDiff,
     DraftList,
-    DraftRow,
+    Proposed,
     Rejected,
-    SettledRow,
     ToolResult,
     Undone,
+    Withdrawn,
 )
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -92,25 +91,20 @@ async def test_every_review_answer_of_mcp_serve_reads_into_its_record_across_app
             assert (await flow.overview()).by_state() == {"pending": 1, "applied": 1, "rejected": 1}
 
 
-def _keys(typed: Any) -> set[str]:
-    return set(get_type_hints(typed))
-
-
-def test_the_records_answer_with_exactly_the_keys_of_the_servers_output_schemas() -> None:
+async def test_each_review_tool_advertises_the_shape_its_record_answers_with(project: Path) -> None:
+    # One shape per answer: the tool's MCP output schema is its record's, key for key.
+    records = {"list_drafts": DraftList, "diff_drafts": DiffList, "apply_draft": Applied, "undo_apply": Undone,
+               "reject_draft": Rejected, "withdraw_draft": Withdrawn, "propose_spec_file": Proposed}
+    async with Client(create_local_server(project, SESSION)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    for name, record in records.items():
+        schema = tools[name].output_schema or {}
+        assert set(schema.get("properties", {})) == set(record.model_json_schema(by_alias=True)["properties"]), name
     validation = ValidationResult(ok=True)
-    row = DraftRow("a.yaml", "new", "pending", True, 0, None)
-    settled = SettledRow("c.yaml", "spec/c.yaml", "applied", None)
-    diff = DraftDiff("a.yaml", "new", "pending", True, (), None, "")
-    pairs = [
-        (DraftList("s", (row,), (settled,)).to_json(), results.DraftList),
-        (row.to_json(), results.DraftRow),
-        (settled.to_json(), results.SettledRow),
-        (DiffList("s", (diff,)).to_json(), results.DiffList),
-        (diff.to_json(), results.DraftDiff),
-        (Applied("a.yaml", "spec/a.yaml", "undo/1", "did not exist", 1, False, validation).to_json(), results.Applied),
-        (Undone("a.yaml", "spec/a.yaml", "removed", "not kept", 1, 0, validation).to_json(), results.Undone),
-        (Rejected("a.yaml", (), "too many fields").to_json(), results.Rejected),
-        (validation.to_dict(), results.Validation),
-    ]
-    for wire, schema in pairs:
-        assert set(wire) == _keys(schema), schema.__name__
+    applied = Applied(path="a.yaml", file="spec/a.yaml", backup="undo/1", previous="did not exist", undo_step=1,
+                      forced=False, validation=validation)
+    assert set(applied.to_json()) == set(tools["apply_draft"].output_schema["properties"])  # type: ignore[index]
+    assert Applied.from_json(applied.to_json()) == applied
+    rejected = Rejected(path="a.yaml", remaining=(), reason="too many fields")
+    assert set(rejected.to_json()) == set(tools["reject_draft"].output_schema["properties"])  # type: ignore[index]
+    assert set(Rejected(path="a.yaml", remaining=()).to_json()) == {"rejected", "remaining"}  # no reason, none sent

@@ -73,7 +73,7 @@ async def test_every_answer_reads_into_its_record_and_the_review_texts_read_the_
         ("list_drafts", lambda a: a["drafts"][0].update(problems=[]), "has 'problems' = [], not a whole number"),
         ("list_drafts", lambda a: a["drafts"][0].update(state="applied"), "'state' = 'applied', not one of pending, undone"),
         ("diff_drafts", lambda a: a["drafts"][0].update(problems=1), "at drafts[0] has 'problems' = 1, not a list"),
-        ("diff_drafts", lambda a: a["drafts"][0]["problems"][0].pop("hint"), "at drafts[0].problems[0] lacks 'hint'"),
+        ("diff_drafts", lambda a: a["drafts"][0]["problems"][0].pop("message"), "at drafts[0].problems[0] lacks 'message'"),
         ("apply_draft", lambda a: a.pop("backup"), "The apply_draft result lacks 'backup'"),
         ("apply_draft", lambda a: a.update(undo_step=True), "has 'undo_step' = True, not a whole number"),
         ("apply_draft", lambda a: a["validation"].pop("ok"), "The apply_draft result at validation lacks 'ok'"),

@@ -159,13 +159,14 @@ class FakeEngine:
         if name == "list_draft_blocks":
             return self.blocks[arguments["path"]].to_json()
         if name == "list_drafts":
-            rows = tuple(DraftRow(d.path, d.status, d.state, d.valid, len(d.problems), False)
-                         for d in self.drafts.values())
-            return DraftList(self.session_id, rows, tuple(self.settled.values())).to_json()
+            rows = tuple(DraftRow(path=d.path, status=d.status, state=d.state, valid=d.valid, problems=len(d.problems),
+                                  target_changed=False) for d in self.drafts.values())
+            return DraftList(session=self.session_id, drafts=rows, settled=tuple(self.settled.values())).to_json()
         if name == "diff_drafts":
-            diffs = tuple(DraftDiff(d.path, d.status, d.state, d.valid, d.gate_problems(), False, d.diff)
+            diffs = tuple(DraftDiff(path=d.path, status=d.status, state=d.state, valid=d.valid,
+                                    problems=d.gate_problems(), target_changed=False, diff=d.diff)
                           for d in self.drafts.values())
-            return DiffList(self.session_id, diffs).to_json()
+            return DiffList(session=self.session_id, drafts=diffs).to_json()
         if name == "apply_draft":
             draft = self.drafts.get(arguments["file"])
             if draft is None:
@@ -177,13 +178,16 @@ class FakeEngine:
                 )
             self.undo_stack.append(self.drafts.pop(draft.path))
             self.applied.append(draft.path)
-            self.settled[draft.path] = SettledRow(draft.path, f"spec/{draft.path}", "applied", None)
-            return Applied(draft.path, f"spec/{draft.path}", f"undo/{draft.path}", "backed up",
-                           len(self.undo_stack), bool(arguments.get("force")), ValidationResult(ok=True)).to_json()
+            self.settled[draft.path] = SettledRow(path=draft.path, file=f"spec/{draft.path}", state="applied", at=None)
+            return Applied(path=draft.path, file=f"spec/{draft.path}", backup=f"undo/{draft.path}", previous="backed up",
+                           undo_step=len(self.undo_stack), forced=bool(arguments.get("force")),
+                           validation=ValidationResult(ok=True)).to_json()
         if name == "reject_draft":
             self.drafts.pop(arguments["path"], None)
-            self.settled[arguments["path"]] = SettledRow(arguments["path"], f"spec/{arguments['path']}", "rejected", None)
-            return Rejected(arguments["path"], tuple(sorted(self.drafts)), arguments.get("reason")).to_json()
+            self.settled[arguments["path"]] = SettledRow(path=arguments["path"], file=f"spec/{arguments['path']}",
+                                                         state="rejected", at=None)
+            return Rejected(path=arguments["path"], remaining=tuple(sorted(self.drafts)),
+                            reason=arguments.get("reason")).to_json()
         if name == "undo_apply":
             if not self.undo_stack:
                 raise ToolError("Nothing to undo in this session.")
@@ -193,9 +197,9 @@ class FakeEngine:
             back = draft.path not in self.drafts
             if back:
                 self.drafts[draft.path] = replace(draft, state="undone")
-            return Undone(draft.path, f"spec/{draft.path}", "restored",
-                          "back for review" if back else "newer draft kept", len(self.undo_stack) + 1,
-                          len(self.undo_stack), ValidationResult(ok=True)).to_json()
+            return Undone(path=draft.path, file=f"spec/{draft.path}", outcome="restored",
+                          draft="back for review" if back else "newer draft kept", undo_step=len(self.undo_stack) + 1,
+                          remaining_steps=len(self.undo_stack), validation=ValidationResult(ok=True)).to_json()
         raise ToolError(f"Unknown tool {name}.")
 
     async def restart_mcp(self, server: str | None = None) -> None:

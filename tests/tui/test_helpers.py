@@ -25,10 +25,12 @@ from formspec_consult.tui.widgets.tool_calls import describe_mcp
 
 
 def test_drafts_merge_the_listing_with_the_diffs_and_show_the_gates_problems_with_line_and_hint() -> None:
-    listing = [DraftRow("b.yaml", "modified", "undone", False, 2, False), DraftRow("a.yaml", "new", "pending", True, 0, None)]
+    listing = [DraftRow(path="b.yaml", status="modified", state="undone", valid=False, problems=2, target_changed=False),
+               DraftRow(path="a.yaml", status="new", state="pending", valid=True, problems=0, target_changed=None)]
     problems = (Problem("FS-TYPE", "spec/b.yaml", 3, "schema", "unknown type", "use string"),
                 Problem("FS-REF", "spec/b.yaml", None, "structural", "no such entity"))
-    diffs = [DraftDiff("b.yaml", "modified", "undone", False, problems, False, "-x\n+y\n")]
+    diffs = [DraftDiff(path="b.yaml", status="modified", state="undone", valid=False, problems=problems,
+                       target_changed=False, diff="-x\n+y\n")]
     a, b = parse_drafts(listing, diffs)
     assert (a.path, a.badges, a.diff, a.problems) == ("a.yaml", ("new",), "", ())
     assert b.badges == ("modified", "undone", "invalid") and b.diff == "-x\n+y\n"

@@ -16,7 +16,6 @@ from formspec_consult.tui.replay.player import PlayerApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView
-from tests.e2e.project import make_project
 from tests.tui.conftest import SIZE, wait_until
 from tests.tui.fakes import FakeEngine, factory_for
 from tests.tui.test_conversation_flow import send
@@ -27,12 +26,6 @@ LONG_LIST = "Here is everything a barbershop app can track:\n\n" + "\n".join(
     f"{n}. feature number {n}" for n in range(1, 31)
 )
 LETTERED = "Modules:\n" + "\n".join(f"{chr(ord('A') + i)}) module {i}" for i in range(27))
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    return make_project(tmp_path / "shop")
 
 
 def real_app(project: Path, replies: list[str], **options: object) -> ConsultApp:

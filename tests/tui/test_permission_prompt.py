@@ -15,17 +15,11 @@ from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.screens.permission import PermissionScreen
 from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 from tests.tui.conftest import SIZE, wait_until, widget_text
 from tests.tui.test_conversation_flow import send
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    return make_project(tmp_path / "shop")
 
 
 def _calls(name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -16,19 +16,13 @@ from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.status_bar import StatusBar
 from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 from tests.tui.conftest import SIZE, notices, wait_until
 from tests.tui.test_conversation_flow import send
 
 pytestmark = pytest.mark.anyio
 
 QUESTION = "How do customers book?\n\nA) Walk-ins only\nB) Bookings and walk-ins"
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    return make_project(tmp_path / "shop")
 
 
 def real_app(project: Path, replies: list[Any], **options: Any) -> ConsultApp:

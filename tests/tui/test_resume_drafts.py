@@ -11,17 +11,11 @@ from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.diff_pane import DiffPane
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 from tests.tui.conftest import SIZE, notices, wait_until
 from tests.tui.test_conversation_flow import send
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    return make_project(tmp_path / "shop")
 
 
 def app_for(project: Path, replies: list[object], **options: object) -> ConsultApp:

@@ -200,8 +200,8 @@ BOOKING_AFTER = BOOKING_BEFORE.replace(
 
 def booking_blocks() -> DraftBlocks:
     """The booking draft's change, cut by the real splitter (store.blocks)."""
-    rows = tuple(BlockRow(b.id, b.change, b.diff()) for b in split_blocks(BOOKING_BEFORE, BOOKING_AFTER))
-    return DraftBlocks(BOOKING, rows)
+    rows = tuple(BlockRow(id=b.id, change=b.change, diff=b.diff()) for b in split_blocks(BOOKING_BEFORE, BOOKING_AFTER))
+    return DraftBlocks(path=BOOKING, blocks=rows)
 
 
 def partial_review() -> Callable[[Pilot], Awaitable[None]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncGenerator, Iterable
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,7 +66,6 @@ class Engine:
         self.model = opening.provider.model
         self.provider_name = opening.provider.name
         self._approver: Approver | None = None
-        self._allowed: list[str] = []
         self._commands: list[SlashCommand] = []  # slash commands the app ran before the log was open
         # A resumed session answers the options its last reply offered, as the TUI does:
         # `-p a --continue` sends `[chosen: A) …]`, not the bare letter.
@@ -103,8 +102,6 @@ class Engine:
     async def _join(self) -> Session:
         session = await self._opening.finish()
         session.loop.permissions.approver = self._approver
-        for name in self._allowed:
-            session.loop.permissions.rules[name] = "allow"
         if session.resumed_events and not session.loop.last_options:
             session.loop.last_options = self._early_options
         from formspec_consult.agent.engine.language import check_replies, set_language
@@ -203,13 +200,6 @@ class Engine:
         if self._s is not None:
             self._s.loop.permissions.approver = approver
 
-    def allow_tools(self, names: Iterable[str]) -> None:
-        """Allow these write tools for the model without asking (`--allow-tool NAME`)."""
-        for name in names:
-            self._allowed.append(str(name))
-            if self._s is not None:
-                self._s.loop.permissions.rules[str(name)] = "allow"
-
     def record_command(self, text: str) -> None:
         """Log a slash command the UI ran itself (the app shows `/diff` in its diff pane instead of
         sending it as a turn), so the session log — and a replay of it — holds it at this point.
@@ -265,7 +255,6 @@ class Engine:
             context_tokens=loop.usage.context_tokens or loop.count(),
             threshold_tokens=compressor.threshold_tokens,
             window_tokens=compressor.usable_window,
-            model_window=self._s.window,
             reported=loop.usage.reported,
             cost=loop.usage.cost,
             prompt_tokens=loop.usage.prompt_tokens,

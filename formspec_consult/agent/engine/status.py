@@ -27,7 +27,6 @@ class EngineStatus:
     context_tokens: int = 0  # reported by the provider, or estimated locally (`reported`)
     threshold_tokens: int = 0  # the history is compacted at this size
     window_tokens: int = 0  # the usable window (the model's window less the output reserve)
-    model_window: int = 0
     reported: bool = False
     cost: float | None = None  # None: not known for this model
     prompt_tokens: int = 0

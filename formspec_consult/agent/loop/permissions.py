@@ -23,7 +23,7 @@ The person's own commands (`/apply`, the diffs pane, `formspec-consult apply`) d
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -79,21 +79,6 @@ def denial_text(name: str, *, asked: bool) -> str:
                           "FormSpec's `formspec module install --from https://registry.formspec.dev <name> --use`.",
     }.get(name, "Ask the person to do it themselves if they want it done.")
     return f"ERROR: permission denied — {who}. {review} Do not call {name} again for this unless they ask you to."
-
-
-def parse_rules(value: Any) -> dict[str, Rule]:
-    """The `permissions` setting: `{tool: allow|ask|deny}` (and `default`); raises ValueError."""
-    if value in (None, ""):
-        return {}
-    if not isinstance(value, Mapping):
-        raise ValueError("expected a mapping of tool name to allow, ask or deny, e.g. {apply_draft: ask}")
-    out: dict[str, Rule] = {}
-    for tool, rule in value.items():
-        text = str(rule).strip().lower()
-        if text not in RULES:
-            raise ValueError(f"{tool}: {rule!r} is not one of allow, ask, deny")
-        out[str(tool)] = text
-    return out
 
 
 @dataclass

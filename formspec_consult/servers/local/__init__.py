@@ -15,9 +15,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.types import Tool
 
-from formspec_consult import __version__
 from formspec_consult.devserver import DevServer, resolve_config
-from formspec_consult.servers.base import CitizenServer
 from formspec_consult.store.folder import (
     check_session_id,
     current_external_session,
@@ -29,23 +27,8 @@ from formspec_consult.store.layout import consult_dir
 NEW_SESSION = "new"  # `mcp-serve --session new`: a fresh session, even when a current one exists
 
 if TYPE_CHECKING:
+    from formspec_consult.servers.local.server import LocalServer
     from formspec_consult.servers.local.state import LocalState
-
-INSTRUCTIONS = (
-    "Tools for one FormSpec project on this machine. Ground yourself with read_workspace_manifest, "
-    "list_installed_modules and list_skills; look up kinds with list_kind_schemas. Write spec YAML only "
-    "through propose_spec_file (it creates a draft and validates it); fix every problem it reports. "
-    "Drafts are applied with apply_draft after the person reviewed them; undo_apply reverts. vendors/ "
-    "is read-only: extend vendor entities with an Entity Extension or shadow them in overrides/."
-)
-
-
-def server_state(server: MCPServer) -> LocalState:
-    """The project, bound session (id and folder) and dev server behind a local server."""
-    state = getattr(server, "formspec_state", None)
-    if state is None:
-        raise TypeError("not a server built by create_local_server")
-    return state
 
 
 def create_local_server(
@@ -55,7 +38,7 @@ def create_local_server(
     dev_command: list[str] | None = None,
     health_url: str | None = None,
     trusted: bool = False,
-) -> MCPServer:
+) -> LocalServer:
     """Build the local server bound to the project at (or above) ``project_dir`` and one session.
 
     ``session_id`` names the session; None binds to the project's current external session
@@ -66,7 +49,7 @@ def create_local_server(
     trusts the folder: only then does ``consult.dev_command`` in ``formspec-app.yaml`` run. Raises
     ``formspec_consult.spec.ProjectError`` when ``project_dir`` is not a FormSpec project.
     """
-    from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, module_tools, read_tools
+    from formspec_consult.servers.local.server import LocalServer
     from formspec_consult.servers.local.state import LocalState
     from formspec_consult.spec import open_project
 
@@ -94,20 +77,7 @@ def create_local_server(
             if devserver.started_here:
                 await anyio.to_thread.run_sync(devserver.stop)
 
-    server = CitizenServer(
-        "formspec-local",
-        title="FormSpec (local project)",
-        instructions=INSTRUCTIONS,
-        version=__version__,
-        lifespan=lifespan,
-    )
-    server.formspec_state = state  # type: ignore[attr-defined]  # read through server_state()
-    read_tools.register(server, state)
-    draft_tools.register(server, state)
-    dev_tools.register(server, state)
-    extra_tools.register(server, state)
-    module_tools.register(server, state)
-    return server
+    return LocalServer(state, lifespan=lifespan)
 
 
 class _CatalogueState:
@@ -123,10 +93,7 @@ class _CatalogueState:
 async def tool_catalogue() -> list[Tool]:
     """The local server's tools as a client lists them (name, title, description, hints), without
     a project: what `formspec-consult skill install` writes into the skill's tool guide."""
-    from formspec_consult.servers.local import dev_tools, draft_tools, extra_tools, module_tools, read_tools
+    from formspec_consult.servers.local.server import LocalServer
 
-    server = CitizenServer("formspec-local-catalogue")
-    state = cast("LocalState", _CatalogueState())
-    for module in (read_tools, draft_tools, dev_tools, extra_tools, module_tools):
-        module.register(server, state)
-    return await server.list_tools()
+    # Registering reads only `lock` and `serialised`: a stand-in state, since no tool is called.
+    return await LocalServer(cast("LocalState", _CatalogueState()), name="formspec-local-catalogue").list_tools()

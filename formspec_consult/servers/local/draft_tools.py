@@ -9,7 +9,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from formspec_consult.servers.base import READ_ONLY
-from formspec_consult.servers.local.results import (
+from formspec_consult.servers.local.state import LocalState
+from formspec_consult.store.review_results import (
     Applied,
     DiffList,
     DraftBlocks,
@@ -21,7 +22,6 @@ from formspec_consult.servers.local.results import (
     Undone,
     Withdrawn,
 )
-from formspec_consult.servers.local.state import LocalState
 
 DRAFT_WRITE = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -74,7 +74,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> Proposed:
         """Write a spec file as a DRAFT (never the project) and validate the project with it: returns
         validation, findings, the skills for its kind, next steps. The only way to write spec YAML and docs."""
-        return state.review(session).propose(path, content)  # type: ignore[return-value]
+        return state.review(session).propose(path, content)
 
     @server.tool(title="List drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
@@ -82,7 +82,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         """The session's drafts (path, status, valid, problems, target_changed) and settled ones."""
         sid, _ = state.session(session)
         review = state.review(session)
-        return {"session": sid, "drafts": review.list(), "settled": review.settled()}  # type: ignore[typeddict-item]
+        return DraftList(session=sid, drafts=review.list(), settled=review.settled())
 
     @server.tool(title="Diff drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
@@ -92,7 +92,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> DiffList:
         """Drafts as unified diffs against the real files, with status and validation problems."""
         sid, _ = state.session(session)
-        return {"session": sid, "drafts": state.review(session).diff(path)}  # type: ignore[typeddict-item]
+        return DiffList(session=sid, drafts=state.review(session).diff(path))
 
     @server.tool(title="Reject a draft", annotations=DRAFT_DISCARD, structured_output=True)
     @state.serialised
@@ -104,7 +104,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         session: SessionArg = None,
     ) -> Rejected:
         """Discard one draft (the real file is not touched)."""
-        return state.review(session).reject(path, reason)  # type: ignore[return-value]
+        return state.review(session).reject(path, reason)
 
     @server.tool(title="Replace a draft with the person's edit", annotations=DRAFT_WRITE, structured_output=True)
     @state.serialised
@@ -115,7 +115,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> Edited:
         """For the person's own client: their edited version of a draft becomes the draft (logged
         as their edit) and is validated; the same text changes nothing."""
-        return state.review(session).edit(path, content)  # type: ignore[return-value]
+        return state.review(session).edit(path, content)
 
     @server.tool(title="Withdraw your own pending draft", annotations=DRAFT_WITHDRAW, structured_output=True)
     @state.serialised
@@ -124,7 +124,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         session: SessionArg = None,
     ) -> Withdrawn:
         """Take back your own pending draft (never applied); the project is untouched."""
-        return state.review(session).withdraw(path)  # type: ignore[return-value]
+        return state.review(session).withdraw(path)
 
     @server.tool(title="Apply a draft to the project", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
@@ -134,7 +134,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         session: SessionArg = None,
     ) -> Applied:
         """Apply a draft the person accepted (atomic, undoable); refuses an invalid draft or a changed target."""
-        return state.review(session).apply(file, force=force)  # type: ignore[return-value]
+        return state.review(session).apply(file, force=force)
 
     @server.tool(title="A draft's change in blocks", annotations=READ_ONLY, structured_output=True)
     @state.serialised
@@ -144,7 +144,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> DraftBlocks:
         """For the person's own client: the draft's change cut into YAML blocks (top-level keys,
         each key of spec, each field, action, state or transition), each with its own diff."""
-        return state.review(session).blocks(path)  # type: ignore[return-value]
+        return state.review(session).blocks(path)
 
     @server.tool(title="Apply some blocks of a draft", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
@@ -156,10 +156,10 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> PartApplied:
         """For the person's own client: apply only the chosen blocks (validated as a draft of their
         own, undoable); the other blocks go back to the consultant as a rejection."""
-        return state.review(session).apply_blocks(file, blocks, reason)  # type: ignore[return-value]
+        return state.review(session).apply_blocks(file, blocks, reason)
 
     @server.tool(title="Undo the last apply", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def undo_apply(force: ForceArg = False, session: SessionArg = None) -> Undone:
         """Undo the session's last apply (exact previous bytes come back); call again to undo further."""
-        return state.review(session).undo(force=force)  # type: ignore[return-value]
+        return state.review(session).undo(force=force)

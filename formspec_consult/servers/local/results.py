@@ -1,7 +1,9 @@
 """Typed shapes of the tool results (they become each tool's MCP output schema).
 
-Keep them in step with what ``sessions.review`` / ``devserver`` return: a key missing here is
+Keep them in step with what ``devserver`` and the read tools return: a key missing here is
 dropped from the structured result (the test client checks text and structured output agree).
+The review tools' answers are not here: they are the pydantic models of ``store.review_results``,
+built by ``store.review`` where they are made and read back by the clients.
 """
 
 from __future__ import annotations
@@ -21,124 +23,6 @@ class Validation(TypedDict):
     problems: list[dict[str, Any]]
     warnings: list[dict[str, Any]]
     schema_sources: NotRequired[dict[str, str]]
-
-
-class SkillRef(TypedDict):
-    name: str
-    description: str
-
-
-class Proposed(TypedDict):
-    """One draft's verdict: ``valid``, and ``validation`` holding only what blocks THIS draft and the
-    warnings in its file; problems elsewhere (other drafts, old ones) are counted in ``other_problems``."""
-
-    written: bool
-    path: str
-    draft_path: str
-    status: str
-    diff: NotRequired[str]  # a modified file: the unified diff of the current file -> the draft
-    valid: bool
-    validation: Validation
-    blocking_problems: int
-    other_problems: int
-    relevant_skills: list[SkillRef]
-    findings: list[dict[str, Any]]  # the verifiers' advice (spec.verify): {code, source, line, entity, message, hint}
-    next: str
-
-
-class DraftRow(TypedDict):
-    path: str
-    status: str
-    state: str  # pending | undone (applied, undone, back for review)
-    valid: bool
-    problems: int
-    target_changed: bool | None
-
-
-class SettledRow(TypedDict):
-    path: str
-    file: str
-    state: str  # applied | rejected
-    at: str | None
-
-
-class DraftList(TypedDict):
-    session: str
-    drafts: list[DraftRow]
-    settled: list[SettledRow]  # the session's drafts no longer under review
-
-
-class DraftDiff(TypedDict):
-    path: str
-    status: str
-    state: str
-    valid: bool
-    problems: list[dict[str, Any]]
-    target_changed: bool | None
-    diff: str
-
-
-class DiffList(TypedDict):
-    session: str
-    drafts: list[DraftDiff]
-
-
-class Rejected(TypedDict):
-    rejected: str
-    remaining: list[str]
-    reason: NotRequired[str]  # the person's reason, when they gave one
-
-
-class Edited(TypedDict):
-    edited: str
-    changed: bool  # false: the person's text is the draft's, nothing was written or logged
-    diff: str  # the old draft -> the person's version
-    valid: bool
-    problems: list[dict[str, Any]]
-
-
-class BlockRow(TypedDict):
-    id: str  # e.g. spec.fields[phone], spec.state_machine.transitions[booked->done]
-    change: str  # added | removed | changed
-    diff: str  # the block's own diff
-
-
-class DraftBlocks(TypedDict):
-    path: str
-    blocks: list[BlockRow]
-
-
-class PartApplied(TypedDict):
-    path: str
-    accepted: list[str]  # the blocks applied
-    rejected: list[str]  # the blocks sent back to the model as a rejection
-    reason: NotRequired[str]
-    apply: Applied
-
-
-class Withdrawn(TypedDict):
-    withdrawn: str
-    remaining: list[str]
-
-
-class Applied(TypedDict):
-    applied: str
-    file: str
-    backup: str
-    previous: str
-    undo_step: int
-    forced: bool
-    validation: Validation
-
-
-class Undone(TypedDict):
-    undone: str
-    file: str
-    outcome: str
-    draft: str  # back for review | newer draft kept | not kept
-    undo_step: int
-    remaining_steps: int
-    validation: Validation
 
 
 class ServerStatus(TypedDict):

@@ -31,7 +31,7 @@ from formspec_consult.store.install import InstallRefused
 from formspec_consult.store.layout import consult_dir
 from formspec_consult.store.locks import external_session_claim
 from formspec_consult.store.paths import PathRefused, tool_path
-from formspec_consult.store.review import Review
+from formspec_consult.store.review import SessionReview
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.undo import UndoError
 
@@ -96,7 +96,7 @@ class LocalState:
     devserver: DevServer
     # Tools run in worker threads; writes to one session must not interleave.
     lock: threading.RLock = field(default_factory=threading.RLock)
-    _reviews: dict[str, Review] = field(default_factory=dict)
+    _reviews: dict[str, SessionReview] = field(default_factory=dict)
     # The external-session rule (mcp-serve without --session): "follow" = no current external
     # session yet, so until our first write take the one another server may create meanwhile;
     # "adopt" = make ours the current one once it is written; "" = an explicit --session.
@@ -164,9 +164,9 @@ class LocalState:
             return self.session_id, self.session_folder
         return session_id, existing_session(self.consult_dir, session_id)
 
-    def review(self, session_id: str | None = None) -> Review:
+    def review(self, session_id: str | None = None) -> SessionReview:
         """The draft/undo view of a session (cached per session)."""
         sid, folder = self.session(session_id)
         if sid not in self._reviews:
-            self._reviews[sid] = Review(self.project, folder, journal=ReviewJournal(folder))
+            self._reviews[sid] = SessionReview(self.project, folder, journal=ReviewJournal(folder))
         return self._reviews[sid]

@@ -41,6 +41,7 @@ def check_storage_rules(doc: Document, out: Findings) -> None:
     spec = doc.spec
     fields = [(i, f) for i, f in enumerate(as_list(spec.get("fields"))) if isinstance(f, dict)]
     for i, f in fields:
+        _check_picker_map(doc, f, ("spec", "fields", i), out)
         storage = f.get("storage")
         if f.get("type") in ("file", "attachment") and isinstance(storage, dict):
             _check_storage(doc, str(f.get("name")), storage, ("spec", "fields", i, "storage"), out)
@@ -184,3 +185,55 @@ def check_seed(doc: Document, out: Findings) -> None:
             out.error("FS-SEED-SPEC", doc, ("spec", "entities", i), f"entities[{i}] ({entity}) has no records",
                       "List the records (`records: [{field: value, ...}]`) or drop the block.")
             return
+
+
+_PICKER_MAP_KEYS = ("ref_field", "name_field", "price_field", "quantity_field", "note_field")
+
+
+def _check_picker_map(doc: Document, f: dict[str, Any], base: tuple[Any, ...], out: Findings) -> None:
+    """FormSpec's ValidateEntitySpec (child picker): `picker.map.*` names fields of the child row."""
+    child = f.get("child")
+    if f.get("type") != "child" or not isinstance(child, dict) or not isinstance(child.get("picker"), dict):
+        return
+    picker = child["picker"]
+    name = f.get("name")
+    mapping = picker.get("map") if isinstance(picker.get("map"), dict) else {}
+    display = picker.get("display") if isinstance(picker.get("display"), dict) else {}
+    problem = _picker_problem(picker, mapping, display)
+    if problem:
+        out.error("FS-CHILD-PICKER", doc, base + ("child", "picker") + problem[0],
+                  f"child field {name!r} picker: {problem[1]}", problem[2])
+        return
+    row = sorted(str(cf.get("name")) for cf in as_list(child.get("fields")) if isinstance(cf, dict))
+    for key in _PICKER_MAP_KEYS:
+        target = mapping.get(key)
+        if isinstance(target, str) and target and target not in row:
+            out.error("FS-CHILD-PICKER", doc, base + ("child", "picker", "map", key),
+                      f"child field {f.get('name')!r} picker.map.{key}: {target!r} is not a field of this child",
+                      f"The picker writes into the child row: name one of its fields ({', '.join(row) or 'none yet'}),"
+                      " or add the field under `child.fields`.")
+            return
+
+
+def _picker_problem(picker: dict[str, Any], mapping: dict[str, Any],
+                    display: dict[str, Any]) -> tuple[tuple[str, ...], str, str] | None:
+    """(path, message, hint) of the first rule of FormSpec's ValidatePickerDecl the picker breaks."""
+    if not picker.get("entity"):
+        return ((), "`entity` is required (the entity rows are picked from)",
+                "Add `entity: <module>.<entity>` naming the entity to pick from.")
+    if not mapping.get("ref_field"):
+        return (("map",), "`map.ref_field` is required (the row's relation field pointing at the picked record)",
+                "Add `map: {ref_field: <relation field of the child row>}`.")
+    columns = display.get("columns")
+    if isinstance(columns, int) and columns != 0 and not 2 <= columns <= 4:
+        return (("display", "columns"), f"`display.columns` must be 2–4, got {columns}", "Use 2, 3 or 4.")
+    if display.get("price_entity") and not (display.get("price_match_field") and display.get("price_field")):
+        return (("display",), "`price_entity` needs `price_match_field` and `price_field`",
+                "Name the price entity's field holding the source id and its money field.")
+    maximum = mapping.get("max_quantity")
+    if isinstance(maximum, int) and maximum < 0:
+        return (("map", "max_quantity"), "`map.max_quantity` must be positive", "Give a positive upper bound.")
+    if mapping.get("quantity_field") and not maximum:
+        return (("map",), "`map.max_quantity` is required with `quantity_field`",
+                "Add `max_quantity: <n>`: a picked amount is always bounded.")
+    return None
