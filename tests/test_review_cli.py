@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from formspec_consult.store.events import EventLog
 from tests.e2e.cli import cli_env, run_cli, write_script
-from tests.e2e.project import DRAFT_PATH, make_project
+from tests.e2e.project import DRAFT_PATH
 from tests.test_headless import propose_turn
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return make_project(tmp_path / "shop")
 
 
 def session_log(project: Path) -> Path:

@@ -542,7 +542,7 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         view = self.query_one(ConversationView)
         view.scroll_page_up() if pages < 0 else view.scroll_page_down()
 
-    def on_input_submitted(self, event: PromptInput.Submitted) -> None:
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         text = event.value.strip()
         if not text:
             return

@@ -16,7 +16,7 @@ from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import AgentEvent, Notice
 from formspec_consult.store.events import EventLog
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio
 
@@ -27,13 +27,6 @@ WITH_EMAIL = CUSTOMER.replace("    - {name: phone, type: string}\n",
 
 def calls(*pairs: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     return {"tool_calls": [{"name": name, "arguments": arguments} for name, arguments in pairs]}
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 @pytest.fixture

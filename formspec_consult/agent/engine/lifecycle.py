@@ -183,6 +183,9 @@ def resume(
     turns = [e.turn for e in events if isinstance(e, TurnStartedRecord)]
     finished = {e.turn for e in events if isinstance(e, TurnFinishedRecord)}
     loop.turn = max(turns, default=0)
+    ends = [e for e in events if isinstance(e, TurnFinishedRecord)]
+    if ends and ends[-1].reason == "step_limit":  # its next message says the last turn was cut short
+        loop.stopped_at_budget = loop.max_steps
     session.compressor.compactions = sum(1 for e in events if isinstance(e, CompactionRecord))
     loop.usage.restore(events)
     session.log.write(SessionResumedRecord(**_session_meta(session)))
