@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from formspec_consult.store.events import EventLog
 from tests.e2e.cli import cli_env, run_cli, write_script
 from tests.e2e.project import DRAFT_PATH
