@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from formspec_consult.spec.model import Problem, ValidationResult
-from formspec_consult.spec.owner_docs import changelog_findings, fill_generated
+from formspec_consult.spec.owner_docs import DOMAIN_MODEL, changelog_findings, fill_generated
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
 from formspec_consult.store.blocks import compose, pick, split_blocks
@@ -79,9 +79,12 @@ class SessionReview:
         are only counted (``other_problems``), since they do not block this one.
         """
         spec_path = self.store.roots.resolve(path)
-        if is_doc(spec_path.rel) and isinstance(content, str):  # the domain model's diagrams: from the specs
-            content = fill_generated(spec_path.project_rel, content, self.project.documents(self.store.overlay()))
+        if is_doc(spec_path.rel) and isinstance(content, str):  # diagrams from the specs, a changelog entry appended
+            before = spec_path.target.read_text(encoding="utf-8", errors="replace") if spec_path.target.is_file() else None
+            content = fill_generated(spec_path.project_rel, content, self.project.documents(self.store.overlay()), before)
         file = self.store.write(spec_path, content)
+        if not is_doc(spec_path.rel):
+            self._follow_specs()
         result = self._check(spec_path.project_rel)
         if is_doc(spec_path.rel):
             advice: builtins.list[Any] = self._docs_advice(spec_path, str(content))
@@ -119,6 +122,17 @@ class SessionReview:
             findings=tuple(advice),
             next=_next_step(spec_path.rel, status, result, len(advice)),
         )
+
+    def _follow_specs(self) -> None:
+        """Keep a pending domain-model draft's diagrams those of the specs with the pending drafts:
+        proposed top-down (documents first), it would otherwise go stale with every later spec draft.
+        Only its generated part changes; its text stays the proposer's."""
+        if DOMAIN_MODEL not in self.store.rels():
+            return
+        text = self.store.read_text(DOMAIN_MODEL)
+        fresh = fill_generated(DOMAIN_MODEL, text, self.project.documents(self.store.overlay()))
+        if fresh != text:
+            self.store.write(self.store.roots.resolve(DOMAIN_MODEL), fresh)
 
     def _docs_advice(self, spec_path: SpecPath, text: str) -> builtins.list[dict[str, Any]]:
         """A changelog draft's advice: dated today, naming the spec files this session changes."""
@@ -194,6 +208,7 @@ class SessionReview:
         said = check_reason(reason)
         spec_path = self.store.find(path)
         self.store.settle(spec_path.rel, "rejected")
+        self._follow_specs()
         result = Rejected(path=spec_path.rel, remaining=tuple(self.store.rels()), reason=said)
         if self.journal is not None:
             self.journal.record(result)
@@ -269,6 +284,7 @@ class SessionReview:
                 "theirs to accept or reject now (/diff in formspec-consult), not yours to withdraw."
             )
         self.store.remove(spec_path.rel)
+        self._follow_specs()
         return Withdrawn(path=spec_path.rel, remaining=tuple(self.store.rels()))
 
     def apply(self, path: object, *, force: bool = False) -> Applied:
