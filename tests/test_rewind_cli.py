@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-import pytest
 from click.testing import CliRunner, Result
 
 from formspec_consult.cli import cli
@@ -15,16 +14,9 @@ from formspec_consult.store.locks import SessionWriter
 from formspec_consult.store.manifest import DraftManifest
 from formspec_consult.store.records import CommandRecord, RewindRecord, TurnFinishedRecord, UndoRecord
 from tests.agent.test_engine import open_engine, propose, run
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 SUPPLIER_PATH = "modules/shop/master/supplier/entity.yaml"
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 def recorded_session(project: Path) -> Path:

@@ -16,19 +16,12 @@ from formspec_consult.commands.screen_reader import run_screen_reader, screen_re
 from formspec_consult.commands.spoken_text import diff_text, reply_text
 from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio
 
 TABLE_REPLY = ("Here is what I would record for each customer:\n\n| Field | Type |\n|---|---|\n| name | string |\n"
                "| phone | string |\n\nShould we keep visits too?\nA) Yes, each visit with its date\nB) No, not yet")
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 async def session(project: Path, replies: list[Any], typed: list[str]) -> tuple[int, str]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from formspec_consult.i18n import _
+from formspec_consult.i18n import _, current_language
 from formspec_consult.mcp_client.config import ServerSpec, parse_servers
 from formspec_consult.store.layout import MCP_REGISTRY_LOG, MCP_SERVER_LOG, consult_dir
 
@@ -88,13 +88,15 @@ def local_server_spec(
 
         server = create_local_server(project_root, session_id=session_id, trusted=trusted)
         return ServerSpec(name=LOCAL, in_process=server, timeout=timeout)
-    # `python -m formspec_consult` is the `formspec-consult` script without relying on PATH.
+    # `python -m formspec_consult` is the `formspec-consult` script without relying on PATH; the
+    # server writes the review lines of transcript.md, in the person's language (--lang).
     env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
     return ServerSpec(
         name=LOCAL,
         command=sys.executable,
         args=(
-            "-m", "formspec_consult", "mcp-serve", "--project", str(project_root), "--session", session_id,
+            "-m", "formspec_consult", "--lang", current_language(),
+            "mcp-serve", "--project", str(project_root), "--session", session_id,
             *(("--trust-project",) if trusted else ()),
         ),
         env=env,

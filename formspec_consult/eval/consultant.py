@@ -19,7 +19,7 @@ from formspec_consult.eval.scoring import ApplyOutcome
 from formspec_consult.providers.base import Provider
 from formspec_consult.store.agent_events import AssistantMessage, ToolCallFinished, TurnFinished
 from formspec_consult.store.layout import EVENTS
-from formspec_consult.store.records import EventRecord, MessageRecord
+from formspec_consult.store.records import EventRecord, MessageRecord, SystemPromptRecord
 from formspec_consult.store.review_flow import ReviewFlow
 
 
@@ -110,8 +110,18 @@ def read_events(session_dir: Path) -> list[EventRecord]:
 
 
 def system_prompt(events: Iterable[EventRecord]) -> str:
-    """The system prompt the consultant was given (the first system message of the log)."""
+    """Every system prompt the consultant was given, in order: the session's first, then each one
+    written again (at the Draft phase's offer, on resume, at a phase change: `system_prompt` events),
+    each after a heading that says from which event on it was sent. One prompt is returned as it is."""
+    prompts: list[tuple[str, str]] = []
     for event in events:
-        if isinstance(event, MessageRecord) and event.message.get("role") == "system":
-            return str(event.message.get("content") or "")
-    return ""
+        if isinstance(event, MessageRecord) and event.message.get("role") == "system" and not prompts:
+            prompts.append(("the start", str(event.message.get("content") or "")))
+        elif isinstance(event, SystemPromptRecord):
+            text = str(event.message.get("content") or "")
+            if not prompts or prompts[-1][1] != text:
+                prompts.append((f"event {event.seq} ({event.reason or 'rewritten'})", text))
+    if len(prompts) <= 1:
+        return prompts[0][1] if prompts else ""
+    return "\n\n".join(f"# System prompt {i} — from {when} on\n\n{text.rstrip()}"
+                       for i, (when, text) in enumerate(prompts, 1)) + "\n"

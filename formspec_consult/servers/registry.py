@@ -133,8 +133,7 @@ class RegistryServer(CitizenServer):
                 str, Field(description="A name from search_modules_registry.", max_length=100)
             ],
         ) -> ModuleDetail:
-            """One registry module: ai_index (features, integration, publisher skills), versions, trust
-            tier, dependencies."""
+            """One registry module: ai_index, versions, trust tier, dependencies."""
             module = await db(store.get_module, name)
             if module is None:
                 close = difflib.get_close_matches(

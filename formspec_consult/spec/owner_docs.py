@@ -308,16 +308,29 @@ _FILL_HINT = ("Propose docs/domain-model.md again with your own text only: the g
               "in from the specs (with the pending drafts) when it is proposed.")
 
 
-def fill_generated(rel: str, text: str, documents: Iterable[Document]) -> str:
-    """A proposed docs file with its generated part (re)made from `documents`: the domain model's
-    diagrams are never the proposer's to write. Other files, a project with no entities and broken
-    markers come back unchanged (the check says what is wrong)."""
+def fill_generated(rel: str, text: str, documents: Iterable[Document], before: str | None = None) -> str:
+    """A proposed docs file as it is drafted: the domain model with its generated part (re)made from
+    `documents` (its diagrams are never the proposer's to write); a changelog proposed as just its
+    new entry (text that starts with a dated heading) added at the end of the current file
+    `before` (or under a title, when there is none). Other files, a project with no entities and
+    broken markers come back unchanged (the check says what is wrong)."""
+    if rel == CHANGELOG:
+        return _append_entry(text, before)
     if rel != DOMAIN_MODEL:
         return text
     try:
         return refresh(text, domain_model_part(documents), rel, over_edits=True)
     except DocsError:
         return text
+
+
+def _append_entry(text: str, before: str | None) -> str:
+    if not _DATED.match(text.lstrip()):  # a whole file: checked as it is
+        return text
+    entry = text.strip() + "\n"
+    if before is None or not before.strip():
+        return "# Changelog\n\n" + entry
+    return before.rstrip() + "\n\n" + entry
 
 
 def _problem(code: str, rel: str, message: str, hint: str = "") -> Problem:
@@ -363,7 +376,8 @@ def _check_changelog(rel: str, text: str, before: str | None, today: date) -> li
         return [_problem(
             "FS-CHANGELOG-REWRITTEN", rel,
             f"{rel} is append-only: this draft changes or drops earlier entries.",
-            "Propose the current file unchanged with the new entry added at the end.")]
+            "Propose only the new entry (starting with its '## YYYY-MM-DD — …' heading): it is added at the "
+            "end of the current file.")]
     added = text[len(kept):]
     dates = [_date(m) for m in _DATED.finditer(added)]
     if not any(d is not None and d <= today for d in dates):

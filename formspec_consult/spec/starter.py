@@ -91,7 +91,8 @@ def starter_files(name: str, slug: str) -> dict[str, str]:
             f"      module: {slug}\n"
         ),
         f"spec/modules/{slug}/module.yaml": (
-            "# The business's own module: its entities go in spec/modules/" + slug + "/<group>/<entity>/entity.yaml.\n"
+            "# The business's own module: its entities go in spec/modules/" + slug + "/<characteristic>/<entity>/entity.yaml\n"
+            "# (<characteristic>: master, transaction, reference or summary).\n"
             "apiVersion: formspec.dev/v1\n"
             "kind: Module\n"
             "metadata:\n"

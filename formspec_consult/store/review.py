@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from formspec_consult.spec.model import Problem, ValidationResult
-from formspec_consult.spec.owner_docs import changelog_findings, fill_generated
+from formspec_consult.spec.owner_docs import DOMAIN_MODEL, changelog_findings, fill_generated
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
+from formspec_consult.store.blocks import compose, pick, split_blocks
 from formspec_consult.store.drafts import DraftError, DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.manifest import settled_state
@@ -24,8 +25,12 @@ from formspec_consult.store.paths import SpecPath, is_doc
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.review_results import (
     Applied,
+    BlockRow,
+    DraftBlocks,
     DraftDiff,
     DraftRow,
+    Edited,
+    PartApplied,
     Proposed,
     Rejected,
     SettledRow,
@@ -74,9 +79,12 @@ class SessionReview:
         are only counted (``other_problems``), since they do not block this one.
         """
         spec_path = self.store.roots.resolve(path)
-        if is_doc(spec_path.rel) and isinstance(content, str):  # the domain model's diagrams: from the specs
-            content = fill_generated(spec_path.project_rel, content, self.project.documents(self.store.overlay()))
+        if is_doc(spec_path.rel) and isinstance(content, str):  # diagrams from the specs, a changelog entry appended
+            before = spec_path.target.read_text(encoding="utf-8", errors="replace") if spec_path.target.is_file() else None
+            content = fill_generated(spec_path.project_rel, content, self.project.documents(self.store.overlay()), before)
         file = self.store.write(spec_path, content)
+        if not is_doc(spec_path.rel):
+            self._follow_specs()
         result = self._check(spec_path.project_rel)
         if is_doc(spec_path.rel):
             advice: builtins.list[Any] = self._docs_advice(spec_path, str(content))
@@ -114,6 +122,17 @@ class SessionReview:
             findings=tuple(advice),
             next=_next_step(spec_path.rel, status, result, len(advice)),
         )
+
+    def _follow_specs(self) -> None:
+        """Keep a pending domain-model draft's diagrams those of the specs with the pending drafts:
+        proposed top-down (documents first), it would otherwise go stale with every later spec draft.
+        Only its generated part changes; its text stays the proposer's."""
+        if DOMAIN_MODEL not in self.store.rels():
+            return
+        text = self.store.read_text(DOMAIN_MODEL)
+        fresh = fill_generated(DOMAIN_MODEL, text, self.project.documents(self.store.overlay()))
+        if fresh != text:
+            self.store.write(self.store.roots.resolve(DOMAIN_MODEL), fresh)
 
     def _docs_advice(self, spec_path: SpecPath, text: str) -> builtins.list[dict[str, Any]]:
         """A changelog draft's advice: dated today, naming the spec files this session changes."""
@@ -189,10 +208,70 @@ class SessionReview:
         said = check_reason(reason)
         spec_path = self.store.find(path)
         self.store.settle(spec_path.rel, "rejected")
+        self._follow_specs()
         result = Rejected(path=spec_path.rel, remaining=tuple(self.store.rels()), reason=said)
         if self.journal is not None:
             self.journal.record(result)
         return result
+
+    def edit(self, path: object, content: object) -> Edited:
+        """The person's own version of a draft becomes the draft (logged as their edit, the model
+        told on its next request), validated as a proposal is. The same text changes nothing."""
+        spec_path = self.store.find(path)
+        old = self.store.read_bytes(spec_path.rel)
+        new = str(content).encode("utf-8") if isinstance(content, str) else b""
+        changed = new != old
+        if changed:
+            self.store.replace(spec_path, content)  # type: ignore[arg-type]  # checked inside
+        result = self._check(spec_path.project_rel)
+        diff = unified_diff(spec_path.rel, old, new) if changed else ""
+        answer = Edited(path=spec_path.rel, changed=changed, diff=diff, valid=result.passes,
+                        problems=tuple(Problem(**p) for p in result.blocking))
+        if changed and self.journal is not None:
+            self.journal.record(answer)
+        return answer
+
+    def blocks(self, path: object) -> DraftBlocks:
+        """The draft's change cut into blocks (store.blocks), each with its own diff."""
+        spec_path = self.store.find(path)
+        before, after = self._sides(spec_path)
+        return DraftBlocks(path=spec_path.rel, blocks=tuple(
+            BlockRow(id=b.id, change=b.change, diff=b.diff()) for b in split_blocks(before, after)))
+
+    def _sides(self, spec_path: SpecPath) -> tuple[str, str]:
+        target = spec_path.target
+        before = target.read_bytes().decode("utf-8", errors="replace") if target.is_file() else ""
+        return before, self.store.read_text(spec_path.rel)
+
+    def apply_blocks(self, path: object, blocks: object, reason: object = None) -> PartApplied:
+        """Apply only the chosen blocks of a draft: they are put together with the project's file
+        as a draft of their own, which the gate checks and apply writes (undoable as any apply);
+        the other blocks go back to the model as a rejection (with the person's reason). When the
+        gate or apply refuses, the draft is left exactly as it was."""
+        said = check_reason(reason)
+        spec_path = self.store.find(path)
+        before, after = self._sides(spec_path)
+        every = split_blocks(before, after)
+        if not isinstance(blocks, list) or not blocks or not all(isinstance(b, str) for b in blocks):
+            raise DraftError("Name the blocks to apply (their ids or numbers, see list_draft_blocks).")
+        accepted = pick(every, blocks)
+        rejected = [b.id for b in every if b.id not in accepted]
+        original = self.store.read_bytes(spec_path.rel)
+        if rejected:
+            self.store.replace(spec_path, compose(before, after, accepted))
+        try:
+            applied = apply_one(self, spec_path.rel)
+        except Exception:
+            if self.store.draft_file(spec_path.rel).is_file():
+                self.store.replace(spec_path, original.decode("utf-8"))
+            raise
+        part = PartApplied(path=spec_path.rel, accepted=tuple(accepted), rejected=tuple(rejected), applied=applied,
+                           reason=said)
+        if self.journal is not None:
+            self.journal.record(applied)
+            if rejected:
+                self.journal.record(part)
+        return part
 
     def withdraw(self, path: object) -> Withdrawn:
         """Take back a draft still pending since it was proposed: discarded as though never
@@ -205,6 +284,7 @@ class SessionReview:
                 "theirs to accept or reject now (/diff in formspec-consult), not yours to withdraw."
             )
         self.store.remove(spec_path.rel)
+        self._follow_specs()
         return Withdrawn(path=spec_path.rel, remaining=tuple(self.store.rels()))
 
     def apply(self, path: object, *, force: bool = False) -> Applied:

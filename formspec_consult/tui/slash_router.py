@@ -142,6 +142,20 @@ class SlashRouter:
         self.app.push_screen(RewindScreen(turns), chosen)
         return True
 
+    def _compare(self, call: SlashCommand) -> bool:
+        from formspec_consult.store.compare import compare_sessions
+        from formspec_consult.tui.screens.text_screen import TextScreen
+
+        engine = self.app.engine
+        assert engine is not None
+        try:
+            text = compare_sessions(engine.session_dir.parent, engine.session_id, call.args[0] if call.args else None)
+        except ValueError as exc:  # an unknown session, not a fork: the message says what to do
+            self.app.notify(str(exc), severity="error")
+            return False
+        self.app.push_screen(TextScreen(_("Drafts side by side"), text))
+        return True
+
     def _review(self, action: str, path: str | None) -> None:
         if self.app.review is None:
             self.app.notify(_("Not connected yet."), severity="warning")

@@ -16,7 +16,7 @@ from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import AgentEvent, Notice
 from formspec_consult.store.events import EventLog
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio
 
@@ -27,13 +27,6 @@ WITH_EMAIL = CUSTOMER.replace("    - {name: phone, type: string}\n",
 
 def calls(*pairs: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     return {"tool_calls": [{"name": name, "arguments": arguments} for name, arguments in pairs]}
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 @pytest.fixture
@@ -71,8 +64,9 @@ async def test_a_change_request_on_an_applied_project_is_drafted_top_down_and_lo
     engine, provider = await open_engine(applied, [
         "Which level is this change at?\nA) business\nB) design\nC) field",
         calls(("read_module_spec", {"module": "shop", "kind": "Entity", "name": "customer"})),
-        calls(("propose_spec_file", {"path": DRAFT_PATH, "content": WITH_EMAIL}),
-              ("propose_spec_file", {"path": "docs/domain-model.md", "content": "# Domain model\n\nOur shop.\n"}),
+        # top-down: the domain model before the spec it follows (its diagrams follow the later draft)
+        calls(("propose_spec_file", {"path": "docs/domain-model.md", "content": "# Domain model\n\nOur shop.\n"}),
+              ("propose_spec_file", {"path": DRAFT_PATH, "content": WITH_EMAIL}),
               ("propose_spec_file", {"path": "docs/changelog.md", "content": changelog})),
         "Three drafts are ready for your review: /diff.",
     ])
@@ -105,26 +99,33 @@ async def engine_rows(engine: Engine) -> list[Any]:
     return await ReviewFlow(engine.call_tool).drafts()
 
 
-async def test_a_changelog_draft_that_drops_earlier_entries_or_has_no_date_is_refused_with_how_to_fix(
+async def test_a_changelog_entry_is_added_to_the_end_and_a_rewrite_or_an_undated_one_is_refused_with_how_to_fix(
     applied: Path,
 ) -> None:
+    before = "# Changelog\n\n## 2026-01-05 — first\n\nStarted.\n"
     (applied / "docs").mkdir()
-    (applied / "docs" / "changelog.md").write_text("# Changelog\n\n## 2026-01-05 — first\n\nStarted.\n", encoding="utf-8")
+    (applied / "docs" / "changelog.md").write_text(before, encoding="utf-8")
+    today = datetime.now(UTC).date().isoformat()
+    entry = f"## {today} — email\n\nWhy: receipts. Files: {DRAFT_PATH}\n"
     engine, provider = await open_engine(applied, [
         calls(("propose_spec_file", {"path": "docs/changelog.md", "content": "# Changelog\n\n## 2026-02-01 — new\n"}),
               ("propose_spec_file", {"path": "docs/overview.md", "content": "# Toko kami\n\nKami jual kopi.\n"})),
-        calls(("propose_spec_file", {"path": "docs/changelog.md",
-                                     "content": "# Changelog\n\n## 2026-01-05 — first\n\nStarted.\n\nAdded email.\n"})),
+        calls(("propose_spec_file", {"path": "docs/changelog.md", "content": before + "\nAdded email.\n"})),
+        calls(("propose_spec_file", {"path": "docs/changelog.md", "content": entry})),
         "done",
     ])
     try:
         await run(engine, "add email")
         results = [m["content"] for m in provider.requests[1] if m["role"] == "tool"]
-        assert "FS-CHANGELOG-REWRITTEN" in results[0] and "new entry added at the end" in results[0]
+        assert "FS-CHANGELOG-REWRITTEN" in results[0] and "Propose only the new entry" in results[0]
         assert '"valid":true' in results[1].replace(" ", "")  # an overview is the owner's text
         undated = [m["content"] for m in provider.requests[2] if m["role"] == "tool"][-1]
-        assert "FS-CHANGELOG-UNDATED" in undated and datetime.now(UTC).date().isoformat() in undated
-        assert (applied / "docs" / "changelog.md").read_text(encoding="utf-8").endswith("Started.\n")
+        assert "FS-CHANGELOG-UNDATED" in undated and today in undated
+        added = [m["content"] for m in provider.requests[3] if m["role"] == "tool"][-1]
+        assert '"valid":true' in added.replace(" ", "")
+        assert (applied / "docs" / "changelog.md").read_text(encoding="utf-8") == before  # nothing written yet
+        await engine.call_tool("apply_draft", {"file": "docs/changelog.md"})
+        assert (applied / "docs" / "changelog.md").read_text(encoding="utf-8") == before + "\n" + entry
     finally:
         await engine.aclose()
 

@@ -212,11 +212,11 @@ ITERATE_RULES = (
     "C) field (a field, a rule, an index)", "update top-down, each step a draft for review",
     "a business change starts in `docs/overview.md` (the business in the owner's words and language)",
     "a business or design change goes on to `docs/domain-model.md`",
-    "its diagrams are filled in from the specs when you propose it",
+    "its diagrams are made from the specs and your pending drafts",
     "read each with `read_module_spec` first and propose the whole changed file",
-    "keeping what the change does not touch", "Last, propose `docs/changelog.md`",
-    "the current file unchanged plus one entry at its end", "## 2026-12-02 — <what changed>",
-    "saying why and which files changed", "nothing is written before they do",
+    "keeping what the change does not touch", "Last, propose `docs/changelog.md` with only the new entry",
+    "## 2026-12-02 — <what changed>", "saying why and which files changed",
+    "it is added at the end of the current changelog", "nothing is written before they do",
 )
 
 

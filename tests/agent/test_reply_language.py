@@ -17,7 +17,6 @@ from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, Notice, TurnFinished
 from formspec_consult.store.events import EventLog
-from tests.e2e.project import make_project
 
 pytestmark = pytest.mark.anyio
 
@@ -50,13 +49,6 @@ def logged(engine: Engine, kind: str) -> list[dict[str, Any]]:
 
 def notices(events: list[AgentEvent]) -> list[str]:
     return [e.message for e in events if isinstance(e, Notice)]
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 async def test_a_reply_in_another_language_is_caught_and_asked_again_once_visibly(project: Path) -> None:

@@ -71,8 +71,10 @@ async def consult(project: Path, replies: list[Any], *turns: str) -> tuple[Engin
 
 
 def sent_results(provider: ScriptedProvider, request: int) -> dict[str, str]:
-    """call id -> the tool message the model read in request `request`."""
-    return {m["tool_call_id"]: m["content"] for m in provider.requests[request] if m["role"] == "tool"}
+    """call id -> the tool message the model read in request `request` (without the step budget's
+    footer, which the first drafting round of a turn ends with)."""
+    return {m["tool_call_id"]: m["content"].split("\n\n[Step budget")[0]
+            for m in provider.requests[request] if m["role"] == "tool"}
 
 
 async def test_a_draft_made_valid_by_a_later_draft_of_the_same_reply_is_told_valid_in_that_reply(
@@ -279,8 +281,8 @@ async def test_skills_named_before_a_continue_are_not_named_again_though_the_his
     (project / ".formspec" / "consult.yaml").write_text("max_steps: 3\n", encoding="utf-8")
     first = {"tool_calls": [propose(DRAFT_PATH, CUSTOMER, "c1")]}
     _, provider, _ = await consult(project, [first, "Drafted."], "customers")
-    named = json.loads(sent_results(provider, 1)["c1"].split("\n\n[Step budget")[0])["skills"]
-    assert "entity-authoring" in named and "[Step budget" in sent_results(provider, 1)["c1"]
+    named = json.loads(sent_results(provider, 1)["c1"])["skills"]
+    assert "entity-authoring" in named and "[Step budget" in provider.requests[1][-1]["content"]
 
     again = {"tool_calls": [propose(BOOKING_PATH, BOOKING.replace("has_many, resource: booking_item",
                                                                   "belongs_to, resource: customer"), "c2")]}
@@ -293,6 +295,36 @@ async def test_skills_named_before_a_continue_are_not_named_again_though_the_his
                 pass
     finally:
         await engine.aclose()
-    answer = json.loads(sent_results(resumed, 1)["c2"].split("\n\n[Step budget")[0])
+    answer = json.loads(sent_results(resumed, 1)["c2"])
     assert answer["valid"] is True and "skills" not in answer  # named before the --continue
     assert not any(isinstance(e, CompactionRecord) for e in EventLog.records(engine.session_dir / "events.jsonl"))
+
+
+async def test_a_drafting_turn_is_told_its_step_budget_up_front_and_the_next_turn_that_it_was_reached(
+    project: Path,
+) -> None:
+    (project / ".formspec").mkdir(exist_ok=True)
+    (project / ".formspec" / "consult.yaml").write_text("max_steps: 6\n", encoding="utf-8")
+    look = {"tool_calls": [{"id": "k1", "name": "list_kind_schemas", "arguments": {"kind": "Entity"}}]}
+    drafts = [{"tool_calls": [propose(DRAFT_PATH, CUSTOMER.replace("phone", f"phone{i}"), f"c{i}")]}
+              for i in range(5)]
+    _, provider, events = await consult(project, [look, *drafts], "customers")
+    read = [[m["content"] for m in request if m["role"] == "tool"] for request in provider.requests]
+    assert "[Step budget" not in read[1][-1]  # looking is not drafting: no budget yet
+    assert read[2][-1].endswith("[Step budget: this turn has 6 requests, 4 left. Draft what fits; say what is "
+                                "left for the next turn.]")  # told once, as drafting starts
+    assert "[Step budget: this turn has" not in read[3][-1] and "3 requests left" in read[3][-1]
+    assert [e.reason for e in events if type(e).__name__ == "TurnFinished"] == ["step_limit"]
+
+    resumed = ScriptedProvider(["Where were we? The customer draft is ready."])
+    engine = await Engine.open(EngineOptions(project=project, provider=resumed, in_memory_server=True,
+                                             servers=server_specs, continue_latest=True))
+    try:
+        with anyio.fail_after(60):
+            async for _ in engine.run_turn("go on"):
+                pass
+    finally:
+        await engine.aclose()
+    said = resumed.requests[0][-1]["content"]
+    assert said == ("[Your last turn reached its step budget (6 requests) and was stopped: the tool calls of its "
+                    "last reply were not run.]\n\ngo on")

@@ -14,20 +14,13 @@ from formspec_consult.store.events import load_records, rebuild_history
 from formspec_consult.store.manifest import DraftManifest
 from formspec_consult.store.records import RewindRecord, UndoRecord
 from tests.agent.test_engine import open_engine, propose, run
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio
 
 SUPPLIER_PATH = "modules/shop/master/supplier/entity.yaml"
 SUPPLIER = CUSTOMER.replace("customer", "supplier")
 CUSTOMER_V2 = CUSTOMER.replace("{name: phone, type: string}", "{name: phone, type: string}\n    - {name: email, type: string}")
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 def notices(events: list[AgentEvent], level: str = "info") -> list[str]:

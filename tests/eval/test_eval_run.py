@@ -49,7 +49,12 @@ def test_offline_runs_twice_with_identical_scores_and_writes_every_artefact(tmp_
     case_dir = out / "runs" / first["run_id"] / "laundry-kiloan"
     for name in ("system-prompt.md", "transcript.md", "events.jsonl", "score.json"):
         assert (case_dir / name).is_file(), name
-    assert "FormSpec consultant" in (case_dir / "system-prompt.md").read_text(encoding="utf-8")
+    prompts = (case_dir / "system-prompt.md").read_text(encoding="utf-8")
+    # every prompt the consultant was given: the first, and the Draft phase's (no template index)
+    assert "# System prompt 1 — from the start on" in prompts and "# System prompt 2 — from event " in prompts
+    first_prompt, later = prompts.split("# System prompt 2")
+    assert "FormSpec consultant" in later and "get_business_template" in first_prompt
+    assert "get_business_template" not in later.split("# System prompt 3")[0]
     assert (case_dir / "drafts" / "modules" / "laundry" / "transaction" / "laundry_order" / "entity.yaml").is_file()
     assert "laundry-kiloan" in first["_stderr"] and "total" in first["_stderr"]  # progress and summary table
 

@@ -110,3 +110,15 @@ def test_a_command_speaks_indonesian_for_an_indonesian_owner(tmp_path: Path) -> 
     run = subprocess.run([sys.executable, "-m", "formspec_consult", "--lang", "en", "--project", str(tmp_path), "sessions"],
                          capture_output=True, text=True, env=env, timeout=60)
     assert run.stdout.startswith("No consultation sessions in"), run.stdout + run.stderr
+
+
+def test_the_spawned_local_server_speaks_the_session_s_language(tmp_path: Path) -> None:
+    """It writes the apply/undo/reject lines of transcript.md: in the person's language, not its own locale's."""
+    from formspec_consult.commands.wiring import local_server_spec
+
+    try:
+        i18n.use_language("id")
+        spec = local_server_spec(tmp_path, "s-1", in_memory=False, timeout=5.0)
+    finally:
+        i18n.use_language("en")
+    assert spec.args[:4] == ("-m", "formspec_consult", "--lang", "id") and "mcp-serve" in spec.args

@@ -20,7 +20,8 @@ async def test_the_path_argument_says_paths_are_relative_to_the_spec_folder_and_
 ) -> None:
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     described = tools["propose_spec_file"].input_schema["properties"]["path"]["description"]
-    assert "spec folder" in described and "apps/<app>.yaml" in described and "modules/<m>/module.yaml" in described and "forms/<view>.yaml" in described
+    assert "spec folder" in described and "apps/<app>.yaml" in described and "modules/<module>/module.yaml" in described
+    assert "modules/<module>/<characteristic>/<entity>/entity.yaml" in described and "<forms|tables|pages>/<role>.yaml" in described
 
 
 @pytest.mark.parametrize("path", ["formspec-app.yaml", "spec/formspec-app.yaml", "apps/formspec-app.yaml",
@@ -49,3 +50,23 @@ async def test_an_app_in_apps_is_drafted_in_the_spec_folder(client: Client, proj
     result = await call(client, "propose_spec_file", {"path": "apps/rental.yaml", "content": APP})
     assert result["path"] == "apps/rental.yaml" and not (project / "apps").exists()
     assert result["validation"]["ok"], result["validation"]["problems"]
+
+
+async def test_every_text_that_spells_a_path_names_the_entity_folder_as_formspec_lays_it_out(client: Client) -> None:
+    """One wording: FormSpec groups a module's entities in folders named by their characteristic
+    (master, transaction, reference, summary), so every placeholder says `<characteristic>`."""
+    import re
+
+    from formspec_consult.spec.starter import starter_files
+
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    texts = [
+        tools["propose_spec_file"].input_schema["properties"]["path"]["description"],
+        tools["list_installed_modules"].description or "",
+        await call_error(client, "propose_spec_file", {"path": "modules/shop/impl/order.yaml", "content": APP}),
+        starter_files("Toko Maju", "toko")["spec/modules/toko/module.yaml"],
+    ]
+    for text in texts:
+        placeholders = set(re.findall(r"<([a-z|]+)>", text))
+        assert not placeholders & {"group", "m", "view", "kind"}, text
+    assert all("characteristic" in text for text in texts)

@@ -110,3 +110,7 @@ def test_the_changelog_only_grows_and_its_new_entry_is_dated() -> None:
     assert undated.code == "FS-CHANGELOG-UNDATED" and "2026-12-02" in undated.hint
     [future] = check_doc(CHANGELOG, before + "\n## 2027-01-01 — later\n", before, [], TODAY)
     assert future.code == "FS-CHANGELOG-UNDATED"
+    entry = "## 2026-12-02 — email\n\nFiles: a.yaml\n"  # just the new entry: added at the end, or under a title
+    assert fill_generated(CHANGELOG, entry, [], before) == before + "\n" + entry
+    assert fill_generated(CHANGELOG, entry, [], None) == "# Changelog\n\n" + entry
+    assert fill_generated(CHANGELOG, "# Mine\n", [], before) == "# Mine\n"  # a whole file is checked as it is

@@ -8,6 +8,7 @@ import pytest
 
 from formspec_consult.store.fork import fork_point_of
 from formspec_consult.store.manifest import DraftManifest
+from formspec_consult.tui.screens.text_screen import TextScreen
 from formspec_consult.tui.widgets.conversation import ConversationView
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
 from tests.tui.conftest import SIZE, wait_until
@@ -39,6 +40,12 @@ async def test_slash_fork_switches_the_app_to_the_fork_which_holds_this_session_
         assert app.sub_title.endswith(f"session {fork_id}")
         await send(pilot, "try option B")
         await wait_until(pilot, lambda: "Option B, in the fork." in replies_of(app), timeout=30)
+        await send(pilot, "/compare")  # the fork beside its source
+        await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
+        shown = app.screen.text  # type: ignore[attr-defined]
+        assert f"A: {fork_id}, forked from {source} at turn 1" in shown and f"B: {source}" in shown
+        assert "### shop/customer (A and B)" in shown and "| fields | name (string), phone (string) |" in shown
+        await pilot.press("escape")
     point = fork_point_of(project / ".formspec" / "consult" / fork_id)
     assert point is not None and (point.source, point.turn) == (source, 1)
     assert DraftManifest(project / ".formspec" / "consult" / fork_id).load()[DRAFT_PATH].state == "pending"

@@ -14,7 +14,7 @@ from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.screens.reason import ReasonScreen
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
-from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
+from tests.e2e.project import CUSTOMER, DRAFT_PATH
 from tests.tui.conftest import SIZE, wait_until
 from tests.tui.test_conversation_flow import send
 from tests.tui.test_real_engine import real_app
@@ -28,13 +28,6 @@ def app_with(project: Path, replies: list[object]) -> tuple[ConsultApp, Scripted
 pytestmark = pytest.mark.anyio
 
 PROPOSE = {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}]}
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("FORMSPEC_REGISTRY_DB", f"sqlite:///{tmp_path / 'registry.db'}")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    return make_project(tmp_path / "shop")
 
 
 @pytest.mark.parametrize("size", [SIZE, (80, 24)])

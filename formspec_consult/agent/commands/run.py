@@ -132,6 +132,14 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
     elif name == "rewind":
         async for event in _rewind(engine, session, command):
             yield event
+    elif name == "compare":
+        from formspec_consult.store.compare import compare_sessions
+
+        try:
+            yield Notice("info", compare_sessions(session.session_dir.parent, session.session_id,
+                                                  args[0] if args else None))
+        except ValueError as exc:  # CompareError, SessionError: the message says what to do
+            raise ToolError(str(exc)) from exc
     else:  # quit: the UI's job; headless just says so
         yield Notice("info", "The session is saved; resume it with --continue.")
 

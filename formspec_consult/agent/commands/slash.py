@@ -52,6 +52,9 @@ SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("sessions", "/sessions", N_("Browse this project's sessions and resume one.")),
     SlashSpec("language", "/language [code]", N_("Show the reply language, or switch it (e.g. /language id)."), "engine"),
     SlashSpec("fork", "/fork", N_("Copy this session into a new one (to try another way) and go on in the copy."), "engine"),
+    SlashSpec("compare", "/compare [session]",
+              N_("Show this session's drafts beside another's (a fork's source when left out): entities, fields, states."),
+              palette=None),
     SlashSpec("rewind", "/rewind [turn] [--files|--conversation|--both]",
               N_("Go back to the end of a turn (picked from a list): later applies undone, drafts and conversation cut back."),
               "engine"),
@@ -114,6 +117,8 @@ def parse_slash(text: str) -> SlashCommand | None:
         raise SlashError("Usage: /language <code>, e.g. /language id (Indonesian) or /language en (English)")
     if name == "fork" and args:
         raise SlashError("Usage: /fork (it takes no arguments: it forks this session as it is now)")
+    if name == "compare" and len(args) > 1:
+        raise SlashError("Usage: /compare [session id] (without it: the session this fork came from)")
     if name == "rewind" and not _rewind_args(args):
         raise SlashError(
             "Usage: /rewind [turn] [--files|--conversation|--both] — a turn number (0: before the first) and "

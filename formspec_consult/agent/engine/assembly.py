@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 from formspec_consult.agent.compaction.compress import Compressor
 from formspec_consult.agent.engine.context import START_CALLS, make_summariser
+from formspec_consult.agent.engine.module_detail import DETAIL, InstalledModuleDetail
 from formspec_consult.agent.engine.offer import ConsultantOffer, session_has_drafted
 from formspec_consult.agent.engine.result_view import ModelView, logged_messages, named_skills
 from formspec_consult.agent.engine.session import Session
@@ -46,8 +47,13 @@ def assemble(
     from formspec_consult.agent.verify_pass import VerifyingTools
 
     verifying = VerifyingTools(manager, settings.verify, provider, session_dir / SUMMARY, log=log.write)
-    viewed = ModelView(
+    detailed = InstalledModuleDetail(  # get_module_detail knows the project's installed modules too
         verifying,
+        is_detail=lambda exposed: manager.server_of(exposed) == REGISTRY and manager.real_name(exposed) == DETAIL,
+        installed=lambda: manager.call_on(LOCAL, "list_installed_modules", {}),
+    )
+    viewed = ModelView(
+        detailed,
         ours=lambda exposed: manager.server_of(exposed) in (LOCAL, REGISTRY),
         real_name=manager.real_name,
         skills_named=named_skills(logged_messages(events)),  # every view sent, compacted ones too

@@ -121,9 +121,10 @@ def _track_phase(session: Session, *, iterating: bool) -> PhaseTracker:
     """The session's phase tracker: a change is logged (a `phase` event) and said at the next request."""
     loop, offer = session.loop, session.loop.tools
 
-    def said(record: PhaseRecord, notice: Notice) -> None:
+    def said(record: PhaseRecord, notice: Notice | None) -> None:
         session.log.write(record)
-        loop.notices.append(notice)
+        if notice is not None:
+            loop.notices.append(notice)
 
     return PhaseTracker(
         drafted=lambda: isinstance(offer, ConsultantOffer) and offer.draft_phase,
@@ -183,6 +184,9 @@ def resume(
     turns = [e.turn for e in events if isinstance(e, TurnStartedRecord)]
     finished = {e.turn for e in events if isinstance(e, TurnFinishedRecord)}
     loop.turn = max(turns, default=0)
+    ends = [e for e in events if isinstance(e, TurnFinishedRecord)]
+    if ends and ends[-1].reason == "step_limit":  # its next message says the last turn was cut short
+        loop.stopped_at_budget = loop.max_steps
     session.compressor.compactions = sum(1 for e in events if isinstance(e, CompactionRecord))
     loop.usage.restore(events)
     session.log.write(SessionResumedRecord(**_session_meta(session)))

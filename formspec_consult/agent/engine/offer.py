@@ -28,7 +28,8 @@ what the servers list (external MCP clients still get every tool, every argument
 - **Arguments the engine binds are not declared.** Our local server is bound to this session, so
   its `session` argument ("omit it to use the bound session") is left out of the declarations.
   Nor are arguments meant for other clients: `list_kind_schemas(full=true)` (the whole ~80k-character
-  JSON Schema, which no capped result can carry; the model reads outlines and drills down by `path`).
+  JSON Schema, which no capped result can carry; the model reads outlines and drills down by `path`),
+  nor page sizes the server's default serves (`limit`), nor a `maxLength` the server enforces.
 
 A call is never refused here: the offer decides what is declared, not what may run (the loop's
 permissions decide that). Tools of servers other than ours (the local one, the bundled registry)
@@ -55,9 +56,20 @@ DISCOVERY_TOOLS = frozenset({"get_business_template", "list_business_templates"}
 # The start-up context calls (agent/engine/context.py START_CALLS): offered only when not carried.
 CONTEXT_TOOLS = frozenset({"read_workspace_manifest", "list_installed_modules", "list_skills", "list_business_templates"})
 REVIEW_COVERED = frozenset({"diff_drafts", "validate_spec", "get_server_status", "stop_server"})
+# The person's own review tools (their edit of a draft, their partial accept): never the model's.
+PERSON_ONLY = frozenset({"edit_draft", "list_draft_blocks", "apply_draft_blocks"})
 BOUND_ARGUMENTS = frozenset({"session"})
 # `reject_draft(reason)` is the person's reason, which the model is told with the rejection.
-CLIENT_ONLY_ARGUMENTS = {"list_kind_schemas": frozenset({"full"}), "reject_draft": frozenset({"reason"})}
+CLIENT_ONLY_ARGUMENTS = {
+    "list_kind_schemas": frozenset({"full"}),
+    "reject_draft": frozenset({"reason"}),
+    # a page size the server's default serves: every declaration is in every request's prefix
+    "read_transcript": frozenset({"limit"}),
+    "search_modules_registry": frozenset({"limit"}),
+}
+#: schema keywords left out of our declarations: a length limit the server enforces with an error
+#: that says so (a name or a query never comes near it), not worth its tokens in every request
+UNDECLARED_KEYWORDS = frozenset({"maxLength"})
 
 
 def session_has_drafted(session_dir: Path) -> Callable[[], bool]:
@@ -134,7 +146,7 @@ class ConsultantOffer:
         return offered
 
     def _offered(self, name: str, exposed: str, draft_phase: bool, permitted: Callable[[str], bool]) -> bool:
-        if name in REVIEW_COVERED or (name in CONTEXT_TOOLS and name in self.carried):
+        if name in REVIEW_COVERED or name in PERSON_ONLY or (name in CONTEXT_TOOLS and name in self.carried):
             return False
         if name in DISCOVERY_TOOLS:
             return not draft_phase
@@ -163,9 +175,14 @@ def _without_arguments(declaration: dict[str, Any], hidden: frozenset[str]) -> d
     function = declaration["function"]
     parameters = function.get("parameters") or {}
     properties = parameters.get("properties")
-    if not isinstance(properties, dict) or not hidden & set(properties):
+    if not isinstance(properties, dict):
         return declaration
-    kept = {name: schema for name, schema in properties.items() if name not in hidden}
+    kept = {
+        name: {k: v for k, v in schema.items() if k not in UNDECLARED_KEYWORDS} if isinstance(schema, dict) else schema
+        for name, schema in properties.items() if name not in hidden
+    }
+    if kept == properties:
+        return declaration
     trimmed = {**parameters, "properties": kept}
     if isinstance(parameters.get("required"), list):
         trimmed["required"] = [name for name in parameters["required"] if name not in hidden]

@@ -121,6 +121,10 @@ class AgentLoop:
         # Said on screen before the next request's reply (a change of phase: agent/engine/phase.py).
         self.notices: list[Notice] = []
         self._partial = ""  # text streamed by a reply that has not completed yet
+        # The step budget of the last turn, when that turn used it up: the next turn's message says so
+        # (set from the log on resume).
+        self.stopped_at_budget: int | None = None
+        self._budget_told = False  # this turn's drafting round was told the budget up front
         # A check of each turn's final reply that may ask the model once more (reask.py): the
         # session's reply language.
         self.reply_check: ReplyCheck | None = None
@@ -154,6 +158,10 @@ class AgentLoop:
             return
         self.turn += 1
         yield self.emit(TurnStarted(self.turn, user_text))
+        if self.stopped_at_budget is not None:  # the model is told its last turn was cut short
+            note = "\n".join(filter(None, [budget_reached_note(self.stopped_at_budget), note]))
+            self.stopped_at_budget = None
+        self._budget_told = False
         self.history.add_user(f"{note}\n\n{user_text}" if note else user_text)
         finished: TurnFinished | None = None
         try:
@@ -264,9 +272,14 @@ class AgentLoop:
                 )
                 self.log.write(NoticeRecord(level="warning", message=message))
                 yield self.emit(Notice("warning", message))
+                self.stopped_at_budget = self.max_steps
                 yield TurnFinished("step_limit", error=message)
                 return
-            async for event in self._run_reply(calls, step_budget_note(self.max_steps - step)):
+            footer = step_budget_note(self.max_steps - step)
+            if footer is None and not self._budget_told and any(is_propose(c.name) for c in calls):
+                footer = drafting_budget_note(self.max_steps, self.max_steps - step)  # once, as drafting starts
+            self._budget_told = self._budget_told or footer is not None
+            async for event in self._run_reply(calls, footer):
                 yield event
 
     async def _compact_if_needed(self) -> AsyncIterator[AgentEvent]:
@@ -503,6 +516,18 @@ def step_budget_note(left: int) -> str | None:
         return ("[Step budget: the next request is the last of this turn. Reply to the person then, without "
                 "tool calls: say what was done and what is left; they can let you continue.]")
     return f"[Step budget: {left} requests left in this turn. Finish what you are doing, then reply to the person.]"
+
+
+def drafting_budget_note(budget: int, left: int) -> str:
+    """The footer of a turn's first drafting round: the turn's budget, told up front."""
+    return (f"[Step budget: this turn has {budget} requests, {left} left. Draft what fits; say what is left "
+            "for the next turn.]")
+
+
+def budget_reached_note(budget: int) -> str:
+    """The line before the person's next message after a turn used its whole budget."""
+    return (f"[Your last turn reached its step budget ({budget} requests) and was stopped: the tool calls of "
+            "its last reply were not run.]")
 
 
 def _with_footer(content: str | list[dict[str, Any]], footer: str) -> str | list[dict[str, Any]]:

@@ -23,7 +23,7 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Restart the dev server", annotations=CONTROL, structured_output=True)
     @state.serialised
     def restart_server() -> Restarted:
-        """Validate the project, then (re)start the dev server: running, pid, health."""
+        """Validate the project, then (re)start the dev server."""
         result = state.project.validate(None).to_dict()
         if not result["ok"]:
             first = result["problems"][0]

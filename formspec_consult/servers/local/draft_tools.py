@@ -13,7 +13,10 @@ from formspec_consult.servers.local.state import LocalState
 from formspec_consult.store.review_results import (
     Applied,
     DiffList,
+    DraftBlocks,
     DraftList,
+    Edited,
+    PartApplied,
     Proposed,
     Rejected,
     Undone,
@@ -44,7 +47,7 @@ ForceArg = Annotated[
     bool,
     Field(
         strict=True,  # a boolean: "yes" or "true" as text is refused, never read as true
-        description="Override the refusal; only when the person explicitly asks.",
+        description="Override the refusal, only when the person asks.",
     ),
 ]
 
@@ -59,24 +62,24 @@ def register(server: MCPServer, state: LocalState) -> None:
             str,
             Field(
                 description=(
-                    "Relative to the spec folder: 'apps/<app>.yaml', 'modules/<m>/module.yaml', "
-                    "'modules/<m>/<characteristic>/<entity>/entity.yaml', its Forms/Tables in "
-                    "'…/<entity>/forms/<view>.yaml'; 'overrides/…' for a shadow copy; 'docs/<name>.md' for an "
-                    "owner document (overview, domain-model, changelog)."
+                    "Relative to the spec folder: 'apps/<app>.yaml', 'modules/<module>/module.yaml', "
+                    "'modules/<module>/<characteristic>/<entity>/entity.yaml', views in "
+                    "'…/<entity>/<forms|tables|pages>/<role>.yaml', 'overrides/…' (shadow copy), "
+                    "'docs/<name>.md' (overview, domain-model, changelog)."
                 )
             ),
         ],
-        content: Annotated[str, Field(description="The whole file: YAML (Markdown for docs/<name>.md).")],
+        content: Annotated[str, Field(description="The whole file (YAML; Markdown for docs).")],
         session: SessionArg = None,
     ) -> Proposed:
-        """Write a spec file as a DRAFT (never the project) and validate the project with it: returns
-        validation, findings, the skills for its kind, next steps. The only way to write spec YAML and docs."""
+        """Write a spec file as a DRAFT (never the project), validated with the project: its verdict,
+        findings, skills, next step. The only way to write spec YAML and docs."""
         return state.review(session).propose(path, content)
 
     @server.tool(title="List drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def list_drafts(session: SessionArg = None) -> DraftList:
-        """The session's drafts (path, status, valid, problems, target_changed) and settled ones."""
+        """The session's drafts with their state and problems, and the settled ones."""
         sid, _ = state.session(session)
         review = state.review(session)
         return DraftList(session=sid, drafts=review.list(), settled=review.settled())
@@ -94,36 +97,69 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Reject a draft", annotations=DRAFT_DISCARD, structured_output=True)
     @state.serialised
     def reject_draft(
-        path: Annotated[str, Field(description="The draft's spec path.")],
+        path: Annotated[str, Field(description="Its spec path.")],
         reason: Annotated[
             str | None, Field(description="The person's reason, told to the consultant with the rejection.")
         ] = None,
         session: SessionArg = None,
     ) -> Rejected:
-        """Discard one draft (the real file is not touched)."""
+        """Discard one draft; the project is untouched."""
         return state.review(session).reject(path, reason)
+
+    @server.tool(title="Replace a draft with the person's edit", annotations=DRAFT_WRITE, structured_output=True)
+    @state.serialised
+    def edit_draft(
+        path: Annotated[str, Field(description="The draft's spec path.")],
+        content: Annotated[str, Field(description="The person's whole version of the file.")],
+        session: SessionArg = None,
+    ) -> Edited:
+        """For the person's own client: their edited version of a draft becomes the draft (logged
+        as their edit) and is validated; the same text changes nothing."""
+        return state.review(session).edit(path, content)
 
     @server.tool(title="Withdraw your own pending draft", annotations=DRAFT_WITHDRAW, structured_output=True)
     @state.serialised
     def withdraw_draft(
-        path: Annotated[str, Field(description="The draft's spec path.")],
+        path: Annotated[str, Field(description="Its spec path.")],
         session: SessionArg = None,
     ) -> Withdrawn:
-        """Take back your own pending draft (never applied); the project is untouched."""
+        """Take back your own pending draft (never applied)."""
         return state.review(session).withdraw(path)
 
     @server.tool(title="Apply a draft to the project", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def apply_draft(
-        file: Annotated[str, Field(description="The draft's spec path.")],
+        file: Annotated[str, Field(description="Its spec path.")],
         force: ForceArg = False,
         session: SessionArg = None,
     ) -> Applied:
-        """Apply a draft the person accepted (atomic, undoable); refuses an invalid draft or a changed target."""
+        """Apply a draft the person accepted (atomic, undoable); refuses an invalid or stale draft."""
         return state.review(session).apply(file, force=force)
+
+    @server.tool(title="A draft's change in blocks", annotations=READ_ONLY, structured_output=True)
+    @state.serialised
+    def list_draft_blocks(
+        path: Annotated[str, Field(description="The draft's spec path.")],
+        session: SessionArg = None,
+    ) -> DraftBlocks:
+        """For the person's own client: the draft's change cut into YAML blocks (top-level keys,
+        each key of spec, each field, action, state or transition), each with its own diff."""
+        return state.review(session).blocks(path)
+
+    @server.tool(title="Apply some blocks of a draft", annotations=PROJECT_WRITE, structured_output=True)
+    @state.serialised
+    def apply_draft_blocks(
+        file: Annotated[str, Field(description="The draft's spec path.")],
+        blocks: Annotated[list[str], Field(description="The blocks to apply: ids or 1-based numbers.")],
+        reason: Annotated[str | None, Field(description="Why the other blocks were rejected.")] = None,
+        session: SessionArg = None,
+    ) -> PartApplied:
+        """For the person's own client: apply only the chosen blocks (validated as a draft of their
+        own, undoable); the other blocks go back to the consultant as a rejection."""
+        return state.review(session).apply_blocks(file, blocks, reason)
 
     @server.tool(title="Undo the last apply", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def undo_apply(force: ForceArg = False, session: SessionArg = None) -> Undone:
-        """Undo the session's last apply (exact previous bytes come back); call again to undo further."""
+        """Undo the session's last apply (the exact bytes come back); again to undo further."""
         return state.review(session).undo(force=force)

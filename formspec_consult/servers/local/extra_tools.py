@@ -32,18 +32,18 @@ def register(server: MCPServer, state: LocalState) -> None:
     def read_transcript(
         seq: int | None = None,
         query: Annotated[
-            str | None, Field(description="Text to find (case-insensitive).")
+            str | None, Field(description="Text to find.")
         ] = None,
         type: Annotated[
-            str | None, Field(description="Only this event type, e.g. 'tool_result'.")
+            str | None, Field(description="An event type, e.g. 'tool_result'.")
         ] = None,  # noqa: A002
         limit: Annotated[int, Field(ge=1, le=100)] = 20,
         offset: Annotated[
-            int | None, Field(ge=0, description="With seq: from this character.")
+            int | None, Field(ge=0, description="With seq: where to start.")
         ] = None,
     ) -> Transcript:
-        """Earlier events of this session: the newest snippets (with their seq) matching query and type,
-        or the event seq in full (a long one in pages, each naming the next offset)."""
+        """Earlier events of this session: newest snippets (with seq) matching query and type, or event
+        seq in full (a long one in pages)."""
         from formspec_consult.store.events import EventLog
 
         log_path = state.session_folder / EVENTS

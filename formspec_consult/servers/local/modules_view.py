@@ -19,7 +19,7 @@ _NOT_HELD = frozenset({"Module", "App"})
 
 
 def module_holdings(documents: Iterable[Any]) -> dict[str, dict[str, list[str]]]:
-    """Per module, the names of what it holds: entities as `Entity <group>` (the folder they sit in,
+    """Per module, the names of what it holds: entities as `Entity <characteristic>` (the folder they sit in,
     e.g. master or transaction) and every other kind (Table, Form, …) by kind, sorted, so a model
     can name them without guessing."""
     out: dict[str, dict[str, list[str]]] = {}
