@@ -31,6 +31,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("formspec_consult.commands.review:diff", N_("Show the session's drafts as unified diffs.")),
     "apply": ("formspec_consult.commands.review:apply", N_("Apply the only draft, one by PATH, or --all valid drafts.")),
     "reject": ("formspec_consult.commands.review:reject", N_("Discard a draft.")),
+    "edit": ("formspec_consult.commands.review:edit", N_("Edit a draft in your editor before accepting it.")),
     "undo": ("formspec_consult.commands.review:undo", N_("Undo the last apply, restoring the exact bytes.")),
     "compare": (
         "formspec_consult.commands.compare:compare",

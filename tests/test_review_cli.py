@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from formspec_consult.store.events import EventLog
 from tests.e2e.cli import cli_env, run_cli, write_script
 from tests.e2e.project import DRAFT_PATH
@@ -36,3 +38,48 @@ def test_a_reason_too_long_to_tell_is_refused_and_the_draft_stays(project: Path,
     assert not [r for r in EventLog.records(session_log(project)) if r.type == "reject"]
     listed = run_cli(["diff"], project, env)
     assert DRAFT_PATH in listed.stdout
+
+
+def test_edit_opens_the_draft_in_the_editor_and_the_saved_version_becomes_the_draft(
+        project: Path, tmp_path: Path) -> None:
+    import sys
+
+    script = tmp_path / "editor.py"
+    script.write_text("import sys\nfrom pathlib import Path\nf = Path(sys.argv[1])\n"
+                      "f.write_text(f.read_text().replace('type: string}', 'type: text}'))\n", encoding="utf-8")
+    env = {**cli_env(tmp_path), "VISUAL": f"{sys.executable} {script}"}
+    turns = write_script(tmp_path / "s.yaml", [propose_turn(), "Drafted."])
+    assert run_cli(["-m", f"scripted:{turns}", "-p", "customers"], project, env).returncode == 0
+    result = run_cli(["edit", DRAFT_PATH], project, env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"Your edit of {DRAFT_PATH} is now the draft; it passes validation."
+    diff = run_cli(["diff"], project, env)
+    assert "+    - {name: phone, type: text}" in diff.stdout
+    assert [r.path for r in EventLog.records(session_log(project)) if r.type == "edit"] == [DRAFT_PATH]
+
+
+@pytest.mark.timeout(600)
+def test_apply_lists_a_drafts_blocks_and_applies_only_the_chosen_ones(project: Path, tmp_path: Path) -> None:
+    from tests.e2e.project import CUSTOMER
+
+    env = cli_env(tmp_path)
+    first = write_script(tmp_path / "a.yaml", [propose_turn(), "Drafted."])
+    assert run_cli(["-m", f"scripted:{first}", "-p", "customers"], project, env).returncode == 0
+    assert run_cli(["apply"], project, env).returncode == 0
+    more = CUSTOMER.replace("    - {name: phone, type: string}\n",
+                            "    - {name: phone, type: string, required: true}\n    - {name: email, type: string}\n")
+    turn = {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": more}}]}
+    second = write_script(tmp_path / "b.yaml", [turn, "Drafted again."])
+    assert run_cli(["-m", f"scripted:{second}", "--continue", "-p", "add email"], project, env).returncode == 0
+    listed = run_cli(["apply", DRAFT_PATH, "--list-blocks"], project, env)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines()[0] == " 1  spec.fields[phone]  (changed)"
+    assert " 2  spec.fields[email]  (added)" in listed.stdout
+    assert "      +    - {name: email, type: string}" in listed.stdout
+    done = run_cli(["apply", DRAFT_PATH, "--only", "email", "--reason", "phone stays optional"], project, env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"Applied 1 of 2 blocks of {DRAFT_PATH} (spec.fields[email]); the rest went back")
+    text = (project / "spec" / DRAFT_PATH).read_text(encoding="utf-8")
+    assert "{name: email, type: string}" in text and "{name: phone, type: string}\n" in text
+    bad = run_cli(["apply", DRAFT_PATH, "--only", "1", "--all"], project, env)
+    assert bad.returncode == 2 and "leave out --all" in bad.stderr

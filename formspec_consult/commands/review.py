@@ -118,14 +118,32 @@ def diff(ctx: click.Context, path: str | None, session_id: str | None) -> None:
 @click.argument("path", required=False)
 @click.option("--all", "apply_all", is_flag=True, help=N_("Apply every draft that passes validation."))
 @click.option("--force", is_flag=True, help=N_("Apply even though the target changed since the draft."))
+@click.option("--list-blocks", is_flag=True,
+              help=N_("List the draft's change in numbered blocks (each field, state, transition, key), apply nothing."))
+@click.option("--only", "only", multiple=True, metavar="BLOCK",
+              help=N_("Apply only this block (a number or id from --list-blocks; repeat, or separate with commas); "
+                      "the rest goes back to the consultant as a rejection."))
+@click.option("--reason", default=None, metavar="TEXT", help=N_("With --only: why the other blocks were rejected."))
 @session_option
 @click.pass_context
-def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, session_id: str | None) -> None:
+def apply(ctx: click.Context, path: str | None, apply_all: bool, force: bool, list_blocks: bool,
+          only: tuple[str, ...], reason: str | None, session_id: str | None) -> None:
     """Apply a draft to the project; `undo` restores the exact bytes.
 
     Without PATH, the session's only draft under review is applied (with several, name one, or
     give --all); with --all, every draft that passes validation (the others stay for review).
+    With --list-blocks, see the draft's change in blocks; with --only, apply some of them: the
+    chosen blocks are validated as a draft of their own, the others go back to the consultant.
     """
+    if (list_blocks or only) and (apply_all or force):
+        raise click.UsageError(_("--list-blocks and --only work on one draft: leave out --all and --force"))
+    if reason is not None and not only:
+        raise click.UsageError(_("--reason goes with --only (to reject a whole draft: formspec-consult reject PATH "
+                                 "--reason TEXT)"))
+    if list_blocks or only:
+        _apply_blocks(ctx, path, list_blocks, [w for word in only for w in word.split(",") if w.strip()], reason,
+                      session_id)
+        return
     from formspec_consult.store.review_flow import ReviewError, ReviewFlow
     from formspec_consult.store.review_text import format_apply
 
@@ -193,6 +211,79 @@ def undo(ctx: click.Context, force: bool, session_id: str | None) -> None:
 
     async def work(call: Call, sid: str) -> int:
         click.echo(format_undo(await ReviewFlow(call).undo(force=force)).replace("/apply ", "formspec-consult apply "))
+        return 0
+
+    with_local_server(ctx, session_id, work)
+
+
+@click.command()
+@click.argument("path")
+@session_option
+@click.pass_context
+def edit(ctx: click.Context, path: str, session_id: str | None) -> None:
+    """Edit a draft in your editor ($VISUAL or $EDITOR) before accepting it.
+
+    Your saved version becomes the draft and is validated again; the session records it as your
+    edit and the consultant is told what you changed. Saving it unchanged, or an editor that exits
+    with an error, changes nothing.
+    """
+    from formspec_consult.store.editor import EditorError, edit_text
+    from formspec_consult.store.layout import SessionLayout
+    from formspec_consult.store.review_flow import ReviewFlow
+    from formspec_consult.store.review_text import format_edit
+
+    root, sid = _project_and_session(ctx, session_id)
+
+    async def work(call: Call, sid: str) -> int:
+        flow = ReviewFlow(call)
+        [draft] = await flow.diffs(path)  # refuses a path that is no draft, naming the drafts
+        from formspec_consult.agent.engine.setup import consult_dir
+
+        file = SessionLayout(consult_dir(root) / sid).draft / draft.path
+        try:
+            saved = edit_text(file.read_text(encoding="utf-8"), draft.path)
+        except EditorError as exc:
+            raise _fail(str(exc)) from exc
+        if saved is None:
+            raise _fail(_("The editor exited with an error; the draft {path} is unchanged.").format(path=draft.path))
+        result = await flow.edit(draft.path, saved)
+        click.echo(format_edit(result))
+        for problem in result.problems:
+            click.echo(f"  ! {problem.message}", err=True)
+        if result.changed:
+            click.echo(_("Accept it with: formspec-consult apply {path}").format(path=draft.path), err=True)
+        return 0
+
+    with_local_server(ctx, sid, work)
+
+
+def _apply_blocks(ctx: click.Context, path: str | None, listing: bool, only: list[str], reason: str | None,
+                  session_id: str | None) -> None:
+    """`apply [PATH] --list-blocks` and `apply [PATH] --only BLOCK…` (partial review)."""
+    from formspec_consult.store.review_flow import ReviewError, ReviewFlow
+    from formspec_consult.store.review_text import format_apply, format_part
+
+    async def work(call: Call, sid: str) -> int:
+        flow = ReviewFlow(call)
+        try:
+            target = path or await flow.sole_draft()
+        except ReviewError as exc:
+            raise _fail(str(exc)) from exc
+        blocks = await flow.blocks(target)
+        if listing:
+            if not blocks.blocks:
+                click.echo(_("{path}: no changed blocks (the draft is the project's file).").format(path=target))
+                return 0
+            for number, block in enumerate(blocks.blocks, 1):
+                click.echo(f"{number:>2}  {block.id}  ({block.change})")
+                for line in block.diff.splitlines():
+                    click.echo(f"      {line}")
+            click.echo(_("\nApply some: formspec-consult apply {path} --only 1 --only 3 [--reason TEXT] "
+                         "(the rest goes back to the consultant)").format(path=target), err=True)
+            return 0
+        done = await flow.apply_blocks(target, only, reason)
+        click.echo(format_part(done.path, done.accepted, done.rejected, done.reason))
+        click.echo(format_apply(done.applied).replace("/undo", "formspec-consult undo"))
         return 0
 
     with_local_server(ctx, session_id, work)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from formspec_consult.replay.recording import MOVES, Recording, Step, read_events
 from formspec_consult.store.layout import EVENTS, STATE_DIR
@@ -95,20 +95,33 @@ def excerpt(line: str, at: int) -> tuple[str, int]:
 
 def signature(events: Sequence[EventRecord]) -> list[str]:
     """The comparable lines of a log: kind plus the fields that must match, ids masked."""
-    return [line for _, line in _compared(events)]
+    return [_line(fields) for _, fields in _compared(events)]
 
 
-def _compared(events: Sequence[EventRecord]) -> list[tuple[int, str]]:
-    """(index in `events`, comparable line) of each event that is compared."""
-    out: list[tuple[int, str]] = []
-    for index, event in enumerate(events):
-        if not isinstance(event, _COMPARED):
-            continue
-        fields = {k: v for k, v in event.to_json().items() if k not in _IGNORED}
-        if isinstance(event, ResponseRecord):
-            fields["tool_calls"] = [{"name": c.get("name"), "arguments": c.get("arguments")} for c in event.tool_calls]
-        out.append((index, _SESSION_ID.sub("<session>", json.dumps(fields, sort_keys=True, ensure_ascii=False))))
-    return out
+def _fields(event: EventRecord) -> dict[str, Any]:
+    """An event's fields that must match: no ignored ones, a response's calls without their ids."""
+    fields = {k: v for k, v in event.to_json().items() if k not in _IGNORED}
+    if isinstance(event, ResponseRecord):
+        fields["tool_calls"] = [{"name": c.get("name"), "arguments": c.get("arguments")} for c in event.tool_calls]
+    return fields
+
+
+def _compared(events: Sequence[EventRecord]) -> list[tuple[int, dict[str, Any]]]:
+    """(index in `events`, compared fields) of each event that is compared."""
+    return [(index, _fields(event)) for index, event in enumerate(events) if isinstance(event, _COMPARED)]
+
+
+def _line(fields: dict[str, Any]) -> str:
+    return _SESSION_ID.sub("<session>", json.dumps(fields, sort_keys=True, ensure_ascii=False))
+
+
+def _as_recorded(replayed: dict[str, Any], recorded: dict[str, Any], event: EventRecord) -> dict[str, Any]:
+    """The replayed event's fields without the optional ones of its type that the recorded event
+    does not carry: a recording made before such a field existed (a tool result's `shown`, issue
+    21) still replays. A field the recording does carry is compared, and its absence is a divergence."""
+    if recorded.get("type") != replayed.get("type"):
+        return replayed
+    return {k: v for k, v in replayed.items() if k in recorded or k not in type(event).OPTIONAL}
 
 
 def event_lines(log: Path) -> list[int]:
@@ -126,15 +139,19 @@ def compare(recorded: Sequence[EventRecord], replayed: Sequence[EventRecord],
     event's line in its file (from `event_lines`); without them an event's line is its position."""
     old, new = _compared(recorded), _compared(replayed)
 
-    def line(lines: Sequence[int], pairs: list[tuple[int, str]], at: int) -> int | None:
+    def line(lines: Sequence[int], pairs: list[tuple[int, dict[str, Any]]], at: int) -> int | None:
         if at >= len(pairs):
             return None
         index = pairs[at][0]
         return lines[index] if index < len(lines) else index + 1
 
     for at in range(max(len(old), len(new))):
-        a = old[at][1] if at < len(old) else "(end)"
-        b = new[at][1] if at < len(new) else "(end)"
+        a = _line(old[at][1]) if at < len(old) else "(end)"
+        if at < len(new):
+            index, fields = new[at]
+            b = _line(_as_recorded(fields, old[at][1], replayed[index]) if at < len(old) else fields)
+        else:
+            b = "(end)"
         if a != b:
             return Divergence(line(recorded_lines, old, at), a, b, line(replayed_lines, new, at))
     return None

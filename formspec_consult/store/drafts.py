@@ -149,6 +149,17 @@ class DraftStore:
         )
         return file
 
+    def replace(self, spec_path: paths.SpecPath, content: str) -> Path:
+        """Put the person's version in place of an existing draft: its record (the target's hash
+        when it was proposed, its review state) stays, so an apply still notices a target that
+        changed since the proposal."""
+        data = check_content(content)
+        file = self.draft_file(spec_path.rel)
+        self._refuse_links(file)
+        write_atomic(file, data, durable=False)
+        self._refuse_links(file)
+        return file
+
     def rels(self) -> list[str]:
         """Tool paths of every draft in the session, sorted."""
         if not self.draft_dir.is_dir():

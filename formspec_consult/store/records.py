@@ -573,6 +573,31 @@ class RejectRecord(EventRecord):
 
 
 @dataclass(frozen=True, kw_only=True)
+class EditRecord(EventRecord):
+    """The person edited a draft (their version is now the draft); `diff` is what they changed."""
+
+    TYPE: ClassVar[str] = "edit"
+
+    path: str = ""
+    diff: str = ""
+    valid: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class PartRecord(EventRecord):
+    """The person accepted part of a draft: `accepted` blocks were applied as their own draft (see
+    the apply event that follows), `rejected` blocks went back to the model as a rejection."""
+
+    TYPE: ClassVar[str] = "partial"
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"reason"})
+
+    path: str = ""
+    accepted: Sequence[str] = ()
+    rejected: Sequence[str] = ()
+    reason: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class CommandRecord(EventRecord):
     """A slash command run at this point of the session."""
 

@@ -17,6 +17,7 @@ from formspec_consult.spec.model import Problem, ValidationResult
 from formspec_consult.spec.owner_docs import DOMAIN_MODEL, changelog_findings, fill_generated
 from formspec_consult.store import gate
 from formspec_consult.store.apply import apply_one, undo_last
+from formspec_consult.store.blocks import compose, pick, split_blocks
 from formspec_consult.store.drafts import DraftError, DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.manifest import settled_state
@@ -24,8 +25,12 @@ from formspec_consult.store.paths import SpecPath, is_doc
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.review_results import (
     Applied,
+    BlockRow,
+    DraftBlocks,
     DraftDiff,
     DraftRow,
+    Edited,
+    PartApplied,
     Proposed,
     Rejected,
     SettledRow,
@@ -208,6 +213,65 @@ class SessionReview:
         if self.journal is not None:
             self.journal.record(result)
         return result
+
+    def edit(self, path: object, content: object) -> Edited:
+        """The person's own version of a draft becomes the draft (logged as their edit, the model
+        told on its next request), validated as a proposal is. The same text changes nothing."""
+        spec_path = self.store.find(path)
+        old = self.store.read_bytes(spec_path.rel)
+        new = str(content).encode("utf-8") if isinstance(content, str) else b""
+        changed = new != old
+        if changed:
+            self.store.replace(spec_path, content)  # type: ignore[arg-type]  # checked inside
+        result = self._check(spec_path.project_rel)
+        diff = unified_diff(spec_path.rel, old, new) if changed else ""
+        answer = Edited(path=spec_path.rel, changed=changed, diff=diff, valid=result.passes,
+                        problems=tuple(Problem(**p) for p in result.blocking))
+        if changed and self.journal is not None:
+            self.journal.record(answer)
+        return answer
+
+    def blocks(self, path: object) -> DraftBlocks:
+        """The draft's change cut into blocks (store.blocks), each with its own diff."""
+        spec_path = self.store.find(path)
+        before, after = self._sides(spec_path)
+        return DraftBlocks(path=spec_path.rel, blocks=tuple(
+            BlockRow(id=b.id, change=b.change, diff=b.diff()) for b in split_blocks(before, after)))
+
+    def _sides(self, spec_path: SpecPath) -> tuple[str, str]:
+        target = spec_path.target
+        before = target.read_bytes().decode("utf-8", errors="replace") if target.is_file() else ""
+        return before, self.store.read_text(spec_path.rel)
+
+    def apply_blocks(self, path: object, blocks: object, reason: object = None) -> PartApplied:
+        """Apply only the chosen blocks of a draft: they are put together with the project's file
+        as a draft of their own, which the gate checks and apply writes (undoable as any apply);
+        the other blocks go back to the model as a rejection (with the person's reason). When the
+        gate or apply refuses, the draft is left exactly as it was."""
+        said = check_reason(reason)
+        spec_path = self.store.find(path)
+        before, after = self._sides(spec_path)
+        every = split_blocks(before, after)
+        if not isinstance(blocks, list) or not blocks or not all(isinstance(b, str) for b in blocks):
+            raise DraftError("Name the blocks to apply (their ids or numbers, see list_draft_blocks).")
+        accepted = pick(every, blocks)
+        rejected = [b.id for b in every if b.id not in accepted]
+        original = self.store.read_bytes(spec_path.rel)
+        if rejected:
+            self.store.replace(spec_path, compose(before, after, accepted))
+        try:
+            applied = apply_one(self, spec_path.rel)
+        except Exception:
+            if self.store.draft_file(spec_path.rel).is_file():
+                self.store.replace(spec_path, original.decode("utf-8"))
+            raise
+        part = PartApplied(path=spec_path.rel, accepted=tuple(accepted), rejected=tuple(rejected), applied=applied,
+                           reason=said)
+        if self.journal is not None:
+            self.journal.record(applied)
+            if rejected:
+                self.journal.record(part)
+        return part
 
     def withdraw(self, path: object) -> Withdrawn:
         """Take back a draft still pending since it was proposed: discarded as though never

@@ -11,16 +11,19 @@ it: "apply all" and its refusals are decided here, once.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from formspec_consult.store.review_results import (
     Applied,
     DiffList,
+    DraftBlocks,
     DraftDiff,
     DraftList,
     DraftRow,
+    Edited,
+    PartApplied,
     Proposed,
     Rejected,
     ToolResult,
@@ -77,6 +80,22 @@ class ReviewFlow:
         if reason and reason.strip():
             arguments["reason"] = reason.strip()
         return Rejected.from_result(await self._call("reject_draft", arguments))
+
+    async def edit(self, path: str, content: str) -> Edited:
+        """The person's version of a draft becomes the draft (the server logs it as their edit)."""
+        return Edited.from_result(await self._call("edit_draft", {"path": path, "content": content}))
+
+    async def blocks(self, path: str) -> DraftBlocks:
+        """The draft's change cut into blocks, each with its own diff."""
+        return DraftBlocks.from_result(await self._call("list_draft_blocks", {"path": path}))
+
+    async def apply_blocks(self, path: str, blocks: Sequence[str], reason: str | None = None) -> PartApplied:
+        """Apply only `blocks` of the draft (the gate checks them as a draft of their own); the rest
+        goes back to the model as a rejection, with the person's `reason`."""
+        arguments: dict[str, Any] = {"file": path, "blocks": list(blocks)}
+        if reason and reason.strip():
+            arguments["reason"] = reason.strip()
+        return PartApplied.from_result(await self._call("apply_draft_blocks", arguments))
 
     async def withdraw(self, path: str) -> Withdrawn:
         """Take back a pending draft (one the person applied and undid is refused: reject it)."""

@@ -11,13 +11,29 @@ from pathlib import Path
 
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.layout import SessionLayout
-from formspec_consult.store.records import ApplyRecord, RejectRecord, UndoRecord
-from formspec_consult.store.review_results import Applied, Rejected, Undone
-from formspec_consult.store.review_text import format_apply, format_reject, format_undo
+from formspec_consult.store.records import (
+    ApplyRecord,
+    EditRecord,
+    EventRecord,
+    PartRecord,
+    RejectRecord,
+    UndoRecord,
+)
+from formspec_consult.store.review_results import Applied, Edited, PartApplied, Rejected, Undone
+from formspec_consult.store.review_text import (
+    format_apply,
+    format_edit,
+    format_part,
+    format_reject,
+    format_undo,
+)
 from formspec_consult.store.transcript import Transcript
 
+Result = Applied | Undone | Rejected | Edited | PartApplied
+EDIT_DIFF_CAP = 4000  # characters of a person's edit kept in the log (and told to the model)
 
-def review_record(result: Applied | Undone | Rejected) -> tuple[ApplyRecord | UndoRecord | RejectRecord, str]:
+
+def review_record(result: Result) -> tuple[EventRecord, str]:
     """(event record, transcript note) of a successful review action's answer — the one shape
     the client reads too (store.review_results), so the log and the client see the same."""
     if isinstance(result, Applied):
@@ -27,6 +43,13 @@ def review_record(result: Applied | Undone | Rejected) -> tuple[ApplyRecord | Un
     if isinstance(result, Undone):
         return (UndoRecord(path=result.path, file=result.file, outcome=result.outcome, undo_step=result.undo_step),
                 format_undo(result))
+    if isinstance(result, Edited):
+        diff = result.diff if len(result.diff) <= EDIT_DIFF_CAP else result.diff[:EDIT_DIFF_CAP] + "\n… (cut)\n"
+        return EditRecord(path=result.path, diff=diff, valid=result.valid), format_edit(result)
+    if isinstance(result, PartApplied):
+        part = PartRecord(path=result.path, accepted=list(result.accepted), rejected=list(result.rejected),
+                          reason=result.reason)
+        return part, format_part(part.path, part.accepted, part.rejected, part.reason)
     return RejectRecord(path=result.path, reason=result.reason), format_reject(result)
 
 
@@ -37,7 +60,7 @@ class ReviewJournal:
     def __init__(self, session_folder: Path) -> None:
         self.layout = SessionLayout(Path(session_folder))
 
-    def record(self, result: Applied | Undone | Rejected) -> None:
+    def record(self, result: Result) -> None:
         record, note = review_record(result)
         with EventLog(self.layout.events) as log:
             log.write(record)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer
 
@@ -311,3 +311,48 @@ class Proposed(_Validated):
     def passes(self) -> bool:
         """True when nothing blocks the draft."""
         return self.blocking_problems == 0
+
+
+class Edited(Answer):
+    """`edit_draft`: the person's version became the draft (``changed``), what they changed, and
+    the gate's verdict on it."""
+
+    TOOL = "edit_draft"
+    path: str = Field(alias="edited")
+    changed: bool  # false: the person's text is the draft's, nothing was written or logged
+    diff: str  # the old draft -> the person's version
+    valid: bool
+    problems: tuple[Problem, ...]
+
+    @field_serializer("problems")
+    def _problems_out(self, problems: tuple[Problem, ...]) -> list[dict[str, Any]]:
+        return [p.to_dict() for p in problems]
+
+
+class BlockRow(Answer):
+    """One block of a draft's change (store.blocks): its id, what happened to it, its own diff."""
+
+    TOOL = "list_draft_blocks"
+    id: str  # e.g. spec.fields[phone], spec.state_machine.transitions[booked->done]
+    change: Literal["added", "removed", "changed"]
+    diff: str
+
+
+class DraftBlocks(Answer):
+    """`list_draft_blocks`: the draft's change cut into blocks."""
+
+    TOOL = "list_draft_blocks"
+    path: str
+    blocks: tuple[BlockRow, ...]
+
+
+class PartApplied(Answer):
+    """`apply_draft_blocks`: the blocks applied (as a draft of their own: `applied`), and those
+    sent back to the model as a rejection, with the person's reason."""
+
+    TOOL = "apply_draft_blocks"
+    path: str
+    accepted: tuple[str, ...]
+    rejected: tuple[str, ...]
+    applied: Applied = Field(alias="apply")
+    reason: str | None = Field(default=None, exclude_if=lambda value: not value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from formspec_consult.i18n import N_, _, ngettext
-from formspec_consult.store.review_results import Applied, DraftDiff, DraftRow, Rejected, Undone
+from formspec_consult.store.review_results import Applied, DraftDiff, DraftRow, Edited, Rejected, Undone
 
 # A draft's status against the project and its review state, as the person reads them.
 _LABELS = {
@@ -91,3 +91,24 @@ def format_reject(result: Rejected) -> str:
     if result.reason:
         return _('Rejected the draft {path}: "{reason}".').format(path=result.path, reason=result.reason)
     return _("Rejected the draft {path}.").format(path=result.path)
+
+
+def format_edit(result: Edited) -> str:
+    """What the person's edit of a draft did."""
+    if not result.changed:
+        return _("{path}: the editor saved the draft unchanged; nothing was changed.").format(path=result.path)
+    if result.valid:
+        return _("Your edit of {path} is now the draft; it passes validation.").format(path=result.path)
+    return ngettext("Your edit of {path} is now the draft; it has {n} problem (see the diff).",
+                    "Your edit of {path} is now the draft; it has {n} problems (see the diff).",
+                    len(result.problems)).format(path=result.path, n=len(result.problems))
+
+
+def format_part(path: str, accepted: Sequence[str], rejected: Sequence[str], reason: str | None) -> str:
+    """What a partial review of a draft did: the blocks applied, the blocks sent back."""
+    text = _("Applied {n_acc} of {n_all} blocks of {path} ({accepted}); the rest went back to the consultant "
+             "({rejected}).").format(n_acc=len(accepted), n_all=len(accepted) + len(rejected), path=path,
+                                     accepted=", ".join(accepted), rejected=", ".join(rejected) or "-")
+    if reason:
+        text += " " + _('Why: "{reason}".').format(reason=reason)
+    return text

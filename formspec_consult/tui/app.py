@@ -596,6 +596,15 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         if self.engine is None or self.review is None:
             self.notify(_("Not connected yet."), severity="warning")
             return
+        if event.action == "edit" and event.path:  # the person's editor, the terminal handed over
+            from formspec_consult.tui.review import run_editor_in
+
+            self.run_worker(self.review.edit(event.path, lambda text, name: run_editor_in(self, text, name)),
+                            group="review", exit_on_error=False)
+            return
+        if event.action == "blocks" and event.path:  # partial review: keep some blocks, send back the rest
+            self.run_worker(self.review.partial(event.path, self), group="review", exit_on_error=False)
+            return
         if event.action == "reject" and event.path:  # say why first (optional); Esc keeps the draft
             from formspec_consult.tui.screens.reason import ReasonScreen
 

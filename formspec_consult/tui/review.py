@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 from formspec_consult.agent.engine.port import EngineLike
 from formspec_consult.i18n import N_, _, ngettext
@@ -26,6 +29,8 @@ T = TypeVar("T")
 
 # How a review tool reads in a notice ("Applying failed: …", not "apply_draft failed: …").
 _DOING = {"apply_draft": N_("Applying"), "reject_draft": N_("Rejecting"), "undo_apply": N_("Undoing"),
+          "edit_draft": N_("Editing"), "list_draft_blocks": N_("Reading the blocks"),
+          "apply_draft_blocks": N_("Applying the blocks"),
           "list_drafts": N_("Listing the drafts"), "diff_drafts": N_("Reading the diffs")}
 
 # What a review command does to the drafts it names (the status the pane then shows).
@@ -162,6 +167,67 @@ class DiffPaneReview:
         self.notify(format_reject(result), "information")
         return True
 
+    async def edit(self, path: str, run_editor: Callable[[str, str], str | None]) -> bool:
+        """Open the draft in the person's editor; their saved version becomes the draft (validated,
+        logged as their edit). An unchanged save, or an editor that failed, changes nothing."""
+        from formspec_consult.store.editor import EditorError
+        from formspec_consult.store.review_text import format_edit
+
+        text = self._draft_text(path)
+        if text is None:
+            self.notify(_("No draft text to edit at {path}.").format(path=path), "warning")
+            return False
+        try:
+            saved = run_editor(text, path)
+        except EditorError as exc:
+            self.notify(str(exc), "error")
+            return False
+        if saved is None:
+            self.notify(_("The editor exited with an error; the draft {path} is unchanged.").format(path=path), "warning")
+            return False
+        if saved == text:
+            self.notify(_("{path}: saved unchanged; nothing was changed.").format(path=path), "information")
+            return False
+        result = await self._guard("edit_draft", self.flow.edit(path, saved))
+        if result is None:
+            return False
+        self.notify(format_edit(result), "information" if result.valid else "warning")
+        await self.refresh()
+        return result.changed
+
+    async def partial(self, path: str, app: App[None]) -> None:
+        """Partial review of one draft: the person keeps some blocks (BlocksScreen), says why the
+        others go back (optional); the kept blocks are applied as their own draft, the gate deciding."""
+        from formspec_consult.store.review_text import format_part
+        from formspec_consult.tui.screens.blocks import BlocksScreen
+        from formspec_consult.tui.screens.reason import ReasonScreen
+
+        blocks = await self._guard("list_draft_blocks", self.flow.blocks(path))
+        if blocks is None:
+            return
+        if len(blocks.blocks) < 2:
+            self.notify(_("{path} changes one block or none: accept (a) or reject (r) it whole.").format(path=path),
+                        "warning")
+            return
+        kept = await app.push_screen_wait(BlocksScreen(blocks))
+        if not kept:
+            return
+        if len(kept) == len(blocks.blocks):
+            await self.accept(path)
+            await self.refresh()
+            return
+        reason = await app.push_screen_wait(ReasonScreen(
+            path, title=_("Apply {kept} of {total} blocks of {path}?").format(kept=len(kept), total=len(blocks.blocks),
+                                                                            path=path),
+            enter=_("Enter applies the kept blocks, the rest goes back · Esc cancels")))
+        if reason is None:
+            return
+        done = await self._guard("apply_draft_blocks", self.flow.apply_blocks(path, kept, reason or None))
+        if done is not None:
+            self._settle(path, "applied")
+            self.notify(format_part(done.path, done.accepted, done.rejected, done.reason), "information")
+        await self.refresh()
+
     async def reject_and_refresh(self, path: str, reason: str | None) -> None:
         await self.reject(path, reason)
         await self.refresh()
@@ -210,3 +276,21 @@ class DiffPaneReview:
         elif action == "accept_all":
             await self.accept_all()
         await self.refresh()
+
+
+def run_editor_in(app: App[None], text: str, name: str) -> str | None:
+    """Run the person's editor on `text` with the terminal handed over (the app suspended); where
+    the app cannot be suspended (a test's headless driver), the editor just runs."""
+    from textual.app import SuspendNotSupported
+
+    from formspec_consult.store.editor import edit_text
+
+    try:
+        suspended = app.suspend()
+        suspended.__enter__()
+    except SuspendNotSupported:
+        return edit_text(text, name)
+    try:
+        return edit_text(text, name)
+    finally:
+        suspended.__exit__(None, None, None)

@@ -22,6 +22,7 @@ from formspec_consult.store.agent_events import AgentEvent, TurnFinished, TurnSt
 from formspec_consult.store.review_results import (
     Applied,
     DiffList,
+    DraftBlocks,
     DraftDiff,
     DraftList,
     DraftRow,
@@ -84,6 +85,8 @@ class FakeEngine:
         self.applied: list[str] = []
         self.undo_stack: list[FakeDraft] = []
         self.settled: dict[str, SettledRow] = {}
+        # list_draft_blocks answers, per draft path: a draft's diff in store.blocks' blocks
+        self.blocks: dict[str, DraftBlocks] = {}
         self.cancelled = False
         self.closed_between_events = False
         self.closed = False
@@ -153,6 +156,8 @@ class FakeEngine:
         return ToolResult.of(name, self._answer(name, arguments))
 
     def _answer(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if name == "list_draft_blocks":
+            return self.blocks[arguments["path"]].to_json()
         if name == "list_drafts":
             rows = tuple(DraftRow(path=d.path, status=d.status, state=d.state, valid=d.valid, problems=len(d.problems),
                                   target_changed=False) for d in self.drafts.values())

@@ -121,9 +121,10 @@ def _track_phase(session: Session, *, iterating: bool) -> PhaseTracker:
     """The session's phase tracker: a change is logged (a `phase` event) and said at the next request."""
     loop, offer = session.loop, session.loop.tools
 
-    def said(record: PhaseRecord, notice: Notice) -> None:
+    def said(record: PhaseRecord, notice: Notice | None) -> None:
         session.log.write(record)
-        loop.notices.append(notice)
+        if notice is not None:
+            loop.notices.append(notice)
 
     return PhaseTracker(
         drafted=lambda: isinstance(offer, ConsultantOffer) and offer.draft_phase,

@@ -56,6 +56,8 @@ DISCOVERY_TOOLS = frozenset({"get_business_template", "list_business_templates"}
 # The start-up context calls (agent/engine/context.py START_CALLS): offered only when not carried.
 CONTEXT_TOOLS = frozenset({"read_workspace_manifest", "list_installed_modules", "list_skills", "list_business_templates"})
 REVIEW_COVERED = frozenset({"diff_drafts", "validate_spec", "get_server_status", "stop_server"})
+# The person's own review tools (their edit of a draft, their partial accept): never the model's.
+PERSON_ONLY = frozenset({"edit_draft", "list_draft_blocks", "apply_draft_blocks"})
 BOUND_ARGUMENTS = frozenset({"session"})
 # `reject_draft(reason)` is the person's reason, which the model is told with the rejection.
 CLIENT_ONLY_ARGUMENTS = {
@@ -144,7 +146,7 @@ class ConsultantOffer:
         return offered
 
     def _offered(self, name: str, exposed: str, draft_phase: bool, permitted: Callable[[str], bool]) -> bool:
-        if name in REVIEW_COVERED or (name in CONTEXT_TOOLS and name in self.carried):
+        if name in REVIEW_COVERED or name in PERSON_ONLY or (name in CONTEXT_TOOLS and name in self.carried):
             return False
         if name in DISCOVERY_TOOLS:
             return not draft_phase

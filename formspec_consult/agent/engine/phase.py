@@ -84,7 +84,7 @@ class PhaseTracker:
         turn: Callable[[], int],
         applied: Callable[[], bool],
         pending: Callable[[], bool],
-        said: Callable[[PhaseRecord, Notice], None],
+        said: Callable[[PhaseRecord, Notice | None], None],
         iterating: bool = False,
     ) -> None:
         self._drafted, self._turn, self._applied, self._pending, self._said = drafted, turn, applied, pending, said
@@ -128,4 +128,6 @@ class PhaseTracker:
 
     def _change(self, reason: PhaseReason) -> None:
         self._last = self.current
-        self._said(PhaseRecord(phase=self._last, reason=reason), Notice("info", ANNOUNCEMENTS[reason]))
+        # Draft begins mid-turn with the first draft, which the reply already says: logged, not announced.
+        notice = None if reason == "drafted" else Notice("info", ANNOUNCEMENTS[reason])
+        self._said(PhaseRecord(phase=self._last, reason=reason), notice)

@@ -53,7 +53,7 @@ def _one(event: EventRecord) -> AgentEvent | None:
         return Notice("info", review_note(event))
     if isinstance(event, NoticeRecord):
         return Notice(event.level, event.message)
-    if isinstance(event, PhaseRecord):
+    if isinstance(event, PhaseRecord) and event.reason != "drafted":  # Draft is logged, not announced
         return Notice("info", ANNOUNCEMENTS.get(event.reason, f"Phase: {event.phase.capitalize()}"))
     if isinstance(event, TurnFinishedRecord):
         return TurnFinished(event.reason, event.error)

@@ -12,7 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from formspec_consult.store.events import EventLog
-from formspec_consult.store.records import ApplyRecord, MessageRecord, RejectRecord, RewindRecord, UndoRecord
+from formspec_consult.store.records import (
+    ApplyRecord,
+    EditRecord,
+    MessageRecord,
+    PartRecord,
+    RejectRecord,
+    RewindRecord,
+    UndoRecord,
+)
 
 # Paths named per action; the rest are counted.
 SHOWN = 4
@@ -22,16 +30,26 @@ def review_since(events: Path) -> str:
     """The note for the next user message; "" when the person changed nothing since the last reply."""
     done: dict[str, list[str]] = {"applied": [], "rejected": [], "undid": []}
     rewound: list[str] = []  # what a rewind since tells (store/rewind.py)
+    details: list[str] = []  # the person's edits and partial reviews, each said in full
     for record in EventLog.records(events):
         if isinstance(record, MessageRecord) and record.message.get("role") == "assistant":
             done = {key: [] for key in done}  # the model saw what came before its reply
-            rewound = []
+            rewound, details = [], []
         elif isinstance(record, RewindRecord):
             if record.cuts_conversation:  # the model's view is that turn's: what came before is gone
-                done, rewound = {key: [] for key in done}, []
+                done, rewound, details = {key: [] for key in done}, [], []
             else:  # the files went back: the rewind's own undos are told in its words
                 done["undid"] = []
             rewound += [record.note] if record.note else []
+        elif isinstance(record, EditRecord):
+            verdict = "it passes validation" if record.valid else "it does not pass validation yet"
+            details.append(f"The person edited the draft {record.path} themselves; their version is now the draft "
+                           f"({verdict}). What they changed:\n{record.diff.rstrip()}")
+        elif isinstance(record, PartRecord):
+            why = f' Their reason: "{record.reason}".' if record.reason else ""
+            details.append(f"The person accepted part of the draft {record.path}: {', '.join(record.accepted)} "
+                           f"were applied; they rejected {', '.join(record.rejected)}.{why} The file in the "
+                           "project now holds only the accepted part.")
         elif isinstance(record, ApplyRecord):
             done["applied"].append(record.path)
         elif isinstance(record, RejectRecord):
@@ -40,7 +58,8 @@ def review_since(events: Path) -> str:
             done["undid"].append(record.path)
     parts = [f"{verb} {_paths(paths)}" for verb, paths in done.items() if paths]
     said = [f"[Since your last reply the person {'; '.join(parts)}.]"] if parts else []
-    return " ".join([*(f"[{note}]" for note in rewound), *said])
+    head = " ".join([*(f"[{note}]" for note in rewound), *said])
+    return "\n".join([*([head] if head else []), *(f"[{detail}]" for detail in details)])
 
 
 def _paths(paths: list[str]) -> str:

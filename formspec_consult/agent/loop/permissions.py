@@ -35,7 +35,9 @@ RULES: tuple[Rule, ...] = ("allow", "ask", "deny")
 
 # Tools of the local server that change the project, the drafts or the servers.
 GUARDED_TOOLS: frozenset[str] = frozenset(
-    {"apply_draft", "undo_apply", "reject_draft", "stop_server", "restart_server", "install_module"}
+    {"apply_draft", "undo_apply", "reject_draft", "stop_server", "restart_server", "install_module",
+     # the person's own review tools: never offered to the model, and never run for it unasked
+     "edit_draft", "apply_draft_blocks"}
 )
 
 

@@ -13,7 +13,10 @@ from formspec_consult.servers.local.state import LocalState
 from formspec_consult.store.review_results import (
     Applied,
     DiffList,
+    DraftBlocks,
     DraftList,
+    Edited,
+    PartApplied,
     Proposed,
     Rejected,
     Undone,
@@ -103,6 +106,17 @@ def register(server: MCPServer, state: LocalState) -> None:
         """Discard one draft; the project is untouched."""
         return state.review(session).reject(path, reason)
 
+    @server.tool(title="Replace a draft with the person's edit", annotations=DRAFT_WRITE, structured_output=True)
+    @state.serialised
+    def edit_draft(
+        path: Annotated[str, Field(description="The draft's spec path.")],
+        content: Annotated[str, Field(description="The person's whole version of the file.")],
+        session: SessionArg = None,
+    ) -> Edited:
+        """For the person's own client: their edited version of a draft becomes the draft (logged
+        as their edit) and is validated; the same text changes nothing."""
+        return state.review(session).edit(path, content)
+
     @server.tool(title="Withdraw your own pending draft", annotations=DRAFT_WITHDRAW, structured_output=True)
     @state.serialised
     def withdraw_draft(
@@ -121,6 +135,28 @@ def register(server: MCPServer, state: LocalState) -> None:
     ) -> Applied:
         """Apply a draft the person accepted (atomic, undoable); refuses an invalid or stale draft."""
         return state.review(session).apply(file, force=force)
+
+    @server.tool(title="A draft's change in blocks", annotations=READ_ONLY, structured_output=True)
+    @state.serialised
+    def list_draft_blocks(
+        path: Annotated[str, Field(description="The draft's spec path.")],
+        session: SessionArg = None,
+    ) -> DraftBlocks:
+        """For the person's own client: the draft's change cut into YAML blocks (top-level keys,
+        each key of spec, each field, action, state or transition), each with its own diff."""
+        return state.review(session).blocks(path)
+
+    @server.tool(title="Apply some blocks of a draft", annotations=PROJECT_WRITE, structured_output=True)
+    @state.serialised
+    def apply_draft_blocks(
+        file: Annotated[str, Field(description="The draft's spec path.")],
+        blocks: Annotated[list[str], Field(description="The blocks to apply: ids or 1-based numbers.")],
+        reason: Annotated[str | None, Field(description="Why the other blocks were rejected.")] = None,
+        session: SessionArg = None,
+    ) -> PartApplied:
+        """For the person's own client: apply only the chosen blocks (validated as a draft of their
+        own, undoable); the other blocks go back to the consultant as a rejection."""
+        return state.review(session).apply_blocks(file, blocks, reason)
 
     @server.tool(title="Undo the last apply", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised

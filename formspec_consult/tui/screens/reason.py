@@ -23,17 +23,18 @@ class ReasonScreen(LocalisedBindings, ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "keep", N_("Keep the draft"))]
 
-    def __init__(self, path: str, *, verb: str = "Reject") -> None:
+    def __init__(self, path: str, *, title: str | None = None, enter: str | None = None) -> None:
         super().__init__(id="reason")
         self.path = path
-        self.verb = verb
+        self.title_text = title  # default: "Reject PATH?"
+        self.enter = enter  # default: what Enter and Esc do when rejecting
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog reason"):
-            yield Static(Text.assemble((_("Reject {path}?").format(path=self.path), "bold"),
+            yield Static(Text.assemble((self.title_text or _("Reject {path}?").format(path=self.path), "bold"),
                                        "  " + _("Why? (optional — the consultant is told)")))
             yield Input(placeholder=_("e.g. keep the phone number optional"), max_length=MAX_REASON, id="reason-input")
-            yield Static(Text(_("Enter rejects · Esc keeps the draft"), style="dim"))
+            yield Static(Text(self.enter or _("Enter rejects · Esc keeps the draft"), style="dim"))
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -144,6 +144,8 @@ class DiffPane(LocalisedBindings, Vertical, can_focus=False):
         Binding("r", "request('reject')", N_("Reject")),
         Binding("u", "request('undo')", N_("Undo")),
         Binding("A", "request('accept_all')", N_("Accept all")),
+        Binding("e", "request('edit')", N_("Edit in $EDITOR")),
+        Binding("b", "request('blocks')", N_("Accept part (blocks)")),
         Binding("p", "next_view", N_("Diff/preview")),
         # From where ctrl+r lands (the draft list), PageUp/PageDown scroll the diff or preview,
         # not the list: priority, so the focused list does not take them first.
@@ -152,7 +154,8 @@ class DiffPane(LocalisedBindings, Vertical, can_focus=False):
     ]
 
     # The actions that change the project: they need the pane armed, and hand the focus back.
-    DESTRUCTIVE = frozenset({"request('accept')", "request('reject')", "request('undo')", "request('accept_all')"})
+    DESTRUCTIVE = frozenset({"request('accept')", "request('reject')", "request('undo')", "request('accept_all')",
+                             "request('edit')", "request('blocks')"})
 
     drafts: reactive[tuple[DraftView, ...]] = reactive(())
     # Entered on purpose (ctrl+r, F4 on a small screen, a click): the review keys act. Leaving the
@@ -170,7 +173,7 @@ class DiffPane(LocalisedBindings, Vertical, can_focus=False):
             self.path = path
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble((_("Spec diffs"), "bold"), "  " + _("a accept · r reject · u undo · A all · p preview"),
+        yield Static(Text.assemble((_("Spec diffs"), "bold"), "  " + _("a accept · b part · r reject · e edit · u undo · A all · p preview"),
                                    no_wrap=True, overflow="ellipsis"), classes="pane-header")
         yield OptionList(id="draft-list")
         with VerticalScroll(id="diff-scroll"):
@@ -307,10 +310,10 @@ class DiffPane(LocalisedBindings, Vertical, can_focus=False):
         if action in {"accept", "reject"} and draft is None:
             self.notify(_("No draft selected."), severity="warning")
             return
-        if action in {"accept", "reject"} and draft is not None and draft.settled and not (
+        if action in {"accept", "reject", "edit", "blocks"} and draft is not None and draft.settled and not (
                 action == "accept" and draft.status == "undone"):
             self.notify(_("{path} is {status} already: {hint}").format(path=draft.path, status=state_label(draft.status),
                                                                hint=_(_SETTLED_HINT[draft.status])), severity="warning")
             return
-        path = draft.path if draft and action in {"accept", "reject"} else None
+        path = draft.path if draft and action in {"accept", "reject", "edit", "blocks"} else None
         self.post_message(self.ActionRequested(action, path))
