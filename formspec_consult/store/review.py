@@ -137,8 +137,11 @@ class SessionReview:
     def _docs_advice(self, spec_path: SpecPath, text: str) -> builtins.list[dict[str, Any]]:
         """A changelog draft's advice: dated today, naming the spec files this session changes."""
         before = spec_path.target.read_text(encoding="utf-8", errors="replace") if spec_path.target.is_file() else None
-        changed = [r for r in self.store.rels() if not is_doc(r)] + [
-            r.rel for r in self.store.settled() if r.state == "applied" and not is_doc(r.rel)]
+        pending = [r for r in self.store.rels() if not is_doc(r)]
+        applied = [r.rel for r in self.store.settled() if r.state == "applied" and not is_doc(r.rel)]
+        # An applied file the changelog already names was logged by an earlier entry of this session
+        # (a second change request of an Iterate session): the new entry need not name it again.
+        changed = pending + [r for r in applied if r not in pending and not (before and r in before)]
         return changelog_findings(spec_path.project_rel, text, before, datetime.now(UTC).date(), changed)
 
     def _warns_here(self, warning: dict[str, Any], project_rel: str) -> bool:

@@ -174,3 +174,35 @@ async def test_a_new_project_stays_in_discovery_while_drafts_are_pending(project
         assert all(ITERATE_RULE not in request[0]["content"] for request in provider.requests)
     finally:
         await engine.aclose()
+
+
+async def test_a_second_change_request_s_changelog_entry_need_not_name_the_files_an_earlier_entry_named(
+    applied: Path,
+) -> None:
+    # Relay, Iterate run: after the first change (entity + changelog) was applied, the second entry
+    # (a new entity) was told it "does not name" the first change's file, already in the first entry.
+    today = datetime.now(UTC).date().isoformat()
+    first = f"# Changelog\n\n## {today} — email\n\nWhy: receipts. Files: {DRAFT_PATH}.\n"
+    supplier_path = DRAFT_PATH.replace("customer", "supplier")
+    second = f"## {today} — suppliers\n\nWhy: buying stock. Files: {supplier_path}.\n"
+    engine, provider = await open_engine(applied, [
+        calls(("propose_spec_file", {"path": DRAFT_PATH, "content": WITH_EMAIL}),
+              ("propose_spec_file", {"path": "docs/changelog.md", "content": first})),
+        "Ready: /diff.",
+        calls(("propose_spec_file", {"path": supplier_path, "content": CUSTOMER.replace("customer", "supplier")}),
+              ("propose_spec_file", {"path": "docs/changelog.md", "content": second})),
+        "Ready again: /diff.",
+    ])
+    try:
+        await run(engine, "Customers get an email.")
+        for path in (DRAFT_PATH, "docs/changelog.md"):
+            await engine.call_tool("apply_draft", {"file": path})
+        await run(engine, "And keep our suppliers.")
+        answer = [m["content"] for m in provider.requests[-1] if m["role"] == "tool"][-1]
+        assert '"valid":true' in answer.replace(" ", "")
+        assert "FSD-CHANGELOG-FILES" not in answer
+        # the pending supplier file still has to be named: an entry naming nothing is told so
+        rows = {row.path: row for row in await engine_rows(engine)}
+        assert supplier_path in rows
+    finally:
+        await engine.aclose()
