@@ -41,7 +41,7 @@ async def test_every_tool_is_listed_with_a_description_and_the_right_hints(clien
         "install_module",
     }
     for name, tool in tools.items():
-        assert tool.description and len(tool.description) > 30, name
+        assert tool.description and len(tool.description) > 20, name  # a sentence, short: it is in every request
         assert tool.annotations is not None
         assert bool(tool.annotations.read_only_hint) == (name in READ_ONLY_TOOLS), name
     assert tools["apply_draft"].annotations.destructive_hint is True
@@ -118,6 +118,27 @@ async def test_read_module_spec_returns_the_file_as_written_with_its_comments(pr
     path.write_text(written, encoding="utf-8")
     doc = await call(client, "read_module_spec", {"module": "shop", "kind": "Entity", "name": "customer"})
     assert doc["content"] == written
+
+
+async def test_a_document_in_a_file_of_several_comes_with_the_whole_file_so_a_proposal_keeps_the_others(
+    project: Path, client: Client
+) -> None:
+    # A Table and a Form in one file, as FormSpec allows: read_module_spec hands the model the whole
+    # file and says so; proposing it back with one change deletes nothing.
+    views = project / "spec/modules/shop/master/customer/forms/list.yaml"
+    views.parent.mkdir(parents=True, exist_ok=True)
+    table = ("apiVersion: formspec.dev/v1\nkind: Table\nmetadata:\n  name: customer-list\n  module: shop\n"
+             "spec:\n  entity: customer\n  columns:\n    - {field: name}\n")
+    form = ("apiVersion: formspec.dev/v1\nkind: Form\nmetadata:\n  name: customer-edit\n  module: shop\n"
+            "spec:\n  entity: customer\n  mode: edit\n  sections:\n    - title: Customer\n"
+            "      fields: [{field: name}]\n")
+    views.write_text(table + "---\n" + form, encoding="utf-8")
+    doc = await call(client, "read_module_spec", {"module": "shop", "kind": "Table", "name": "customer-list"})
+    assert doc["content"] == table + "---\n" + form
+    assert "holds 2 documents (Table customer-list, Form customer-edit)" in doc["note"]
+    assert "propose all of it" in doc["note"]
+    alone = await call(client, "read_module_spec", {"module": "shop", "kind": "Entity", "name": "customer"})
+    assert "note" not in alone
 
 
 async def test_a_vendor_document_is_readable_but_marked_as_third_party_data(client: Client) -> None:

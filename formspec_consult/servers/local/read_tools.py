@@ -107,8 +107,17 @@ def register(server: MCPServer, state: LocalState) -> None:
             "origin": doc.origin,
             "content": _as_written(doc.path, doc.text),
         }
-        if doc.origin == "vendors":
-            result["note"] = VENDOR_NOTE
+        notes = [VENDOR_NOTE] if doc.origin == "vendors" else []
+        others = [d for d in state.project.documents() if d.rel == doc.rel and (d.kind, d.name) != (doc.kind, doc.name)]
+        if others and result["content"] != doc.text:
+            # One file, several documents: propose_spec_file replaces the whole file, so the model
+            # is handed the whole file and told so — a proposal of this document alone would delete
+            # the others.
+            held = ", ".join(f"{d.kind} {d.name}" for d in [doc, *others])
+            notes.append(f"This file holds {len(others) + 1} documents ({held}); content is the whole file. "
+                         "A proposal replaces the whole file: propose all of it, the other documents kept.")
+        if notes:
+            result["note"] = " ".join(notes)
         return result
 
     @server.tool(title="Check a name for conflicts", annotations=READ_ONLY, structured_output=True)
@@ -174,14 +183,16 @@ def _not_found(state: LocalState, module: str, kind: str, name: str) -> str:
 
 
 def _as_written(path: Path, text: str) -> str:
-    """The whole file, comments included, when it holds only this document (else the document).
+    """The whole file as written, comments and every document it holds included (else, when the
+    file cannot be read back, the document).
 
     The model proposes the file back whole: handing it the document without the file's comments
-    would make its proposal delete them.
+    — or without the other documents of a file that holds several — would make its proposal
+    delete them.
     """
     try:
         whole = path.read_text(encoding="utf-8")
-        if sum(1 for _ in yaml.compose_all(whole)) == 1:
+        if sum(1 for _ in yaml.compose_all(whole)) >= 1:
             return whole
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         pass
