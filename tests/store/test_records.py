@@ -35,7 +35,7 @@ from tests.e2e.project import make_project
 EXAMPLE = Path(__file__).resolve().parents[2] / "transcripts-example" / "barbershop-queue"
 
 
-SESSION_ID = "20261201-111714-e5b1"  # the example session folder's name
+SESSION_ID = "20261202-154101-9a71"  # the example session folder's name
 
 
 @pytest.fixture
@@ -178,7 +178,8 @@ async def test_a_damaged_message_line_refuses_the_resume_naming_the_line_and_cha
     with pytest.raises(EventLogError) as refused:
         await Engine.open(_resume_options(project, session_id, ["never sent"]))
     message = str(refused.value)
-    assert "'message' event with seq 2" in message and "'message' is \"I run a barbershop\", not an object" in message
+    seq = next(json.loads(line)["seq"] for line in before.splitlines() if json.loads(line)["type"] == "message")
+    assert f"'message' event with seq {seq}" in message and "'message' is \"I run a barbershop\", not an object" in message
     assert "restore the file from a backup" in message and "start a new session" in message
     assert (folder / "events.jsonl").read_bytes() == before
     now = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
