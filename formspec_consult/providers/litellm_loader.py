@@ -58,7 +58,7 @@ def load_litellm() -> ModuleType:
     # TypedDicts; printed to stderr it would paint over the TUI.
     warnings.filterwarnings("ignore", message=".*the `ReadOnly` qualifier", category=UserWarning)
     litellm.suppress_debug_info = True
-    litellm.set_verbose = False  # type: ignore[attr-defined]  # a module attribute litellm does not re-export
+    litellm.set_verbose = False  # type: ignore[attr-defined,unused-ignore]  # a module attribute litellm does not re-export
     return litellm
 
 
