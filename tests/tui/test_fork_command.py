@@ -13,7 +13,7 @@ from formspec_consult.tui.widgets.conversation import ConversationView
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
 from tests.tui.conftest import SIZE, wait_until
 from tests.tui.test_conversation_flow import send
-from tests.tui.test_real_engine import project, real_app, replies_of  # noqa: F401 - the fixture is used by name
+from tests.tui.test_real_engine import real_app, replies_of
 
 pytestmark = pytest.mark.anyio
 
