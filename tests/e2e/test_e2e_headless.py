@@ -49,7 +49,10 @@ def test_a_consultation_through_litellm_and_stdio_mcp_leaves_a_valid_draft(
     assert first["messages"][0]["role"] == "system" and folder.name in first["messages"][0]["content"]
     assert "Corner Shop" in first["messages"][0]["content"]
     assert "propose_spec_file" in {tool["function"]["name"] for tool in first["tools"]}
-    tool_result = json.loads(second["messages"][-1]["content"])  # the model's lean view of the answer
+    # the model's lean view of the answer; a drafting round's last result ends with the step budget
+    content = second["messages"][-1]["content"]
+    assert "\n\n[Step budget" in content
+    tool_result = json.loads(content.split("\n\n[Step budget")[0])
     assert tool_result["valid"] is True and tool_result["path"].endswith("customer/entity.yaml")
     diff = run_cli(["diff"], project, env)
     assert "(new, valid)" in diff.stdout
