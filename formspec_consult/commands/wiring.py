@@ -44,16 +44,20 @@ def cli_flags(options: Mapping[str, Any]) -> dict[str, Any]:
 def check_allowed_tool(name: str) -> str:
     """`name` when it is a write tool of the local server that --allow-tool may allow; else
     click.BadParameter naming the valid ones (`default`, which would allow every one, is refused)."""
+    from formspec_consult.agent.engine.offer import PERSON_ONLY
     from formspec_consult.agent.loop.permissions import GUARDED_TOOLS
 
-    if name in GUARDED_TOOLS:
+    # The person's own review tools (edit a draft, apply part of one) are never the model's to call.
+    allowable = sorted(GUARDED_TOOLS - PERSON_ONLY)
+    if name in allowable:
         return name
-    valid = ", ".join(sorted(GUARDED_TOOLS))
+    valid = ", ".join(allowable)
     why = ("'default' would allow every write tool at once; name each one" if name.strip().lower() == "default"
+           else f"{name!r} is the person's own review tool, never the model's" if name in PERSON_ONLY
            else f"{name!r} is not a write tool")
     import difflib
 
-    close = difflib.get_close_matches(name, sorted(GUARDED_TOOLS), n=1)
+    close = difflib.get_close_matches(name, allowable, n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
     raise click.BadParameter(_("{why}{hint}; the tools it can allow are: {valid}").format(why=why, hint=hint, valid=valid), param_hint="--allow-tool")
 
