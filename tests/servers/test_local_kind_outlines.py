@@ -59,7 +59,8 @@ async def test_the_entity_outline_types_each_field_key_lists_the_field_types_and
     assert field["name*"].startswith("string") and field["required"] == "boolean"
     assert "money" in field["type*"].split("|") and field["enum_values"] == "list of string"
     assert field["relation"] == "{type*, resource*, foreign_key, on_delete, snapshot}"
-    assert outline["spec*"]["state_machine"]["transitions"] == "list of {from, to*, via*, guard, params, conditions}"
+    assert outline["spec*"]["state_machine"]["transitions"] == ("list of {from, to*, via*, guard, params, conditions, description, impl, audit, emit, emits, idempotent, "
+                                                                  "idempotency_key, ui, uses, expose, rate_limit, require_permission, approval}")
 
 
 @pytest.mark.parametrize("path", ["fields.relation", "spec/fields/3/relation", "fields[].relation", "fields.*.relation"])

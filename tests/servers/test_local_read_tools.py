@@ -25,6 +25,7 @@ READ_ONLY_TOOLS = {
     "diff_drafts",
     "get_server_status",
     "read_transcript",
+    "list_draft_blocks",
 }
 
 
@@ -39,6 +40,8 @@ async def test_every_tool_is_listed_with_a_description_and_the_right_hints(clien
         "restart_server",
         "stop_server",
         "install_module",
+        "edit_draft",
+        "apply_draft_blocks",
     }
     for name, tool in tools.items():
         assert tool.description and len(tool.description) > 20, name  # a sentence, short: it is in every request
