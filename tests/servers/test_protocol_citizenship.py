@@ -90,7 +90,7 @@ async def test_write_tools_are_destructive_exactly_where_they_lose_or_overwrite_
 ) -> None:
     tools = {t.name: t.annotations for t in (await client.list_tools()).tools}
     destructive = {name for name, hints in tools.items() if hints and hints.destructive_hint}
-    assert destructive == {"apply_draft", "undo_apply", "reject_draft"}
+    assert destructive == {"apply_draft", "apply_draft_blocks", "undo_apply", "reject_draft"}  # a part applied is an apply
     assert tools["propose_spec_file"].idempotent_hint is True  # type: ignore[union-attr]
     assert tools["undo_apply"].idempotent_hint is False  # type: ignore[union-attr]
 
