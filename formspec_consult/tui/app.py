@@ -67,8 +67,9 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         Binding("ctrl+r", "review", N_("Review drafts")),
         *[Binding(pane.key, f"toggle_pane('{pane.id}')", pane.name) for pane in PANES],  # F2 chat, F3 tools, F4 diffs
         Binding("f5", "cycle_split", N_("Split"), show=False),
-        Binding("f6", "resize_side(-5)", N_("Narrower"), show=False),
-        Binding("f7", "resize_side(5)", N_("Wider"), show=False),
+        # priority: the prompt (a TextArea) binds f6/f7 to select line/all, which would swallow them
+        Binding("f6", "resize_side(-5)", N_("Narrower"), show=False, priority=True),
+        Binding("f7", "resize_side(5)", N_("Wider"), show=False, priority=True),
         Binding("f8", "toggle_theme", N_("Theme")),
         *[Binding(f"alt+{c}", f"pick('{c}')", N_("Option") + f" {c.upper()}", show=False,
                   priority=True) for c in _LETTERS],
