@@ -31,7 +31,8 @@ def test_the_screen_reader_mode_reads_as_plain_sentences_in_a_terminal(tmp_path:
     script.write_text(SCRIPT, encoding="utf-8")
     env = app_env(tmp_path, ACCESSIBLE="1")
     command = f"{consult_binary()} --model scripted:{script}"
-    with tmux_app("fsc-sr", command, env=env, size=(80, 24), cwd=project) as pane:
+    # kept after exit: the goodbye line is the program's last, said just before it ends
+    with tmux_app("fsc-sr", command, env=env, size=(80, 24), cwd=project, keep_after_exit=True) as pane:
         wait_for(lambda: "You:" in pane.screen(), 120, "the first prompt")
         pane.send("-l", "Saya punya usaha potong rambut dengan tiga cabang, pelanggan datang langsung.")
         pane.send("Enter")

@@ -100,15 +100,18 @@ class Pane:
 
 @contextmanager
 def tmux_app(prefix: str, command: str, *, env: dict[str, str], size: tuple[int, int],
-             cwd: Path | None = None) -> Iterator[Pane]:
+             cwd: Path | None = None, keep_after_exit: bool = False) -> Iterator[Pane]:
     """Start `command` in a detached tmux session of `size` (columns, rows) on a private tmux
-    server; kill that server on the way out."""
+    server; kill that server on the way out. `keep_after_exit`: the pane (and what the command
+    printed last) stays readable after the command ends, instead of the session ending with it."""
     name = f"{prefix}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     pane = Pane(name, socket=f"fsc-test-{name}")
     where = ["-c", str(cwd)] if cwd is not None else []
+    # set before the session exists: a command that ends at once must not take its output with it
+    keep = ["start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";"] if keep_after_exit else []
     try:
-        pane.tmux("new-session", "-d", "-s", pane.name, "-x", str(size[0]), "-y", str(size[1]), *where, command,
-                  check=True, env=env)
+        pane.tmux(*keep, "new-session", "-d", "-s", pane.name, "-x", str(size[0]), "-y", str(size[1]), *where,
+                  command, check=True, env=env)
         yield pane
     finally:
         pane.kill_server()
