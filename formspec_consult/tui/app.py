@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections import deque
 from contextlib import aclosing
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from textual import events, work
@@ -584,7 +584,11 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
     def refresh_drafts(self, changed: tuple[str, ...] = ()) -> None:
         """Reload the drafts in the background (after DraftsChanged, naming the `changed` paths)."""
         if self.engine is not None:
-            self.run_worker(self._refresh_drafts(changed), group="drafts", exclusive=True, exit_on_error=False)
+            # The work is handed over as a function, not a coroutine: a turn that proposes several
+            # drafts asks for several refreshes at once, and each cancels the one before it (exclusive)
+            # — a coroutine made for a worker cancelled before it ran would never be awaited.
+            self.run_worker(partial(self._refresh_drafts, changed), group="drafts", exclusive=True,
+                            exit_on_error=False)
 
     async def _refresh_drafts(self, changed: tuple[str, ...]) -> None:
         if self.review is None:
@@ -602,6 +606,9 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
 
             self.run_worker(self.review.edit(event.path, lambda text, name: run_editor_in(self, text, name)),
                             group="review", exit_on_error=False)
+            return
+        if event.action == "changes":  # the latest turn's drafts as one set: accept or reject them together
+            self.run_worker(self.review.changes(self), group="review", exit_on_error=False)
             return
         if event.action == "blocks" and event.path:  # partial review: keep some blocks, send back the rest
             self.run_worker(self.review.partial(event.path, self), group="review", exit_on_error=False)

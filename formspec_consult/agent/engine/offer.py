@@ -57,7 +57,7 @@ DISCOVERY_TOOLS = frozenset({"get_business_template", "list_business_templates"}
 CONTEXT_TOOLS = frozenset({"read_workspace_manifest", "list_installed_modules", "list_skills", "list_business_templates"})
 REVIEW_COVERED = frozenset({"diff_drafts", "validate_spec", "get_server_status", "stop_server"})
 # The person's own review tools (their edit of a draft, their partial accept): never the model's.
-PERSON_ONLY = frozenset({"edit_draft", "list_draft_blocks", "apply_draft_blocks"})
+PERSON_ONLY = frozenset({"edit_draft", "list_draft_blocks", "apply_draft_blocks", "list_turn_changes"})
 BOUND_ARGUMENTS = frozenset({"session"})
 # `reject_draft(reason)` is the person's reason, which the model is told with the rejection.
 CLIENT_ONLY_ARGUMENTS = {
