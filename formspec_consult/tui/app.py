@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections import deque
 from contextlib import aclosing
-from functools import cached_property, partial
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from textual import events, work
@@ -587,8 +587,10 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
             # The work is handed over as a function, not a coroutine: a turn that proposes several
             # drafts asks for several refreshes at once, and each cancels the one before it (exclusive)
             # — a coroutine made for a worker cancelled before it ran would never be awaited.
-            self.run_worker(partial(self._refresh_drafts, changed), group="drafts", exclusive=True,
-                            exit_on_error=False)
+            async def refresh() -> None:
+                await self._refresh_drafts(changed)
+
+            self.run_worker(refresh, group="drafts", exclusive=True, exit_on_error=False)  # type: ignore[arg-type]
 
     async def _refresh_drafts(self, changed: tuple[str, ...]) -> None:
         if self.review is None:
