@@ -33,7 +33,7 @@ from datetime import date, datetime
 from functools import cache
 from pathlib import Path
 
-from formspec_consult.errors import UserError
+from formspec_consult.errors import UserError, use_translator
 
 DOMAIN = "formspec_consult"
 SOURCE_LANGUAGE = "en"  # the language the msgids are written in
@@ -187,6 +187,7 @@ def gettext(message: str) -> str:
 
 
 _ = gettext
+use_translator(gettext)  # the templates of errors raised below this layer (spec/, mcp_client/), said in it
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

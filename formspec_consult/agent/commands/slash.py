@@ -104,28 +104,28 @@ def parse_slash(text: str) -> SlashCommand | None:
     try:
         parts = shlex.split(text.strip()[1:])
     except ValueError as exc:
-        raise SlashError(f"Could not read the command: {exc}") from exc
+        raise SlashError(_("Could not read the command: {error}").format(error=exc)) from exc
     name, args = parts[0].lower(), tuple(parts[1:])
     if name not in BY_NAME:
         known = " ".join(f"/{spec.name}" for spec in SLASH_COMMANDS)
-        raise SlashError(f"Unknown command /{name}. Commands: {known}")
+        raise SlashError(_("Unknown command /{name}. Commands: {known}").format(name=name, known=known))
     if name == "reject" and not args:
-        raise SlashError("Usage: /reject <draft path> [reason] (see /diff for the paths)")
+        raise SlashError(_("Usage: /reject <draft path> [reason] (see /diff for the paths)"))
     if name == "apply" and len(args) > 1:
-        raise SlashError("Usage: /apply <draft path> or /apply --all")
+        raise SlashError(_("Usage: /apply <draft path> or /apply --all"))
     if name == "language" and len(args) > 1:
-        raise SlashError("Usage: /language <code>, e.g. /language id (Indonesian) or /language en (English)")
+        raise SlashError(_("Usage: /language <code>, e.g. /language id (Indonesian) or /language en (English)"))
     if name == "fork" and args:
-        raise SlashError("Usage: /fork (it takes no arguments: it forks this session as it is now)")
+        raise SlashError(_("Usage: /fork (it takes no arguments: it forks this session as it is now)"))
     if name == "compare" and len(args) > 1:
-        raise SlashError("Usage: /compare [session id] (without it: the session this fork came from)")
+        raise SlashError(_("Usage: /compare [session id] (without it: the session this fork came from)"))
     if name == "rewind" and not _rewind_args(args):
-        raise SlashError(
+        raise SlashError(_(
             "Usage: /rewind [turn] [--files|--conversation|--both] — a turn number (0: before the first) and "
             "what to take back (both when left out); /rewind alone lists the turns."
-        )
+        ))
     if name == "mcp" and not (args == () or (args[0] in ("restart", "log") and len(args) <= 2)):
-        raise SlashError("Usage: /mcp, /mcp restart [server] or /mcp log [server]")
+        raise SlashError(_("Usage: /mcp, /mcp restart [server] or /mcp log [server]"))
     return SlashCommand(name, args)
 
 
