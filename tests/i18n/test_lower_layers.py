@@ -102,3 +102,28 @@ def test_cli_errors_of_the_settings_and_the_project_are_in_indonesian(tmp_path: 
         assert "bukan proyek FormSpec" in no_project.output and "Nama usaha" in no_project.output
     finally:
         i18n.use_language("en")
+
+
+def test_the_sessions_list_gives_dates_and_states_in_the_owner_s_locale(tmp_path: Path) -> None:
+    import re
+
+    from formspec_consult.cli import cli
+
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "formspec-app.yaml").write_text("name: shop\n")
+    (tmp_path / "script.yaml").write_text("- Halo! Usaha apa yang Anda jalankan?\n")
+    runner = CliRunner()
+    project = ["--project", str(tmp_path / "shop")]
+    env = {"LANG": "id_ID.UTF-8", "FORMSPEC_LANGUAGE": "", "HOME": str(tmp_path)}
+    try:
+        turn = runner.invoke(cli, [*project, "--model", f"scripted:{tmp_path / 'script.yaml'}", "-p", "halo"], env=env)
+        assert turn.exit_code == 0, turn.output
+        indonesian = runner.invoke(cli, [*project, "sessions"], env=env)
+        english = runner.invoke(cli, ["--lang", "en", *project, "sessions"], env=env)
+    finally:
+        i18n.use_language("en")
+    # "menunggu … terakhir 2 Des 2026 18.30": the locale's month names, day-month order, 24-hour clock with a dot
+    assert re.search(r" menunggu +  1 giliran .* terakhir \d{1,2} (Jan|Feb|Mar|Apr|Mei|Jun|Jul|Agu|Sep|Okt|Nov|Des) "
+                     r"\d{4} \d{2}\.\d{2}$", indonesian.output.strip()), indonesian.output
+    assert re.search(r" idle +  1 turn .* last (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}, \d{4}, "
+                     r"\d{1,2}:\d{2} [AP]M$", english.output.strip()), english.output
