@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from formspec_consult.agent.loop.loop import ToolRunner
-from formspec_consult.agent.loop.permissions import Permissions
+from formspec_consult.agent.loop.permissions import PERSON_ONLY, Permissions
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.store.layout import SessionLayout
 
@@ -56,8 +56,6 @@ DISCOVERY_TOOLS = frozenset({"get_business_template", "list_business_templates"}
 # The start-up context calls (agent/engine/context.py START_CALLS): offered only when not carried.
 CONTEXT_TOOLS = frozenset({"read_workspace_manifest", "list_installed_modules", "list_skills", "list_business_templates"})
 REVIEW_COVERED = frozenset({"diff_drafts", "validate_spec", "get_server_status", "stop_server"})
-# The person's own review tools (their edit of a draft, their partial accept): never the model's.
-PERSON_ONLY = frozenset({"edit_draft", "list_draft_blocks", "apply_draft_blocks"})
 BOUND_ARGUMENTS = frozenset({"session"})
 # `reject_draft(reason)` is the person's reason, which the model is told with the rejection.
 CLIENT_ONLY_ARGUMENTS = {
