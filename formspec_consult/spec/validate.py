@@ -24,6 +24,7 @@ from formspec_consult.spec.checks.identity import apply_overrides, check_duplica
 from formspec_consult.spec.checks.modules import check_module_links
 from formspec_consult.spec.checks.natural_keys import check_natural_key_formats
 from formspec_consult.spec.checks.references import Reference, check_references, collect_references
+from formspec_consult.spec.checks.renderers import check_renderers
 from formspec_consult.spec.checks.scripts import check_scripts
 from formspec_consult.spec.checks.storage_rules import check_seed, check_storage_rules
 from formspec_consult.spec.checks.subscriptions import check_event_consumers
@@ -107,6 +108,7 @@ def run(project: ProjectLike, state: TreeState, only_source: str | None = None, 
     check_event_consumers(effective, tree)
     check_scope_sources(effective, tree)
     check_grant_scope_sources(effective, tree)
+    check_renderers(effective, tree)
     check_bindings(effective, index, tree)
     check_scripts(effective, project.root, tree)
     check_snapshots(effective, index, tree)
