@@ -69,6 +69,7 @@ PROBLEM_CODES: dict[str, tuple[str, str, str]] = {
     "FS-NATURAL-KEY-UNIQUE": ("structural", "error", "a natural_key field with unique: false"),
     "FS-NATURAL-KEY-ENTRY": ("structural", "error", "natural_key_entry: auto_generated without a natural_key_rule to generate with"),
     "FS-RENDERER": ("structural", "error", "a slot on the wrong VisualSpecKind tier, an unregistered renderer, or one outside the App's stack family"),
+    "FS-SCRIPT-USES": ("structural", "error", "a script uses a ctx primitive, cross-module resource or secret its uses: does not declare"),
     "FS-SEED-GRANT": ("structural", "error", "a role record's grants in a Seed have a shape the runtime cannot read"),
     "FS-GRANT-SCOPE-SOURCE": ("structural", "error", "a seeded grant's from: session row scope whose attribute nothing provides"),
     "FS-SM-FIELD": ("structural", "warning", "state_machine.field names no field (FormSpec does not check it statically)"),
