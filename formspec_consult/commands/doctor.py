@@ -28,7 +28,7 @@ from formspec_consult.i18n import N_, _, format_money, format_number, format_per
 from formspec_consult.providers.base import Provider, ProviderError
 
 # Every label of the report, so that one column holds them all in the person's language
-# ("konfigurasi pengguna" is longer than "user config"); the settings' names are labels too.
+# ("konfigurasi pengguna" is longer than "user config").
 _LABELS = (
     N_("user config"), N_("project config"), N_("project trust"), N_("model"), N_("base URL"), N_("problem"),
     N_("route"), N_("key"), N_("key lookup"), N_("note"), N_("tool calling"), N_("context window"),
@@ -38,13 +38,13 @@ _LABELS = (
 
 
 def _width() -> int:
-    """The label column: the longest label in the interface language, two spaces after it."""
-    names = [name.replace("_", " ") for name in settings_field_names()]
-    return max(len(label) for label in [*(_(label) for label in _LABELS), *names]) + 2
+    """The label column: one space past the longest label of the interface language (16 in English)."""
+    return max(len(_(label)) for label in _LABELS) + 1
 
 
 def _line(label: str, value: str) -> None:
-    click.echo(f"  {label:<{_width()}}{value}")
+    width = _width()  # a longer label (a setting's name) keeps two spaces before its value
+    click.echo(f"  {label:<{width}}{value}" if len(label) < width else f"  {label}  {value}")
 
 
 def _file_state(path: Path) -> str:

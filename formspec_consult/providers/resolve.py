@@ -77,13 +77,16 @@ def resolve(settings: Settings, env: Mapping[str, str] | None = None) -> Resolut
             if not target:
                 raise ProviderError(_("'{model}' names no file").format(model=configured),
                                     hint=_("write {kind}:<path>").format(kind=kind))
-            return Resolution(configured, kind, target, kind, f"offline {kind} provider ({configured})")
+            return Resolution(configured, kind, target, kind, _("offline {kind} provider ({model})").format(
+                kind=kind, model=configured))
     base_url = settings.base_url
     prefix = configured.split("/", 1)[0] if "/" in configured else ""
     if base_url and prefix not in LITELLM_PREFIXES:
-        model, step = f"openai/{configured}", f"OpenAI-compatible endpoint {redact_url(base_url)} (openai/{configured})"
+        model, step = f"openai/{configured}", _("OpenAI-compatible endpoint {url} (openai/{model})").format(
+            url=redact_url(base_url), model=configured)
     elif prefix:
-        model, step = configured, f"litellm provider '{prefix}'" + (f" at {redact_url(base_url)}" if base_url else "")
+        model, step = configured, (_("litellm provider '{prefix}' at {url}").format(prefix=prefix, url=redact_url(base_url))
+                                   if base_url else _("litellm provider '{prefix}'").format(prefix=prefix))
     else:
         raise ProviderError(
             _("'{model}' has no provider prefix").format(model=configured),
