@@ -223,7 +223,8 @@ def format_money(amount: float, currency: str = "USD", *, decimals: int | None =
     locale = Locale.parse(_state.locale)
     pattern = copy.copy(locale.currency_formats["standard"])
     pattern.frac_prec = (decimals, decimals)
-    return pattern.apply(amount, locale, currency=currency, currency_digits=False)
+    formatted: str = pattern.apply(amount, locale, currency=currency, currency_digits=False)
+    return formatted
 
 
 def format_datetime(moment: datetime, *, length: str = "medium") -> str:
