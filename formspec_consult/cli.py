@@ -33,6 +33,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "reject": ("formspec_consult.commands.review:reject", N_("Discard a draft.")),
     "edit": ("formspec_consult.commands.review:edit", N_("Edit a draft in your editor before accepting it.")),
     "undo": ("formspec_consult.commands.review:undo", N_("Undo the last apply, restoring the exact bytes.")),
+    "validate": (
+        "formspec_consult.commands.review:validate",
+        N_("Validate the whole project with the session's pending drafts; exit 1 on problems (--json)."),
+    ),
     "compare": (
         "formspec_consult.commands.compare:compare",
         N_("Show two sessions' drafts side by side (a fork beside its source): entities, fields, states."),

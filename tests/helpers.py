@@ -45,13 +45,12 @@ def copy_example(parent: Path, name: str = "barbershop") -> Path:
 
 def lifecycle_entity(states: list[str], transitions: list[tuple[str, str, str]], fields: str = "",
                      name: str = "order", characteristic: str = "transaction", module: str = "shop") -> str:
-    """An Entity whose `status` runs through `states` (the first is initial) by (from, to, action) transitions.
+    """An Entity whose `status` runs through `states` (the first is initial) by (from, to, via) transitions.
 
     `fields` is extra YAML, already indented as items of `spec.fields`.
     """
     states_yaml = "\n".join(f"      - {{name: {s}, label: {s}}}" for s in states)
     trans_yaml = "\n".join(f"      - {{from: {a}, to: {b}, via: {v}}}" for a, b, v in transitions)
-    actions = "\n".join(f"    - {{name: {v}}}" for v in sorted({v for _, _, v in transitions}))
     return f"""apiVersion: formspec.dev/v1
 kind: Entity
 metadata: {{name: {name}, module: {module}}}
@@ -68,9 +67,7 @@ spec:
 {states_yaml}
     transitions:
 {trans_yaml}
-  actions:
-{actions}
-"""
+"""  # a transition's `via` is an action of its own: no `actions:` entry repeats it
 
 
 def probes(tree: ast.AST, probed: Callable[[str], bool]) -> list[tuple[int, str]]:

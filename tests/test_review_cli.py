@@ -84,3 +84,31 @@ def test_apply_lists_a_drafts_blocks_and_applies_only_the_chosen_ones(project: P
     assert "{name: email, type: string}" in text and "{name: phone, type: string}\n" in text
     bad = run_cli(["apply", DRAFT_PATH, "--only", "1", "--all"], project, env)
     assert bad.returncode == 2 and "leave out --all" in bad.stderr
+
+
+def test_validate_checks_the_whole_project_with_the_pending_drafts_and_exits_1_on_problems(
+        project: Path, tmp_path: Path) -> None:
+    import json
+
+    env = cli_env(tmp_path)
+    clean = run_cli(["validate"], project, env)  # no session yet: the project as it is, nothing written
+    assert clean.returncode == 0, clean.stderr
+    assert clean.stdout.splitlines()[-1] == "Valid: no problems."
+    assert not [p for p in (project / ".formspec" / "consult").glob("*") if p.is_dir()]
+
+    from tests.e2e.project import CUSTOMER
+
+    broken = {"tool_calls": [{"name": "propose_spec_file", "arguments": {
+        "path": DRAFT_PATH, "content": CUSTOMER.replace("type: string}", "type: strin}", 1)}}]}
+    script = write_script(tmp_path / "s.yaml", [broken, "Drafted."])
+    assert run_cli(["-m", f"scripted:{script}", "-p", "customers"], project, env).returncode == 0
+    result = run_cli(["validate"], project, env)
+    assert result.returncode == 1
+    assert "pending draft" in result.stdout.splitlines()[0]
+    assert f"  {DRAFT_PATH}:" in result.stdout and "(draft): FS-SCHEMA" in result.stdout
+    assert "Did you mean `string`?" in result.stdout and "1 problem: fix it, then validate again." in result.stderr
+    as_json = run_cli(["validate", "--json"], project, env)
+    assert as_json.returncode == 1
+    answer = json.loads(as_json.stdout)
+    assert answer["ok"] is False and answer["drafts"] == 1
+    assert [(p["file"], p["draft"]) for p in answer["problems"]] == [(DRAFT_PATH, True)]

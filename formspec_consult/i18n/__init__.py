@@ -103,6 +103,21 @@ def _from_locale(environ: Mapping[str, str]) -> tuple[str, str | None]:
     return SOURCE_LANGUAGE, None
 
 
+def locale_language(environ: Mapping[str, str] | None = None) -> str | None:
+    """The language the locale of `environ` (default ``os.environ``) names, as gettext reads it
+    (``LANGUAGE``'s first entry, else ``LC_ALL``, ``LC_MESSAGES``, ``LANG``), whether or not it has a
+    catalogue: ``ms_MY.UTF-8`` → "ms" (whose interface falls back to English); None for C/POSIX."""
+    environ = os.environ if environ is None else environ
+    locale = next((environ[var] for var in LOCALE_VARIABLES if environ.get(var)), "")
+    if locale in {"", "C", "POSIX"} or locale.startswith(("C.", "POSIX.")):
+        return None
+    for name in [*environ.get("LANGUAGE", "").split(":"), locale]:
+        parts = _parts(name) if name else None
+        if parts is not None:
+            return parts[0]
+    return None
+
+
 def resolve_language(
     flag: str | None = None, setting: str | None = None, environ: Mapping[str, str] | None = None
 ) -> str:

@@ -91,7 +91,7 @@ async def test_headless_with_nobody_to_ask_the_guarded_tools_are_not_offered_but
 ) -> None:
     engine, _ = await consult(project, REPLIES, "hi", "customers")
     (_, discovery), (_, drafting) = offers(engine)
-    assert set(drafting) == set(discovery) - {"get_business_template"} | {"list_drafts", "withdraw_draft"}
+    assert set(drafting) == set(discovery) - {"get_business_template"} | {"list_drafts", "validate_project", "withdraw_draft"}
     assert not GUARDED_TOOLS & set(drafting)  # `ask` with no approver refuses every call: not offered
 
 

@@ -21,6 +21,7 @@ from formspec_consult.store.review_results import (
     Applied,
     DiffList,
     DraftList,
+    ProjectValidation,
     Proposed,
     Rejected,
     ToolResult,
@@ -95,8 +96,10 @@ async def test_every_review_answer_of_mcp_serve_reads_into_its_record_across_app
 
 async def test_each_review_tool_advertises_the_shape_its_record_answers_with(project: Path) -> None:
     # One shape per answer: the tool's MCP output schema is its record's, key for key.
-    records: dict[str, type[BaseModel]] = {"list_drafts": DraftList, "diff_drafts": DiffList, "apply_draft": Applied, "undo_apply": Undone,
-               "reject_draft": Rejected, "withdraw_draft": Withdrawn, "propose_spec_file": Proposed}
+    records: dict[str, type[BaseModel]] = {
+        "list_drafts": DraftList, "diff_drafts": DiffList, "apply_draft": Applied, "undo_apply": Undone,
+        "reject_draft": Rejected, "withdraw_draft": Withdrawn, "propose_spec_file": Proposed,
+        "validate_project": ProjectValidation}
     async with Client(create_local_server(project, SESSION)) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     for name, record in records.items():

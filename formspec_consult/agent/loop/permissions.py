@@ -33,12 +33,16 @@ Rule = Literal["allow", "ask", "deny"]
 Decision = Literal["allow_once", "allow_session", "deny"]
 RULES: tuple[Rule, ...] = ("allow", "ask", "deny")
 
-# Tools of the local server that change the project, the drafts or the servers.
-GUARDED_TOOLS: frozenset[str] = frozenset(
-    {"apply_draft", "undo_apply", "reject_draft", "stop_server", "restart_server", "install_module",
-     # the person's own review tools: never offered to the model, and never run for it unasked
-     "edit_draft", "apply_draft_blocks"}
+# The person's own review tools (their edit of a draft, their partial accept, and the read-only
+# listing that goes with it): never offered to the model, and never run for it whatever the rules.
+PERSON_ONLY: frozenset[str] = frozenset({"edit_draft", "list_draft_blocks", "apply_draft_blocks"})
+# Tools of the local server the MODEL may call that change the project, the drafts or the servers:
+# the ones a `permissions` rule (and --allow-tool) can allow.
+MODEL_WRITE_TOOLS: frozenset[str] = frozenset(
+    {"apply_draft", "undo_apply", "reject_draft", "stop_server", "restart_server", "install_module"}
 )
+# Guarded on any server, whatever it declares: the model's write tools and the person's own.
+GUARDED_TOOLS: frozenset[str] = MODEL_WRITE_TOOLS | (PERSON_ONLY - {"list_draft_blocks"})
 
 
 @dataclass(frozen=True)
@@ -101,11 +105,15 @@ class Permissions:
         keys: tuple[str, ...]
         if self.identify is None:
             bare = name.rsplit("__", 1)[-1]
+            if bare in PERSON_ONLY:
+                return "deny"
             guarded, keys = bare in GUARDED_TOOLS, (name, bare)
         elif (who := self.identify(name)) is None:
             guarded, keys = True, (name,)  # no server offers it (yet): nobody vouches for it
         else:
             ours = who.server in self.own_servers
+            if ours and who.name in PERSON_ONLY:
+                return "deny"  # the person's own review tool: no rule lets the model call it
             writes = not who.read_only and (who.destructive or not ours)
             guarded = who.name in GUARDED_TOOLS or writes
             keys = (name, f"{who.server}__{who.name}", *((who.name,) if ours else ()))
