@@ -141,7 +141,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         force: ForceArg = False,
         session: SessionArg = None,
     ) -> Applied:
-        """Apply a draft the person accepted (atomic, undoable); refuses an invalid or stale draft."""
+        """Apply a draft the person accepted (undoable); refuses an invalid or stale one."""
         return state.review(session).apply(file, force=force)
 
     @server.tool(title="A draft's change in blocks", annotations=READ_ONLY, structured_output=True)
@@ -169,5 +169,5 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Undo the last apply", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def undo_apply(force: ForceArg = False, session: SessionArg = None) -> Undone:
-        """Undo the session's last apply (the exact bytes come back); again to undo further."""
+        """Undo the last apply (its exact bytes back); again to undo further."""
         return state.review(session).undo(force=force)
