@@ -200,7 +200,7 @@ def report_probe(provider: Provider) -> bool:
 @click.option("--probe", "run_probe", is_flag=True, help=N_("Also make one tiny tool-calling request."))
 @model_options
 @click.pass_context
-def doctor(ctx: click.Context, run_probe: bool, **local: Any) -> None:
+def doctor(ctx: click.Context, /, run_probe: bool, **local: Any) -> None:
     """Show how the model and key are resolved, and whether the model is fit for a consultation."""
     project_root = project_root_of((ctx.obj or {}).get("project"))
     try:

@@ -239,7 +239,8 @@ def format_money(amount: float, currency: str = "USD", *, decimals: int | None =
     locale = Locale.parse(_state.locale)
     pattern = copy.copy(locale.currency_formats["standard"])
     pattern.frac_prec = (decimals, decimals)
-    return pattern.apply(amount, locale, currency=currency, currency_digits=False)
+    formatted: str = pattern.apply(amount, locale, currency=currency, currency_digits=False)
+    return formatted
 
 
 def _local(moment: datetime) -> datetime:

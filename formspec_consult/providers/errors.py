@@ -34,7 +34,7 @@ class RetryPolicy:
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before try number `attempt + 1` (attempt counts from 1)."""
-        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        backoff = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
         backoff = backoff * (0.5 + random.random() / 2)  # jitter: spread clients that failed together
         if retry_after is not None:
             return max(backoff, min(retry_after, self.max_retry_after))

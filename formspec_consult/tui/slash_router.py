@@ -11,6 +11,7 @@ with the grammar's own message, which says what to type, and the input keeps the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -87,11 +88,16 @@ class SlashRouter:
         if call.spec.handler == "engine":
             return self.app.send(text.strip())
         if call.name in {"help", "quit", "sessions"}:
-            return getattr(self, f"_{call.name}")(call)
+            return self._handler(call.name)(call)
         if self.app.engine is None:
             self.app.notify(_("Still connecting — this command needs the session."), severity="warning")
             return False
-        return getattr(self, f"_{call.name}")(call)
+        return self._handler(call.name)(call)
+
+    def _handler(self, name: str) -> Callable[[SlashCommand], bool]:
+        """The method that runs a `ui` command: `_<name>` (the slash table names no other)."""
+        handler: Callable[[SlashCommand], bool] = getattr(self, f"_{name}")
+        return handler
 
     def _help(self, call: SlashCommand) -> bool:
         from formspec_consult.tui.screens.text_screen import TextScreen

@@ -11,28 +11,31 @@ from pathlib import Path
 
 import pytest
 from textual._xterm_parser import XTermParser
+from textual.pilot import Pilot
 
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.prompt_input import PromptInput
-from tests.tui.conftest import SIZE, notices, wait_until
+from tests.tui.conftest import SIZE, consult_app, notices, wait_until
 from tests.tui.fakes import FakeEngine, factory_for
 
 pytestmark = pytest.mark.anyio
 
 
-async def typed(pilot, data: str) -> None:  # type: ignore[no-untyped-def]
+async def typed(pilot: Pilot[None], data: str) -> None:
     """Feed `data` as a terminal sends it: through Textual's parser, its events to the app in order."""
     for message in list(XTermParser().feed(data)):
         pilot.app.post_message(message)
         await pilot.pause()
 
 
-async def ready(pilot) -> tuple[PromptInput, FakeEngine]:  # type: ignore[no-untyped-def]
-    app = pilot.app
+async def ready(pilot: Pilot[None]) -> tuple[PromptInput, FakeEngine]:
+    app = consult_app(pilot)
     await wait_until(pilot, lambda: app.engine is not None and app.model_joined)
     prompt = app.query_one(PromptInput)
     prompt.focus()
-    return prompt, app.engine
+    engine = app.engine
+    assert isinstance(engine, FakeEngine)
+    return prompt, engine
 
 
 async def test_a_wide_text_committed_at_once_by_an_input_method_is_kept_whole_and_sent_on_enter() -> None:
