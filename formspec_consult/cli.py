@@ -35,6 +35,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "undo": ("formspec_consult.commands.review:undo", N_("Undo the last apply, restoring the exact bytes.")),
     "changes": ("formspec_consult.commands.review:changes",
                 N_("Review the drafts one turn proposed as one set: list, --accept or --reject them.")),
+    "validate": (
+        "formspec_consult.commands.review:validate",
+        N_("Validate the whole project with the session's pending drafts; exit 1 on problems (--json)."),
+    ),
     "compare": (
         "formspec_consult.commands.compare:compare",
         N_("Show two sessions' drafts side by side (a fork beside its source): entities, fields, states."),
@@ -138,7 +142,7 @@ class LazyGroup(click.Group):
 @click.option("--screen-reader", "screen_reader", is_flag=True,
               help=N_("Plain linear text for screen readers, no panes or redraws (also: ACCESSIBLE=1)."))
 @click.pass_context
-def cli(ctx: click.Context, **options: Any) -> None:
+def cli(ctx: click.Context, /, **options: Any) -> None:
     """Talk with an AI consultant that designs and drafts your FormSpec app.
 
     Run it inside a FormSpec project. Without -p it opens the terminal app.

@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mcp_types import CallToolResult, TextContent
+
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.providers.base import ProviderError
 from formspec_consult.resources import package_path
+
+
+def first_text(result: CallToolResult) -> str:
+    """The text of a tool result's first block, "" when it has none (a block of another kind fails the test)."""
+    if not result.content:
+        return ""
+    block = result.content[0]
+    assert isinstance(block, TextContent), f"a text block was expected, not {type(block).__name__}"
+    return block.text
+
+
+def group_of(pattern: str, text: str) -> str:
+    """The first group of `pattern`'s first match in `text`; no match fails the test, naming both."""
+    found = re.search(pattern, text)
+    assert found is not None, f"{pattern!r} not found in {text!r}"
+    return found.group(1)
 
 
 def copy_example(parent: Path, name: str = "barbershop") -> Path:
@@ -26,13 +45,12 @@ def copy_example(parent: Path, name: str = "barbershop") -> Path:
 
 def lifecycle_entity(states: list[str], transitions: list[tuple[str, str, str]], fields: str = "",
                      name: str = "order", characteristic: str = "transaction", module: str = "shop") -> str:
-    """An Entity whose `status` runs through `states` (the first is initial) by (from, to, action) transitions.
+    """An Entity whose `status` runs through `states` (the first is initial) by (from, to, via) transitions.
 
     `fields` is extra YAML, already indented as items of `spec.fields`.
     """
     states_yaml = "\n".join(f"      - {{name: {s}, label: {s}}}" for s in states)
     trans_yaml = "\n".join(f"      - {{from: {a}, to: {b}, via: {v}}}" for a, b, v in transitions)
-    actions = "\n".join(f"    - {{name: {v}}}" for v in sorted({v for _, _, v in transitions}))
     return f"""apiVersion: formspec.dev/v1
 kind: Entity
 metadata: {{name: {name}, module: {module}}}
@@ -49,9 +67,7 @@ spec:
 {states_yaml}
     transitions:
 {trans_yaml}
-  actions:
-{actions}
-"""
+"""  # a transition's `via` is an action of its own: no `actions:` entry repeats it
 
 
 def probes(tree: ast.AST, probed: Callable[[str], bool]) -> list[tuple[int, str]]:

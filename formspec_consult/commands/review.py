@@ -34,14 +34,19 @@ def _fail(message: str, code: int = 1) -> click.ClickException:
     return SetupError(message) if code == 2 else click.ClickException(message)
 
 
-def _project_and_session(ctx: click.Context, session_id: str | None) -> tuple[Path, str]:
+def _project_and_session(ctx: click.Context, session_id: str | None, *, any_session: bool = False) -> tuple[Path, str]:
+    """The project and the session to review (the latest by default). `any_session`: a project
+    with no session yet gets a fresh one, which a read-only command never writes."""
     from formspec_consult.agent.engine.setup import consult_dir, resolve_project
+    from formspec_consult.servers.local import NEW_SESSION
     from formspec_consult.store.folder import existing_session, latest_session
 
     try:
         root = resolve_project((ctx.obj or {}).get("project"))
         if session_id is None:
             session_id = latest_session(consult_dir(root))
+            if session_id is None and any_session:
+                return root, NEW_SESSION
             if session_id is None:
                 raise _fail(_("No consultation sessions in {root}; start one with formspec-consult.").format(root=root), 2)
         existing_session(consult_dir(root), session_id)
@@ -53,12 +58,12 @@ def _project_and_session(ctx: click.Context, session_id: str | None) -> tuple[Pa
 
 
 def with_local_server(
-    ctx: click.Context, session_id: str | None, work: Callable[[Call, str], Awaitable[int]]
+    ctx: click.Context, session_id: str | None, work: Callable[[Call, str], Awaitable[int]], *, any_session: bool = False
 ) -> None:
     """Spawn the local server for the session, run `work(call, session_id)`, exit with its code."""
     import anyio
 
-    root, sid = _project_and_session(ctx, session_id)
+    root, sid = _project_and_session(ctx, session_id, any_session=any_session)
 
     async def main() -> int:
         from formspec_consult.agent.engine.setup import LOCAL
@@ -359,3 +364,48 @@ def _apply_blocks(ctx: click.Context, path: str | None, listing: bool, only: lis
         return 0
 
     with_local_server(ctx, session_id, work)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the result as JSON."))
+@session_option
+@click.pass_context
+def validate(ctx: click.Context, as_json: bool, session_id: str | None) -> None:
+    """Validate the whole project: its files with the session's pending drafts over them.
+
+    Exits 1 when there are problems. A project with no session is validated as it is.
+    """
+    import json
+
+    from formspec_consult.store.review_flow import ReviewFlow
+
+    async def work(call: Call, sid: str) -> int:
+        result = await ReviewFlow(call).validate_project()
+        if as_json:
+            click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+            return 0 if result.ok else 1
+        click.echo(ngettext("Checked {n} file", "Checked {n} files", result.files).format(n=result.files) + ", "
+                   + ngettext("{n} of them a pending draft.", "{n} of them pending drafts.", result.drafts).format(
+                       n=result.drafts))
+        for heading, rows, more in ((_("Problems:"), result.problems, result.more_problems),
+                                    (_("Warnings:"), result.warnings, result.more_warnings)):
+            if not rows:
+                continue
+            click.echo(heading)
+            for row in rows:
+                where = f"{row.file}:{row.line}" if row.line else row.file
+                mark = " " + _("(draft)") if row.draft else ""
+                click.echo(f"  {where}{mark}: {row.code} {row.message}")
+                if row.hint:
+                    click.echo(f"      {row.hint}")
+            if more:
+                click.echo("  " + ngettext("… and {n} more.", "… and {n} more.", more).format(n=more))
+        total = len(result.problems) + result.more_problems
+        if result.ok:
+            click.echo(_("Valid: no problems."))
+            return 0
+        click.echo(ngettext("{n} problem: fix it, then validate again.", "{n} problems: fix them, then validate again.",
+                            total).format(n=total), err=True)
+        return 1
+
+    with_local_server(ctx, session_id, work, any_session=True)

@@ -44,11 +44,9 @@ def cli_flags(options: Mapping[str, Any]) -> dict[str, Any]:
 def check_allowed_tool(name: str) -> str:
     """`name` when it is a write tool of the local server that --allow-tool may allow; else
     click.BadParameter naming the valid ones (`default`, which would allow every one, is refused)."""
-    from formspec_consult.agent.engine.offer import PERSON_ONLY
-    from formspec_consult.agent.loop.permissions import GUARDED_TOOLS
+    from formspec_consult.agent.loop.permissions import MODEL_WRITE_TOOLS, PERSON_ONLY
 
-    # The person's own review tools (edit a draft, apply part of one) are never the model's to call.
-    allowable = sorted(GUARDED_TOOLS - PERSON_ONLY)
+    allowable = sorted(MODEL_WRITE_TOOLS)  # the person's own review tools are never the model's
     if name in allowable:
         return name
     valid = ", ".join(allowable)

@@ -111,7 +111,7 @@ class RegistryServer(CitizenServer):
             ],
             limit: Annotated[int, Field(ge=1, le=50)] = 10,
             category: Annotated[
-                str | None, Field(description="Only this category, e.g. 'payment'.")
+                str | None, Field(description="e.g. 'payment'.")
             ] = None,
         ) -> SearchResult:
             """Find installable modules for a business need (English or Indonesian), best first."""

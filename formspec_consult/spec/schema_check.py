@@ -57,9 +57,10 @@ def schema_problems(doc: Document, validator: CompiledSchema) -> tuple[list[Prob
         shown = error if menu or not error.context else best_match(error.context)
         where = "/".join(str(p) for p in path) or "(document)"
         line, column = doc.position_of(scope + tuple(shown.absolute_path))
-        out.append(Problem("FS-SCHEMA", doc.rel, line, "schema", f"{where}: {menu or shown.message}",
-                           _hint(shown, doc.kind, scope + tuple(shown.absolute_path), validator,
-                                 error if shown is not error else None), column))
+        hint = (_bare_mapping_hint(doc.data, tuple(error.absolute_path), error, validator)
+                or _hint(shown, doc.kind, scope + tuple(shown.absolute_path), validator,
+                         error if shown is not error else None))
+        out.append(Problem("FS-SCHEMA", doc.rel, line, "schema", f"{where}: {menu or shown.message}", hint, column))
     return out, warnings
 
 
@@ -119,11 +120,63 @@ def menu_item_problem(item: dict[str, Any], depth: int, module_relative: bool = 
         if "view" in item or "route" in item:
             return "a group {label, children} cannot also have a view or route"
         return None if "label" in item else "a group needs a `label`"
-    missing = [k for k in ("label", "module") if k not in item]
-    if missing:
-        return f"a menu leaf needs {' and '.join(missing)} (and exactly one of view/route)"
+    if "label" not in item:
+        return "a menu leaf needs a `label` (and exactly one of view/route)"
     if ("view" in item) == ("route" in item):
         return "a menu leaf needs exactly one of `view` or `route`"
+    if "view" in item and "module" not in item:
+        return "a menu leaf with a `view` needs the `module` that declares the view (a `route` leaf needs none)"
+    return None
+
+
+def _is_bare_mapping(value: Any) -> bool:
+    """True for what YAML makes of an unquoted `{x}` or `{a, b}`: a mapping of keys without values."""
+    return isinstance(value, dict) and bool(value) and all(
+        isinstance(k, str) and v is None for k, v in value.items())
+
+
+def _bare_mapping_hint(data: dict[str, Any], rel_path: tuple[Any, ...], error: ValidationError,
+                       validator: CompiledSchema) -> str | None:
+    """The quoted form, when the value at `rel_path` is an unquoted `{…}` that YAML read as a mapping.
+
+    `label: {x}` or `computed: {qty * price}` is YAML's flow mapping `{x: null}`; telling the model
+    to remove or rename the key `x` (what the schema error is about) leaves it nothing to write.
+    The candidates — the braces' text quoted, then the text under the part's only required key —
+    are tried against the gate's own schema, and the first it accepts at that place is the advice;
+    None when it accepts none (the usual hint applies then).
+    """
+    instance = error.instance
+    if not rel_path or not _is_bare_mapping(instance):
+        return None
+    parent: Any = data.get("spec") if validator.scope else data
+    for step in rel_path[:-1]:
+        try:
+            parent = parent[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    last = rel_path[-1]
+    if not isinstance(parent, (dict, list)) or parent[last] is not instance:
+        return None
+    inner = ", ".join(instance)
+    text = "{" + inner + "}"
+    candidates: list[Any] = [text]
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    required = schema.get("required")
+    if isinstance(required, list) and len(required) == 1 and isinstance(required[0], str):
+        candidates.append({required[0]: inner})
+    try:
+        for candidate in candidates:
+            parent[last] = candidate
+            errors, _ = validator.check(data)
+            if any(tuple(e.absolute_path)[:len(rel_path)] == rel_path for e in errors):
+                continue
+            written = (json.dumps(candidate, ensure_ascii=False) if isinstance(candidate, str) else
+                       "{" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in candidate.items()) + "}")
+            shown = f"{last}: {written}" if isinstance(last, str) else f"- {written}"
+            return (f"Unquoted, `{text}` is YAML for a mapping with the key `{inner}` and no value. "
+                    f"Write `{shown}` (quoted) instead.")
+    finally:
+        parent[last] = instance
     return None
 
 
@@ -161,7 +214,7 @@ def _hint(error: ValidationError, kind: str, path: tuple[Any, ...], validator: C
         return head + f"The keys allowed here: {', '.join(allowed)} — {here} shows their types."
     if "menu" in list(error.absolute_path):
         return ("Menu items are an adopt node {type: module, module}, a group {label, children} or a leaf "
-                "{label, module, view | route}, at most 3 levels deep.")
+                "{label, module, view} / {label, route}, at most 3 levels deep.")
     wanted: Any = error.validator_value
     if error.validator == "required" and isinstance(error.instance, dict) and isinstance(wanted, list):
         props = schema.get("properties") or {}

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from formspec_consult.spec.checks.actions import check_actions
 from formspec_consult.spec.checks.approvals import check_approvals_across
 from formspec_consult.spec.checks.bindings import check_bindings
 from formspec_consult.spec.checks.context import Findings, Index
@@ -18,10 +19,12 @@ from formspec_consult.spec.checks.entity import check_entity
 from formspec_consult.spec.checks.entity_data import check_entity_data, check_scope_sources
 from formspec_consult.spec.checks.events import check_entity_engine_rules
 from formspec_consult.spec.checks.formulas import check_formulas
+from formspec_consult.spec.checks.grants import check_grant_scope_sources, check_seed_grants
 from formspec_consult.spec.checks.identity import apply_overrides, check_duplicates
 from formspec_consult.spec.checks.modules import check_module_links
 from formspec_consult.spec.checks.natural_keys import check_natural_key_formats
 from formspec_consult.spec.checks.references import Reference, check_references, collect_references
+from formspec_consult.spec.checks.renderers import check_renderers
 from formspec_consult.spec.checks.scripts import check_scripts
 from formspec_consult.spec.checks.storage_rules import check_seed, check_storage_rules
 from formspec_consult.spec.checks.subscriptions import check_event_consumers
@@ -104,6 +107,8 @@ def run(project: ProjectLike, state: TreeState, only_source: str | None = None, 
     check_delivery(effective, tree)
     check_event_consumers(effective, tree)
     check_scope_sources(effective, tree)
+    check_grant_scope_sources(effective, tree)
+    check_renderers(effective, tree)
     check_bindings(effective, index, tree)
     check_scripts(effective, project.root, tree)
     check_snapshots(effective, index, tree)
@@ -184,6 +189,8 @@ def _local_findings(doc: Document, validator: CompiledSchema) -> Findings:
         check_storage_rules(doc, found)
     elif effective_kind(doc.kind) == "Seed":
         check_seed(doc, found)
+        check_seed_grants(doc, found)
+    check_actions(doc, found)
     check_view_shape(doc, found)
     check_unknown_keys(doc, found)
     return found

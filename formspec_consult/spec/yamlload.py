@@ -8,6 +8,8 @@ refused with a position and a hint. Positions of nested keys are found later, on
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +96,37 @@ def decode(raw: bytes) -> str:
                             line, column, "Save the file as UTF-8.") from None
 
 
+#: `key: value` where the value holds `: ` (block style, or one entry of a flow mapping)
+_BLOCK_VALUE = re.compile(r"^(\s*(?:-\s+)?)([A-Za-z_][\w-]*):\s+([^'\"{\[#][^#]*?:\s[^#]*?)\s*$")
+_FLOW_VALUE = re.compile(r"([{,]\s*)([A-Za-z_][\w-]*):\s+([^'\"{\[,}]*?:\s[^,}]*?)\s*(?=[,}])")
+
+
+def _quoting_hint(text: str, line: int | None) -> str | None:
+    """The quoted form when the broken line (or the one before it) has a value holding `: `.
+
+    `title: Nama: lengkap` (or `{name: x, title: Nama: lengkap}`) is not YAML: an unquoted
+    value cannot hold a colon followed by a space. The hint shows the line as it passes.
+    """
+    if line is None:
+        return None
+    lines = text.splitlines()
+    for index in (line, line - 1):
+        if not 0 <= index < len(lines):
+            continue
+        source = lines[index]
+        found = _BLOCK_VALUE.match(source)
+        if found:
+            fixed = f"{found.group(1)}{found.group(2)}: {json.dumps(found.group(3), ensure_ascii=False)}"
+        else:
+            flow = _FLOW_VALUE.search(source)
+            if flow is None:
+                continue
+            fixed = (source[:flow.start(3)] + json.dumps(flow.group(3), ensure_ascii=False)
+                     + source[flow.end(3):])
+        return (f"A value holding `: ` must be quoted. Write line {index + 1} as `{fixed.strip()}`.")
+    return None
+
+
 def load_stream(text: str) -> list[RawDocument]:
     """Every non-empty document of `text`, built under the safety limits."""
     loader = SpecLoader(text)
@@ -111,7 +144,8 @@ def load_stream(text: str) -> list[RawDocument]:
         message = " ".join(str(x) for x in (exc.context, exc.problem) if x) or "invalid YAML"
         raise YamlLoadError("FS-YAML-SYNTAX", f"not valid YAML: {message}",
                             mark.line + 1 if mark else None, mark.column + 1 if mark else None,
-                            "Check indentation, quoting and colons near this line.") from None
+                            _quoting_hint(text, mark.line if mark else None)
+                            or "Check indentation, quoting and colons near this line.") from None
     except yaml.YAMLError as exc:
         raise YamlLoadError("FS-YAML-SYNTAX", f"not valid YAML: {exc}",
                             hint="Remove control characters and check the file is YAML.") from None

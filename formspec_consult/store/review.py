@@ -21,7 +21,7 @@ from formspec_consult.store.blocks import compose, pick, split_blocks
 from formspec_consult.store.drafts import DraftError, DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.manifest import DraftRecord, settled_state
-from formspec_consult.store.paths import SpecPath, is_doc
+from formspec_consult.store.paths import SpecPath, is_doc, tool_path
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.review_results import (
     Applied,
@@ -33,6 +33,8 @@ from formspec_consult.store.review_results import (
     DraftRow,
     Edited,
     PartApplied,
+    ProjectProblem,
+    ProjectValidation,
     Proposed,
     Rejected,
     SettledRow,
@@ -53,6 +55,11 @@ def draft_kind(content: str) -> str | None:
     """The ``kind:`` of the first document of ``content`` (cheap; tolerates broken YAML)."""
     match = _KIND.search(content)
     return match.group(1) if match else None
+
+
+#: what one validate_project answer lists (the rest are counted): it has to stay short for the model
+PROJECT_PROBLEMS_SHOWN = 20
+PROJECT_WARNINGS_SHOWN = 5
 
 
 class SessionReview:
@@ -341,6 +348,44 @@ class SessionReview:
         state: ChangeState = "rejected" if record is not None and record.state == "rejected" else "withdrawn"
         return ChangeRow(path=rel, file=spec_path.project_rel, status="", state=state, valid=None, problems=0,
                          added=None, removed=None, diff="", later_turn=later)
+
+    def validate_project(self) -> ProjectValidation:
+        """The whole project checked in one go: every applied file with the session's pending
+        drafts over them (spec files by the spec core, owner documents by their own gate)."""
+        overlay = self.store.overlay()
+        docs = self.store.docs_overlay()
+        tree = self.project.validate(overlay)
+        doc_gates = gate.check_docs(self.project, overlay, docs)
+        root = Path(self.project.root)
+        drafts = [*overlay, *docs]
+        files = {d.rel for d in self.project.documents(overlay)} | set(docs)
+
+        def entry(problem: dict[str, Any]) -> ProjectProblem:
+            source = str(problem.get("source") or "")
+            is_draft = any(gate.same_file(source, rel, root) for rel in drafts)
+            return ProjectProblem(
+                file=tool_path(source, project_root=root, spec_root=Path(self.project.spec_root)),
+                draft=is_draft, line=problem.get("line"), code=str(problem.get("code")),
+                message=str(problem.get("message")), hint=str(problem.get("hint") or ""))
+
+        def ordered(found: builtins.list[dict[str, Any]]) -> builtins.list[ProjectProblem]:
+            rows = [entry(p) for p in found]
+            return sorted(rows, key=lambda r: (not r.draft, r.file, r.line or 0))
+
+        problems = ordered([p.to_dict() for p in tree.problems]
+                           + [p for result in doc_gates.values() for p in result.blocking])
+        warnings = ordered([w.to_dict() for w in tree.warnings])
+        shown_problems, shown_warnings = problems[:PROJECT_PROBLEMS_SHOWN], warnings[:PROJECT_WARNINGS_SHOWN]
+        if problems:
+            next_step = ("Fix each problem as its hint says: a pending draft (draft: true) by proposing its file "
+                         "again, whole; an applied file by proposing it changed. Then validate again.")
+        else:
+            next_step = "Nothing blocks: the applied files with the pending drafts over them are valid."
+        return ProjectValidation(
+            ok=not problems, files=len(files), drafts=len(drafts),
+            problems=tuple(shown_problems), more_problems=len(problems) - len(shown_problems),
+            warnings=tuple(shown_warnings), more_warnings=len(warnings) - len(shown_warnings),
+            next=next_step)
 
     def withdraw(self, path: object) -> Withdrawn:
         """Take back a draft still pending since it was proposed: discarded as though never

@@ -24,6 +24,7 @@ from formspec_consult.store.review_results import (
     DraftRow,
     Edited,
     PartApplied,
+    ProjectValidation,
     Proposed,
     Rejected,
     ToolResult,
@@ -79,6 +80,10 @@ class ReviewFlow:
     async def overview(self) -> DraftList:
         """Every draft of the session, with those already applied or rejected."""
         return DraftList.from_result(await self._call("list_drafts", {}))
+
+    async def validate_project(self) -> ProjectValidation:
+        """The whole project checked: the applied files with the session's pending drafts over them."""
+        return ProjectValidation.from_result(await self._call("validate_project", {}))
 
     async def diffs(self, path: str | None = None) -> builtins.list[DraftDiff]:
         """Unified diffs of every draft (or of the one at ``path``) with their problems."""

@@ -38,6 +38,8 @@ __all__ = [
     "DraftList",
     "DraftRow",
     "LiveState",
+    "ProjectProblem",
+    "ProjectValidation",
     "Proposed",
     "Rejected",
     "SettledRow",
@@ -401,3 +403,32 @@ class TurnChanges(Answer):
     def open(self) -> tuple[ChangeRow, ...]:
         """The files still to decide on (accepting or rejecting the turn acts on these)."""
         return tuple(row for row in self.files if row.open)
+
+
+class ProjectProblem(Answer):
+    """One problem (or warning) of `validate_project`: the file by the path the tools take, whether
+    it is one of the session's pending drafts, where, and how to fix it."""
+
+    TOOL = "validate_project"
+    file: str
+    draft: bool
+    line: int | None
+    code: str
+    message: str
+    hint: str
+
+
+class ProjectValidation(Answer):
+    """`validate_project`: the whole project — the applied files with the session's pending drafts
+    over them — checked in one go. At most a few problems and warnings are listed (the first, in
+    file order); `more_problems`/`more_warnings` count the rest."""
+
+    TOOL = "validate_project"
+    ok: bool
+    files: int  # spec files and owner documents checked
+    drafts: int  # of them, pending drafts of this session
+    problems: tuple[ProjectProblem, ...]
+    more_problems: int
+    warnings: tuple[ProjectProblem, ...]
+    more_warnings: int
+    next: str

@@ -169,7 +169,7 @@ async def stray_names(project: Path, monkeypatch: pytest.MonkeyPatch, mode: str,
 
 
 def test_the_bundled_skills_name_only_tools_every_request_offers() -> None:
-    every = set(EVERY_REQUEST) | {"list_drafts", "withdraw_draft", "apply_draft", "reject_draft", "undo_apply", "restart_server",
+    every = set(EVERY_REQUEST) | {"list_drafts", "validate_project", "withdraw_draft", "apply_draft", "reject_draft", "undo_apply", "restart_server",
                                   "validate_spec", "diff_drafts", "read_workspace_manifest",
                                   "list_installed_modules", "list_skills", "get_server_status", "stop_server",
                                   *REGISTRY_TOOLS}

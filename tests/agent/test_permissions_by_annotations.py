@@ -4,6 +4,7 @@ server's identity however its exposed name was cut or hashed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +52,8 @@ def call(tool: str, **arguments: Any) -> dict[str, Any]:
 
 
 async def open_with(project: Path, replies: list[Any], extra: Any, **flags: Any) -> Engine:
-    def servers(settings: Settings, root: Path, session_id: str, *, in_memory: bool) -> list[ServerSpec]:
-        return [*server_specs(settings, root, session_id, in_memory=True), *extra(root, session_id)]
+    def servers(settings: Settings, project_root: Path, session_id: str, *, in_memory: bool) -> list[ServerSpec]:
+        return [*server_specs(settings, project_root, session_id, in_memory=True), *extra(project_root, session_id)]
 
     options = EngineOptions(project=project, provider=ScriptedProvider(replies), in_memory_server=True,
                             servers=servers, flags=flags)
@@ -128,5 +129,32 @@ async def test_a_tool_no_server_offers_is_called_unknown_not_asked_about(project
     try:
         (outcome,) = await finished(engine)
         assert not outcome.ok and "unknown tool 'publish_everything'" in outcome.result and asked == []
+    finally:
+        await engine.aclose()
+
+
+async def test_the_persons_own_review_tools_never_run_for_the_model_whatever_the_rules(project: Path) -> None:
+    """edit_draft and apply_draft_blocks are the person's: not offered to the model, and refused
+    when it calls them anyway, even with every write tool (and these by name) allowed."""
+    asked: list[PermissionRequest] = []
+
+    async def approver(request: PermissionRequest) -> Any:
+        asked.append(request)
+        return "allow_session"
+
+    replies = [call("propose_spec_file", path=DRAFT_PATH, content=CUSTOMER),
+               call("edit_draft", path=DRAFT_PATH, content=CUSTOMER.replace("Customer", "Client")),
+               call("apply_draft_blocks", file=DRAFT_PATH, blocks=["1"]), "Done."]
+    engine = await open_with(project, replies, lambda root, sid: [],
+                             permissions={"default": "allow", "edit_draft": "allow", "apply_draft_blocks": "allow"})
+    engine.set_approver(approver)
+    try:
+        proposed, edited, applied = await finished(engine)
+        assert proposed.ok
+        for outcome in (edited, applied):
+            assert not outcome.ok and "permission denied" in outcome.result, outcome.result
+        assert asked == [] and not (project / "spec" / DRAFT_PATH).exists()
+        drafts = await engine.call_tool("list_drafts")
+        assert "Client" not in json.dumps(dict(drafts.data))  # the edit did not happen either
     finally:
         await engine.aclose()

@@ -160,6 +160,60 @@ async def test_lang_flag_sets_the_language_before_any_message(project: Path) -> 
         await engine.aclose()
 
 
+# Indonesian and Malay: langid puts this short Indonesian message at 52% Malay, 39% Indonesian.
+OWNER_ID_SHORT = "Saya punya usaha potong rambut."
+# Malay beyond doubt (langid: 97% Malay), and a reply langid puts in Malay (94%).
+OWNER_MS = "Saya mempunyai perniagaan gunting rambut, boleh tak awak bantu saya buat sistem tempahan?"
+REPLY_MS = ("Baiklah, saya faham. Adakah awak mahu sistem tempahan untuk kedai gunting rambut awak, atau cukup "
+            "senarai giliran sahaja?")
+
+
+def locale(monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", lang)
+
+
+async def test_a_short_indonesian_message_langid_calls_malay_sets_indonesian(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locale(monkeypatch, "C.UTF-8")
+    found = detect(OWNER_ID_SHORT)
+    assert found is not None and found.language == "ms"  # what langid says: the case this guards
+    engine, provider = await open_engine(project, [REPLY_MS, REPLY_ID])
+    try:
+        events = await run(engine, OWNER_ID_SHORT)
+        assert notices(events)[0].startswith("Replies in Indonesian, the language of your first message")
+        assert "Write every reply in Indonesian" in provider.requests[0][0]["content"]
+        assert [(r["language"], r["source"]) for r in logged(engine, "language")] == [("id", "detected")]
+        # a reply langid puts in Malay is the session's language family: never re-asked
+        assert len(provider.requests) == 1 and not logged(engine, "language_recheck")
+        assert notices(events)[1:] == [] and events[-1] == TurnFinished("done")
+    finally:
+        await engine.aclose()
+
+
+async def test_malay_is_set_in_a_malay_locale_or_for_a_message_clearly_malay(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locale(monkeypatch, "ms_MY.UTF-8")
+    engine, provider = await open_engine(project, [REPLY_ID])
+    try:
+        said = notices(await run(engine, OWNER_ID_SHORT))
+        assert said[0].startswith("Replies in Malay") and "Write every reply in Malay" in provider.requests[0][0]["content"]
+        assert len(provider.requests) == 1 and not logged(engine, "language_recheck")  # Indonesian reply: kept
+    finally:
+        await engine.aclose()
+    locale(monkeypatch, "id_ID.UTF-8")
+    engine, provider = await open_engine(project, [REPLY_MS])
+    try:
+        said = notices(await run(engine, OWNER_MS))
+        assert said[0].startswith("Replies in Malay") and len(provider.requests) == 1
+        assert [r["language"] for r in logged(engine, "language")] == ["ms"]
+    finally:
+        await engine.aclose()
+
+
 def test_code_paths_and_names_are_not_judged_as_prose() -> None:
     assert prose("see `modules/shop/x.yaml` and customer_name at https://x.org/a") .split() == ["see", "and", "at"]
     found = detect(REPLY_MIXED)

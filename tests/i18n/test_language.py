@@ -31,6 +31,19 @@ def test_the_locale_decides_when_nothing_else_does(environ: dict[str, str], expe
     assert resolve_language(environ=environ) == expected
 
 
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"LANG": "ms_MY.UTF-8"}, "ms"),  # no Malay catalogue, but the owner's locale is Malay
+        ({"LANG": "C.UTF-8"}, None),
+        ({"LANG": "en_US.UTF-8", "LC_ALL": "id_ID.UTF-8"}, "id"),
+        ({"LANG": "id_ID.UTF-8", "LANGUAGE": "ms:id"}, "ms"),
+    ],
+)
+def test_the_locale_s_own_language_is_known_without_a_catalogue(environ: dict[str, str], expected: str | None) -> None:
+    assert i18n.locale_language(environ) == expected
+
+
 def test_the_flag_beats_the_setting_and_the_setting_beats_the_locale() -> None:
     env = {"LANG": "en_US.UTF-8"}
     assert resolve_language("id", "en", env) == "id"

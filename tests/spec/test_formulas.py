@@ -17,7 +17,7 @@ LINES = ("  fields:\n    - {name: discount, type: money}\n    - {name: fee, type
          "    - {name: total, type: money, computed: {formula: '%s'}}\n")
 GOOD_ROW, GOOD_TOTAL = "qty * price", 'sum([r["subtotal"] for r in lines]) + fee'
 SM = ("  fields:\n    - {name: state, type: enum, enum_values: [open, paid]}\n    - {name: balance, type: money}\n"
-      "  actions: [{name: settle}]\n  state_machine:\n    field: state\n    initial: open\n"
+      "  state_machine:\n    field: state\n    initial: open\n"
       "    transitions:\n      - from: open\n        to: paid\n        via: settle\n        guard: %s\n")
 COND = ("  fields:\n    - {name: state, type: enum, enum_values: [open, paid]}\n"
         "  actions:\n    - name: settle\n      conditions:\n        - {script: %s, message: Already paid}\n")

@@ -8,7 +8,7 @@ from .conftest import entity
 
 DRAFT = "spec/modules/shop/master/draft/entity.yaml"
 RENTAL = ("  fields:\n    - {name: state, type: enum, enum_values: [out, overdue, back]}\n    - {name: due_on, type: date}\n"
-          "  actions: [{name: mark_overdue}, {name: give_back}]\n  state_machine:\n    field: state\n    initial: out\n"
+          "  state_machine:\n    field: state\n    initial: out\n"
           "    transitions:\n      - {from: out, to: back, via: give_back}\n      - %s\n")
 SALE = ("  fields:\n    - name: customer\n      type: relation\n      relation:\n        type: %s\n"
         "        resource: shop.customer\n        snapshot: [{from: %s, as: %s}]\n    - {name: customer_name, type: string}\n")

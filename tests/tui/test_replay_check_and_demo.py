@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from formspec_consult.cli import cli
 from formspec_consult.replay.check import Divergence
-from formspec_consult.replay.sources import EXAMPLE_SESSION
+from formspec_consult.replay.sources import EXAMPLE_SESSION, bundled_sessions
 from tests.helpers import copy_example
 
 
@@ -55,3 +59,33 @@ def test_the_demo_removes_its_temporary_folder_and_says_how_to_keep_one(monkeypa
     kept = tmp_path / "kept"
     result = CliRunner().invoke(cli, ["demo", "--dir", str(kept)])
     assert result.exit_code == 0 and (kept / "barbershop").is_dir()
+
+
+def _example_session_with(tmp_path: Path, change: Callable[[dict[str, Any]], None]) -> Path:
+    """A copy of the bundled example session whose tool result carrying a `shown` (the model's
+    cut view of a long result) is changed by `change`."""
+    session = tmp_path / "session"
+    shutil.copytree(bundled_sessions() / EXAMPLE_SESSION, session)
+    events = session / "events.jsonl"
+    lines = events.read_text(encoding="utf-8").splitlines()
+    (at,) = [n for n, line in enumerate(lines) if '"shown"' in line]
+    event = json.loads(lines[at])
+    assert event["type"] == "tool_result"
+    change(event)
+    lines[at] = json.dumps(event, ensure_ascii=False)
+    events.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return session
+
+
+@pytest.mark.parametrize(("change", "diverges"), [
+    (lambda event: event.pop("shown"), False),  # recorded before the field existed: not compared
+    (lambda event: event.update(shown=event["shown"] + " (changed)"), True),  # recorded: compared
+])
+def test_replay_check_compares_an_optional_field_only_where_the_recording_has_it(
+        tmp_path: Path, registry: None, change: Callable[[dict[str, Any]], None], diverges: bool) -> None:
+    session = _example_session_with(tmp_path, change)
+    result = CliRunner().invoke(cli, ["replay", str(session), "--check"])
+    if diverges:
+        assert result.exit_code == 1 and "DIVERGED" in result.output and "(changed)" in result.output, result.output
+    else:
+        assert result.exit_code == 0 and "no divergence" in result.output, result.output

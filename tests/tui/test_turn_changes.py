@@ -8,8 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from formspec_consult.store.events import EventLog
+from formspec_consult.store.records import ApplyRecord, RejectRecord, UndoRecord
+from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.screens.changes import ChangesScreen
 from formspec_consult.tui.screens.reason import ReasonScreen
 from formspec_consult.tui.widgets.diff_pane import DiffPane
@@ -39,14 +42,14 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return make_project(tmp_path / "shop")
 
 
-def review_events(app: object) -> list[tuple[str, str]]:
-    engine = app.engine  # type: ignore[attr-defined]
+def review_events(app: ConsultApp) -> list[tuple[str, str]]:
+    engine = app.engine
     assert engine is not None
     return [(r.type, r.path) for r in EventLog.records(engine.session_dir / "events.jsonl")
-            if r.type in {"apply", "reject", "undo"}]
+            if isinstance(r, (ApplyRecord, RejectRecord, UndoRecord))]
 
 
-async def open_changes(pilot, app, how: str) -> ChangesScreen:  # type: ignore[no-untyped-def]
+async def open_changes(pilot: Pilot[None], app: ConsultApp, how: str) -> ChangesScreen:
     await send(pilot, "customers and suppliers")
     pane = app.query_one(DiffPane)
     await wait_until(pilot, lambda: len([d for d in pane.drafts if not d.settled]) == 3, timeout=30)
@@ -100,7 +103,7 @@ async def test_rejecting_the_turn_rejects_each_draft_with_the_reason(project: Pa
         assert not (project / "spec" / DRAFT_PATH).exists()
         engine = app.engine
         assert engine is not None
-        reasons = {r.reason for r in EventLog.records(engine.session_dir / "events.jsonl") if r.type == "reject"}
+        reasons = {r.reason for r in EventLog.records(engine.session_dir / "events.jsonl") if isinstance(r, RejectRecord)}
         assert reasons == {"start with bookings"}
         await send(pilot, "ok")
         await wait_until(pilot, lambda: len(provider.requests) == 3, timeout=30)

@@ -9,7 +9,7 @@ what the servers list (external MCP clients still get every tool, every argument
   one). A draft reaches the project only when the person applies it, and the consultant wrote
   it, so their answer is that context and its own drafts; skills are Markdown no draft changes.
   One whose answer the prompt lacks (its call failed at start) is offered in every phase.
-- **Draft-phase tools wait for a draft; the template tools retire at it.** `list_drafts`,
+- **Draft-phase tools wait for a draft; the template tools retire at it.** `list_drafts`, `validate_project`,
   `withdraw_draft` (the model takes back its own pending draft: unguarded), `reject_draft`, `apply_draft`, `undo_apply` act on the session's drafts and applies,
   `restart_server` runs what they changed: before the first draft they have nothing to act on.
   They are offered from the request after the first draft on (the Draft phase) and then for the
@@ -45,19 +45,17 @@ from pathlib import Path
 from typing import Any
 
 from formspec_consult.agent.loop.loop import ToolRunner
-from formspec_consult.agent.loop.permissions import Permissions
+from formspec_consult.agent.loop.permissions import PERSON_ONLY, Permissions
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.store.layout import SessionLayout
 
 DRAFT_PHASE_TOOLS = frozenset(
-    {"list_drafts", "withdraw_draft", "reject_draft", "apply_draft", "undo_apply", "restart_server"}
+    {"list_drafts", "validate_project", "withdraw_draft", "reject_draft", "apply_draft", "undo_apply", "restart_server"}
 )
 DISCOVERY_TOOLS = frozenset({"get_business_template", "list_business_templates"})  # until the first draft
 # The start-up context calls (agent/engine/context.py START_CALLS): offered only when not carried.
 CONTEXT_TOOLS = frozenset({"read_workspace_manifest", "list_installed_modules", "list_skills", "list_business_templates"})
 REVIEW_COVERED = frozenset({"diff_drafts", "validate_spec", "get_server_status", "stop_server"})
-# The person's own review tools (their edit of a draft, their partial accept): never the model's.
-PERSON_ONLY = frozenset({"edit_draft", "list_draft_blocks", "apply_draft_blocks", "list_turn_changes"})
 BOUND_ARGUMENTS = frozenset({"session"})
 # `reject_draft(reason)` is the person's reason, which the model is told with the rejection.
 CLIENT_ONLY_ARGUMENTS = {

@@ -27,18 +27,23 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from formspec_consult.i18n import N_, _
 from formspec_consult.mcp_client.manager import ToolIdentity
 
 Rule = Literal["allow", "ask", "deny"]
 Decision = Literal["allow_once", "allow_session", "deny"]
 RULES: tuple[Rule, ...] = ("allow", "ask", "deny")
 
-# Tools of the local server that change the project, the drafts or the servers.
-GUARDED_TOOLS: frozenset[str] = frozenset(
-    {"apply_draft", "undo_apply", "reject_draft", "stop_server", "restart_server", "install_module",
-     # the person's own review tools: never offered to the model, and never run for it unasked
-     "edit_draft", "apply_draft_blocks"}
+# The person's own review tools (their edit of a draft, their partial accept, and the read-only
+# listings that go with them: a draft's blocks, a turn's changeset): never offered to the model, and never run for it whatever the rules.
+PERSON_ONLY: frozenset[str] = frozenset({"edit_draft", "list_draft_blocks", "apply_draft_blocks", "list_turn_changes"})
+# Tools of the local server the MODEL may call that change the project, the drafts or the servers:
+# the ones a `permissions` rule (and --allow-tool) can allow.
+MODEL_WRITE_TOOLS: frozenset[str] = frozenset(
+    {"apply_draft", "undo_apply", "reject_draft", "stop_server", "restart_server", "install_module"}
 )
+# Guarded on any server, whatever it declares: the model's write tools and the person's own.
+GUARDED_TOOLS: frozenset[str] = MODEL_WRITE_TOOLS | (PERSON_ONLY - {"list_draft_blocks", "list_turn_changes"})
 
 
 @dataclass(frozen=True)
@@ -51,17 +56,30 @@ class PermissionRequest:
     server: str = ""  # a server other than the local one, named to the person
 
     @property
-    def summary(self) -> str:
-        """What the model asks to do, in the person's terms."""
+    def action(self) -> str:
+        """What the model asks to do, in the person's words and language: "apply the draft x.yaml"."""
         target = (self.arguments.get("file") or self.arguments.get("path") or self.arguments.get("server")
                   or (self.arguments.get("name") if self.name == "install_module" else None))
-        verb = {"apply_draft": "apply the draft", "undo_apply": "undo the last apply",
-                "reject_draft": "discard the draft", "stop_server": "stop the server",
-                "restart_server": "restart the server",
-                "install_module": "install the registry module"}.get(self.name, f"run {self.name}")
         if self.server:
-            verb = f"run {self.name} of the MCP server '{self.server}'"
-        return f"The consultant wants to {verb}{f' {target}' if target else ''}."
+            verb = _("run {tool} of the MCP server '{server}'").format(tool=self.name, server=self.server)
+        elif self.name in _ACTIONS:
+            verb = _(_ACTIONS[self.name])
+        else:
+            verb = _("run {tool}").format(tool=self.name)
+        return f"{verb} {target}" if target else verb
+
+    @property
+    def summary(self) -> str:
+        """The question's first line: "The consultant wants to apply the draft x.yaml."."""
+        return _("The consultant wants to {action}.").format(action=self.action)
+
+
+# What a guarded tool does, as the person is asked about it (its target follows).
+_ACTIONS = {
+    "apply_draft": N_("apply the draft"), "undo_apply": N_("undo the last apply"),
+    "reject_draft": N_("discard the draft"), "stop_server": N_("stop the server"),
+    "restart_server": N_("restart the server"), "install_module": N_("install the registry module"),
+}
 
 
 Approver = Callable[[PermissionRequest], Awaitable[Decision]]
@@ -101,11 +119,15 @@ class Permissions:
         keys: tuple[str, ...]
         if self.identify is None:
             bare = name.rsplit("__", 1)[-1]
+            if bare in PERSON_ONLY:
+                return "deny"
             guarded, keys = bare in GUARDED_TOOLS, (name, bare)
         elif (who := self.identify(name)) is None:
             guarded, keys = True, (name,)  # no server offers it (yet): nobody vouches for it
         else:
             ours = who.server in self.own_servers
+            if ours and who.name in PERSON_ONLY:
+                return "deny"  # the person's own review tool: no rule lets the model call it
             writes = not who.read_only and (who.destructive or not ours)
             guarded = who.name in GUARDED_TOOLS or writes
             keys = (name, f"{who.server}__{who.name}", *((who.name,) if ours else ()))

@@ -17,6 +17,7 @@ from formspec_consult.store.review_results import (
     DraftList,
     Edited,
     PartApplied,
+    ProjectValidation,
     Proposed,
     Rejected,
     TurnChanges,
@@ -73,17 +74,24 @@ def register(server: MCPServer, state: LocalState) -> None:
         content: Annotated[str, Field(description="The whole file (YAML; Markdown for docs).")],
         session: SessionArg = None,
     ) -> Proposed:
-        """Write a spec file as a DRAFT (never the project), validated with the project: its verdict,
-        findings, skills, next step. The only way to write spec YAML and docs."""
+        """Write a spec file or doc as a DRAFT (never the project), validated with the project: its
+        verdict, findings, next step. The only way to write them."""
         return state.review(session).propose(path, content)
 
     @server.tool(title="List drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
     def list_drafts(session: SessionArg = None) -> DraftList:
-        """The session's drafts with their state and problems, and the settled ones."""
+        """Your drafts: state, problems; and the settled ones."""
         sid, _ = state.session(session)
         review = state.review(session)
         return DraftList(session=sid, drafts=review.list(), settled=review.settled())
+
+    @server.tool(title="Validate the whole project", annotations=READ_ONLY, structured_output=True)
+    @state.serialised
+    def validate_project(session: SessionArg = None) -> ProjectValidation:
+        """The whole project checked: applied files with your pending drafts. Each problem: file,
+        line, hint."""
+        return state.review(session).validate_project()
 
     @server.tool(title="Diff drafts", annotations=READ_ONLY, structured_output=True)
     @state.serialised
@@ -134,7 +142,7 @@ def register(server: MCPServer, state: LocalState) -> None:
         force: ForceArg = False,
         session: SessionArg = None,
     ) -> Applied:
-        """Apply a draft the person accepted (atomic, undoable); refuses an invalid or stale draft."""
+        """Apply a draft the person accepted (undoable); refuses an invalid or stale one."""
         return state.review(session).apply(file, force=force)
 
     @server.tool(title="A draft's change in blocks", annotations=READ_ONLY, structured_output=True)
@@ -176,5 +184,5 @@ def register(server: MCPServer, state: LocalState) -> None:
     @server.tool(title="Undo the last apply", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised
     def undo_apply(force: ForceArg = False, session: SessionArg = None) -> Undone:
-        """Undo the session's last apply (the exact bytes come back); again to undo further."""
+        """Undo the last apply (its exact bytes back); again to undo further."""
         return state.review(session).undo(force=force)

@@ -42,8 +42,7 @@ def register(server: MCPServer, state: LocalState) -> None:
             int | None, Field(ge=0, description="With seq: where to start.")
         ] = None,
     ) -> Transcript:
-        """Earlier events of this session: newest snippets (with seq) matching query and type, or event
-        seq in full (a long one in pages)."""
+        """Earlier events: snippets (with seq) matching query and type, or event seq in full (paged)."""
         from formspec_consult.store.events import EventLog
 
         log_path = state.session_folder / EVENTS

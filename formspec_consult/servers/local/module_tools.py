@@ -46,8 +46,8 @@ def register(server: MCPServer, state: LocalState) -> None:
         activate: Annotated[bool, Field(strict=True, description="Add it to the App's modules.")] = True,
         session: SessionArg = None,
     ) -> Installed:
-        """Install a registry module as `formspec module install` does (vendors/<name>/, formspec.lock,
-        the App's modules); one undo step; never overwrites."""
+        """Install a registry module as `formspec module install` does (vendors/, formspec.lock);
+        undoable."""
         from formspec_consult.registry.packages import install_command, package_files, shipped_record
 
         record = shipped_record(name)

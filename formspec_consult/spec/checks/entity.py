@@ -134,12 +134,30 @@ def _check_options(doc: Document, f: dict[str, Any], where: tuple[Any, ...], out
                   "`multiple: false` for one choice.")
 
 
+def _check_natural_key_entry(doc: Document, i: int, f: dict[str, Any], out: Findings) -> None:
+    """FormSpec's ValidateEntitySpec (natural key): `unique: false` contradicts it; auto_generated needs a rule."""
+    where = ("spec", "fields", i)
+    if f.get("unique") is False:
+        out.error("FS-NATURAL-KEY-UNIQUE", doc, where + ("unique",),
+                  f"field {f['name']!r} is a natural_key with `unique: false`; a natural key is always unique",
+                  "Remove the `unique` key (natural_key implies it), or drop `natural_key`.")
+    rule = f.get("natural_key_rule")
+    generates = isinstance(rule, dict) and rule.get("strategy") != "custom"
+    if f.get("natural_key_entry") == "auto_generated" and not generates:
+        out.error("FS-NATURAL-KEY-ENTRY", doc, where + ("natural_key_entry",),
+                  f"field {f['name']!r}: natural_key_entry auto_generated, but nothing generates the key",
+                  "Add `natural_key_rule: {strategy: sequence, format: \"<PREFIX>-{seq:05d}\"}` to the field, or "
+                  "write `natural_key_entry: user_entry` (a person types it).")
+
+
 def _check_natural_key(doc: Document, fields: list[tuple[int, dict[str, Any]]], out: Findings) -> None:
     keys = [(i, f) for i, f in fields if f.get("natural_key") is True]
     for i, f in keys[1:]:
         out.error("FS-NATURAL-KEY-ONE", doc, ("spec", "fields", i, "natural_key"),
                   f"field {f['name']!r} is a second natural_key (first: {keys[0][1]['name']!r})",
                   "An entity has at most one natural_key field; remove the flag from all but one.")
+    for i, f in keys:
+        _check_natural_key_entry(doc, i, f, out)
     names = {f["name"] for _, f in fields}
     for i, f in fields:
         rule = f.get("natural_key_rule")
@@ -151,7 +169,8 @@ def _check_natural_key(doc: Document, fields: list[tuple[int, dict[str, Any]]], 
                       f"field {f['name']!r} has natural_key_rule but not natural_key: true",
                       "Add `natural_key: true` to the field, or drop the rule.")
         reset = str(rule.get("reset", "never"))
-        fmt = rule["format"] if isinstance(rule.get("format"), str) else ""
+        # FormSpec's default format (used when none is written) carries {period}
+        fmt = rule["format"] if isinstance(rule.get("format"), str) and rule["format"] else "{prefix}-{period}-{seq:05d}"
         wanted = _RESET_PLACEHOLDERS.get(reset)
         if wanted and not any(p in fmt for p in wanted):
             out.error("FS-NATURAL-KEY-RESET", doc, where + ("reset",),

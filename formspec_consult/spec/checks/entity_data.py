@@ -1,8 +1,8 @@
 """The data rules of FormSpec's `spec.ValidateEntitySpec` beyond fields and events.
 
 FormSpec's loader refuses an Entity (and `formspec validate` fails) when:
-- a `row_scope` entry names no declared field, or takes its value from somewhere other than
-  `session` or `route` (a scope whose source is unknown would silently not filter);
+- a `row_scope` entry breaks `ValidateRowScopeFilters` (see row_filters.py: a declared field, a
+  known operator, exactly one value source);
 - `scope` names no declared field, or is `required` while its field is not;
 - an `assignments` entry repeats a dimension or names undeclared fields;
 - `maintained_by` / `invariants` / `sources` / `join_key` / `rebuild` sit on an entity that is not a
@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from formspec_consult.spec.checks.context import Findings, as_list
+from formspec_consult.spec.checks.row_filters import filter_problem
 from formspec_consult.spec.kinds import RESERVED_FIELD_NAMES, effective_kind
 from formspec_consult.spec.model import Document
 
@@ -69,18 +70,13 @@ def check_entity_data(doc: Document, out: Findings) -> None:
 
 
 def _row_scope(doc: Document, spec: dict[str, Any], fields: dict[str, Any], names: str, out: Findings) -> None:
+    known = lambda name: name in fields or name in RESERVED_FIELD_NAMES  # noqa: E731 - tiny predicate
     for i, entry in _items(spec.get("row_scope")):
-        where = ("spec", "row_scope", i)
-        field = entry.get("field")
-        if isinstance(field, str) and field and field not in fields and field not in RESERVED_FIELD_NAMES:
-            out.error("FS-ROW-SCOPE", doc, where + ("field",), f"row_scope[{i}] filters on {field!r}, which is not a field",
-                      f"Name a declared field: {names}.")
-        source = entry.get("from")
-        if source not in ("session", "route"):
-            out.error("FS-ROW-SCOPE", doc, where + (("from",) if "from" in entry else ()),
-                      f"row_scope[{i}] takes its value from {source!r}; FormSpec reads it from `session` or `route` only",
-                      "Write `from: session` (a login attribute, `attr:`) or `from: route` (a query parameter, "
-                      "`param:`); a fixed value belongs in the view's `fixed_filters`.")
+        problem = filter_problem(f"row_scope[{i}]", entry, known)
+        if problem is not None:
+            key, message, hint = problem
+            where = ("spec", "row_scope", i) + ((key,) if key and key in entry else ())
+            out.error("FS-ROW-SCOPE", doc, where, message, hint or f"Name a declared field: {names}.")
 
 
 def _scope(doc: Document, spec: dict[str, Any], fields: dict[str, Any], names: str, out: Findings) -> None:
@@ -200,6 +196,39 @@ def _field(doc: Document, where: tuple[Any, ...], f: dict[str, Any], out: Findin
             out.error("FS-UNIT", doc, where + ("unit", "convertible"),
                       f"field {name!r}: unit.convertible repeats the base unit {unit.get('base')!r}",
                       "List only the other units under `convertible`.")
+            return
+        _unit_factors(doc, where, str(name), unit, out)
+
+
+def _unit_factors(doc: Document, where: tuple[Any, ...], name: str, unit: dict[str, Any], out: Findings) -> None:
+    """FormSpec's ValidateEntitySpec (S12): every convertible unit has a positive factor, and only they do."""
+    base = unit.get("base")
+    convertible = [u for u in as_list(unit.get("convertible")) if isinstance(u, str)]
+    factors: dict[str, Any] = unit["factors"] if isinstance(unit.get("factors"), dict) else {}
+    example = ", ".join(f"{u}: <how many {base} one {u} is>" for u in convertible[:2]) or f"<unit>: <how many {base}>"
+    missing = [u for u in convertible if u not in factors]
+    if missing:
+        out.error("FS-UNIT", doc, where + ("unit",),
+                  f"field {name!r}: convertible unit {', '.join(repr(u) for u in missing)} has no conversion factor",
+                  f"Add `factors:` under `unit` with one positive number per convertible unit, e.g. "
+                  f"`factors: {{{example}}}` (the base unit {base!r} has no factor).")
+        return
+    for unit_name, factor in factors.items():
+        if unit_name == base:
+            out.error("FS-UNIT", doc, where + ("unit", "factors"),
+                      f"field {name!r}: unit.factors names the base unit {base!r}",
+                      f"Remove `{base}` from `factors`: the base unit's factor is 1 by definition.")
+        elif unit_name not in convertible:
+            out.error("FS-UNIT", doc, where + ("unit", "factors"),
+                      f"field {name!r}: unit.factors names {unit_name!r}, which is not in unit.convertible",
+                      f"Add {unit_name!r} to `convertible`, or remove it from `factors`.")
+        elif isinstance(factor, bool) or not isinstance(factor, int | float) or factor <= 0:
+            out.error("FS-UNIT", doc, where + ("unit", "factors", unit_name),
+                      f"field {name!r}: unit.factors[{unit_name!r}] is {factor!r}, not a positive number",
+                      f"Write how many {base} one {unit_name} is, as a number above 0.")
+        else:
+            continue
+        return
 
 
 #: identity attributes FormSpec resolves from any login without a declaration (validate_scope.go)

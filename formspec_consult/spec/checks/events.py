@@ -32,6 +32,13 @@ def declared_actions(spec: dict[str, Any]) -> set[str]:
     return names | RESERVED_ACTIONS
 
 
+def action_sources(spec: dict[str, Any]) -> set[str]:
+    """FormSpec's ActionSources: the declared actions plus every transition `via` (a via is an action)."""
+    sm = spec.get("state_machine")
+    vias = {t.get("via", t.get("action")) for _, t in _items(sm.get("transitions"))} if isinstance(sm, dict) else set()
+    return declared_actions(spec) | {v for v in vias if isinstance(v, str) and v}
+
+
 def check_entity_engine_rules(doc: Document, out: Findings) -> None:
     """Events (naming, type, durability), hooks, extend_storage and renamed_from."""
     spec = doc.spec
@@ -73,7 +80,7 @@ def _check_events(doc: Document, spec: dict[str, Any], out: Findings) -> None:
 
 
 def _check_hooks(doc: Document, spec: dict[str, Any], out: Findings) -> None:
-    actions = declared_actions(spec)
+    actions = action_sources(spec)
     for i, hook in _items(spec.get("hooks")):
         where = ("spec", "hooks", i)
         on, action, event = hook.get("on"), hook.get("action"), hook.get("event")
@@ -88,7 +95,8 @@ def _check_hooks(doc: Document, spec: dict[str, Any], out: Findings) -> None:
                 own = sorted(actions - RESERVED_ACTIONS)
                 out.error("FS-HOOK-ACTION", doc, where + ("action",),
                           f"hook on: {on} names action {action!r}, which this entity does not declare",
-                          f"Declare it under `actions:`, or use one of: {', '.join(own + sorted(RESERVED_ACTIONS))}.")
+                          f"Declare it under `actions:` (or as a state_machine transition's `via`), or use one of: "
+                          f"{', '.join(own + sorted(RESERVED_ACTIONS))}.")
         elif on in _HOOK_EVENT_TIMINGS:
             if not event:
                 out.error("FS-HOOK-SHAPE", doc, where, f"a hook on: {on} needs `event` (an event name or \"*\")",

@@ -1,4 +1,4 @@
-"""State machine consistency: field, initial, from/to states and `via` actions.
+"""State machine consistency: field, initial, states and from/to (a `via` is an action of its own).
 
 FormSpec's Go (`spec.ValidateEntitySpec`, `formspec validate`/`check`) checks none of this
 statically: a broken state machine fails only when a transition runs. So these are warnings —
@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from formspec_consult.spec.checks.context import Findings, as_list
-from formspec_consult.spec.kinds import RESERVED_ACTIONS
 from formspec_consult.spec.model import Document
 
 
@@ -62,8 +61,6 @@ def check_state_machine(doc: Document, spec: dict[str, Any], fields: list[tuple[
 
 def _check_transitions(doc: Document, sm: dict[str, Any], spec: dict[str, Any], declared: set[str],
                        listing: str, out: Findings) -> None:
-    actions = as_list(spec.get("actions"))
-    action_names = {a["name"] for a in actions if isinstance(a, dict) and isinstance(a.get("name"), str)}
     transitions = as_list(sm.get("transitions"))
     for i, tr in enumerate(transitions):
         if not isinstance(tr, dict):
@@ -78,12 +75,8 @@ def _check_transitions(doc: Document, sm: dict[str, Any], spec: dict[str, Any], 
         if isinstance(to, str) and to not in declared:
             out.warn("FS-SM-TO", doc, where + ("to",), f"transition to unknown state {to!r}",
                       f"Use a declared state: {listing}.")
-        via = tr.get("via", tr.get("action"))  # `action:` is the legacy spelling of `via:`
-        if isinstance(via, str) and via not in action_names and via not in RESERVED_ACTIONS \
-                and via not in _implicit_actions(spec):
-            out.warn("FS-SM-VIA", doc, where + ("via",), f"transition via unknown action {via!r}",
-                      f"Declare the action under `actions:` or use a built-in one "
-                      f"({', '.join(sorted(RESERVED_ACTIONS))}).")
+        # a transition's `via` is an action of its own in FormSpec (ActionSources, since L3): it needs no
+        # `actions:` entry, so nothing is reported for it (FS-SM-VIA is dropped, docs/fidelity.md)
 
 
 def _enum_values(target: dict[str, Any] | None) -> list[str] | None:
@@ -92,9 +85,3 @@ def _enum_values(target: dict[str, Any] | None) -> list[str] | None:
         return None
     values = [v.get("value") if isinstance(v, dict) else v for v in target["enum_values"]]
     return [str(v) for v in values if v is not None]
-
-
-def _implicit_actions(spec: dict[str, Any]) -> frozenset[str]:
-    """Actions the engine adds on its own: `soft_deactivate` brings deactivate/reactivate."""
-    soft = spec.get("soft_deactivate")
-    return frozenset({"deactivate", "reactivate"}) if isinstance(soft, dict) and soft.get("enabled") else frozenset()

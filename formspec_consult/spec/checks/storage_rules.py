@@ -7,6 +7,9 @@
   `<field> <op> <literal>` or `<field> IS [NOT] NULL` joined by AND, over the entity's fields and
   the system columns, on an index that has fields.
 - `spec.ValidateSeedSpec`: a Seed names at least one entity, each once, each with records.
+- `spec.ValidateRawDDL`: each `persist.raw_ddl` entry is named once, has `ddl` or `ddl_by` (postgres,
+  sqlite; not both, none empty) and a `reason`, and holds schema DDL only (no INSERT/UPDATE/DELETE/
+  SELECT/TRUNCATE, no DROP).
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ def check_storage_rules(doc: Document, out: Findings) -> None:
             _check_storage(doc, str(f.get("name")), storage, ("spec", "fields", i, "storage"), out)
     names = {str(f.get("name")) for _, f in fields}
     persist = spec.get("persist")
+    if isinstance(persist, dict):
+        _check_raw_ddl(doc, persist.get("raw_ddl"), out)
     sites: list[tuple[str, Any, tuple[str, ...]]] = [("indexes", spec.get("indexes"), ("spec", "indexes"))]
     if isinstance(persist, dict):
         sites.append(("persist.indexes", persist.get("indexes"), ("spec", "persist", "indexes")))
@@ -184,6 +189,68 @@ def check_seed(doc: Document, out: Findings) -> None:
         if not as_list(block.get("records")):
             out.error("FS-SEED-SPEC", doc, ("spec", "entities", i), f"entities[{i}] ({entity}) has no records",
                       "List the records (`records: [{field: value, ...}]`) or drop the block.")
+            return
+
+
+RAW_DDL_DIALECTS = ("postgres", "sqlite")
+_DATA_STATEMENTS = ("INSERT", "UPDATE", "DELETE", "SELECT", "TRUNCATE")
+
+
+def _ddl_only(statement: str) -> str | None:
+    """What FormSpec's ValidateDDLOnly refuses in `statement` (None when it is schema DDL)."""
+    words = statement.split()
+    first = words[0].upper() if words else ""
+    if first in _DATA_STATEMENTS:
+        return f"{first} is a data statement"
+    if first == "DROP":
+        return f"DROP {words[1].upper() if len(words) > 1 else ''}".strip() + " drops storage"
+    return None
+
+
+def _check_raw_ddl(doc: Document, decls: Any, out: Findings) -> None:
+    """FormSpec's ValidateRawDDL over `persist.raw_ddl` (the first broken entry, as FormSpec stops there)."""
+    seen: set[str] = set()
+    for i, d in enumerate(as_list(decls)):
+        if not isinstance(d, dict):
+            continue
+        where = ("spec", "persist", "raw_ddl", i)
+        name = str(d.get("name") or "").strip()
+        ddl: str = d["ddl"] if isinstance(d.get("ddl"), str) else ""
+        by: dict[str, Any] = d["ddl_by"] if isinstance(d.get("ddl_by"), dict) else {}
+        problem: tuple[tuple[Any, ...], str, str] | None = None
+        if not name:
+            problem = (), f"raw_ddl[{i}] has no `name`", "Name the statement, e.g. `name: order-number-index`."
+        elif name in seen:
+            problem = ("name",), f"raw_ddl name {name!r} is used twice", "Give each raw_ddl entry its own name."
+        elif not ddl and not by:
+            problem = (), f"raw_ddl {name!r} declares no DDL", ("Write `ddl: <one statement for every driver>`, or "
+                                                                "`ddl_by: {postgres: <statement>, sqlite: <statement>}`.")
+        elif ddl and by:
+            problem = ("ddl_by",), f"raw_ddl {name!r} has both `ddl` and `ddl_by`", (
+                "Keep `ddl` when the statement is portable, or `ddl_by` when each driver needs its own, not both.")
+        elif not str(d.get("reason") or "").strip():
+            problem = (), f"raw_ddl {name!r} has no `reason`", (
+                "Add `reason: <why the spec language cannot express it>`: storage DDL must say why it is needed.")
+        else:
+            unknown = [k for k in by if k not in RAW_DDL_DIALECTS]
+            empty = [k for k, v in by.items() if not str(v or "").strip()]
+            refused = next(((k, r) for k, r in [("ddl", _ddl_only(ddl))] + [(f"ddl_by.{k}", _ddl_only(str(v)))
+                                                                             for k, v in by.items()] if r), None)
+            if unknown:
+                problem = ("ddl_by", unknown[0]), f"raw_ddl {name!r}: ddl_by names dialect {unknown[0]!r}", (
+                    f"Use the dialects FormSpec runs: {', '.join(RAW_DDL_DIALECTS)}.")
+            elif empty:
+                problem = ("ddl_by", empty[0]), f"raw_ddl {name!r}: ddl_by.{empty[0]} is empty", (
+                    "Give it a statement, or remove the entry.")
+            elif refused:
+                which, reason = refused
+                problem = (which.split(".")[0],), f"raw_ddl {name!r}: {which} is refused: {reason}", (
+                    "raw_ddl holds schema DDL only (CREATE INDEX, CREATE TRIGGER, ALTER TABLE ... ADD ...); run data "
+                    "repairs once outside the spec, and never drop storage from a manifest.")
+        seen.add(name)
+        if problem:
+            path, message, hint = problem
+            out.error("FS-RAW-DDL", doc, where + path, message, hint)
             return
 
 

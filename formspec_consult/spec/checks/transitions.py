@@ -40,7 +40,7 @@ def check_automatic_transitions(doc: Document, out: Findings) -> None:
         out.error("FS-SM-AUTOMATIC", doc, ("spec", "state_machine", "transitions", i, keys[0]),
                   f"the transition {tr.get('from')} → {tr.get('to')} has `{keys[0]}:`, but FormSpec has no automatic "
                   "transitions: a state changes only when the transition's `via` action runs",
-                  f"Drop `{keys[0]}:`; {'keep `via: ' + str(via) + '`' if via else 'give it `via: <action>` (declared under actions:)'}"
+                  f"Drop `{keys[0]}:`; {'keep `via: ' + str(via) + '`' if via else 'give it `via: <action name>` (the via is an action of its own)'}"
                   " and run that action from a button, or from another action's hook script. A condition that must "
                   "hold goes in `guard: {expression: \"resource.due_date < today()\"}`; for \"overdue\" a date field "
                   "plus a list filter shows it without a state.")

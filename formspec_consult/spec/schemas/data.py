@@ -60,11 +60,13 @@ DEFS: dict[str, Schema] = {
         "cdn": BOOL, "transform": arr(ref("StorageTransform")), "one_time": BOOL, "ttl": STR,
         "chunk_size_mb": INT, "max_download_mb": INT,
     }),
-    "UnitDecl": obj({"base": {"type": "string", "minLength": 1}, "convertible": STRS}, "base"),
+    "UnitDecl": obj({"base": {"type": "string", "minLength": 1}, "convertible": STRS,
+                     "factors": {"type": "object", "additionalProperties": {"type": "number"}}}, "base"),
     "Field": obj({
         "name": pattern(IDENT, minLength=1, maxLength=128), "type": ref("FieldType"), "title": STR,
         "description": STR, "default": ANY, "required": BOOL, "immutable": BOOL, "read_only": BOOL,
         "unique": BOOL, "index": BOOL, "natural_key": BOOL, "natural_key_rule": ref("NaturalKeyRuleDecl"),
+        "natural_key_entry": enum("auto_generated", "user_entry", "auto_generated_if_empty"),
         "audited": BOOL, "enum_values": STRS, "rules": RULES,
         "relation": ref("RelationDecl"), "child": ref("ChildDecl"), "computed": ref("ComputedDecl"),
         "precision": INT, "scale": INT, "visible_when": STR, "readonly_when": STR, "required_when": STR,
@@ -104,7 +106,7 @@ DEFS: dict[str, Schema] = {
         "idempotency_key": ref("IdempotencyDecl"), "audit": BOOL, "disabled": BOOL, "call": STR, "track": BOOL,
         "callback": ref("CallbackDecl"), "emits": STR, "expose": STRS, "impl": ref("ImplDecl"),
         "uses": ref("UsesDecl"), "params": ref("ParamsDecl"), "conditions": arr(ref("ConditionDecl")),
-        "ui": ref("ActionUIHint"), "rate_limit": ref("RateLimitSpec")
+        "ui": ref("ActionUIHint"), "rate_limit": ref("RateLimitSpec"), "public": BOOL,
     }, "name"),
     # state machine
     "StateDecl": obj({"name": STR, "label": STR, "description": STR}, "name", "label"),
@@ -137,7 +139,8 @@ DEFS: dict[str, Schema] = {
                       "payload": ref("PayloadDecl"), "deliver": arr(ref("EventDeliveryDecl"))}, "name"),
     "DeliveryDecl": obj({"event": STR, "reliable_event": BOOL, "websocket": BOOL, "channel": STR}, "event"),
     "HookDecl": obj({"on": enum("before", "after", "on_error", "before_deliver", "after_deliver"), "action": STR,
-                     "event": STR, "impl": ref("ImplDecl"), "priority": INT}, "on", "impl"),
+                     "event": STR, "impl": ref("ImplDecl"), "priority": INT, "uses": ref("UsesDecl")},
+                    "on", "impl"),
     # storage and policies
     "IndexDecl": obj({"fields": STRS, "unique": BOOL, "where": STR}),
     "RawDDLDecl": obj({"name": pattern("^[a-z][a-z0-9_-]*$", minLength=1), "ddl": STR, "ddl_by": STR_MAP,

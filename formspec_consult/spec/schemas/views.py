@@ -31,7 +31,8 @@ REPORT_PARAM_TYPES = ("text", "date", "datetime", "select", "relation")
 PRINT_FORMATS = ("pdf", "thermal", "dotmatrix", "html")
 AUTH_ACTIONS = ("login", "register", "change_password", "forgot_password", "reset_password")
 CONTEXT_SOURCES = ("session", "entity", "api", "const", "expr", "config")
-FILTER_OPS = ("eq", "neq", "gt", "gte", "lt", "lte", "between", "in", "nin", "like", "ilike", "null", "notnull")
+FILTER_OPS = ("eq", "neq", "gt", "gte", "lt", "lte", "between", "in", "nin", "like", "ilike", "null", "notnull",
+              "descendant_of", "child_of", "root")
 RENDER_MODES = ("modal", "drawer", "separate_page")
 
 DEFS: dict[str, Schema] = {
@@ -39,7 +40,7 @@ DEFS: dict[str, Schema] = {
         "field": STR, "label": STR, "type": enum("text", "select", "date", "date_range"), "op": enum(*FILTER_OPS),
         "default": STR, "value": STR, "show_all": BOOL, "all_label": STR,
         # row_scope entries (an Entity's server-side filters) say where their value comes from
-        "from": STR, "attr": STR, "param": STR,
+        "from": STR, "attr": STR, "param": STR, "via": STR, "via_field": STR,
     }, "field"),
     "ContextDecl": obj({"name": STR, "source": enum(*CONTEXT_SOURCES), "entity": STR, "id": STR, "call": STR,
                         "config": STR, "params": MAP, "value": ANY, "expr": STR, "realtime": BOOL, "fallback": ANY},

@@ -77,8 +77,8 @@ def verify_lifecycle(doc: Document) -> list[Finding]:
                             "[open, done, cancelled], default: open}` to `spec.fields`, set `spec.state_machine` to "
                             "`{field: status, initial: open, states: [{name: open, label: Open}, {name: done, label: "
                             "Done}, {name: cancelled, label: Cancelled}], transitions: [{from: open, to: done, via: "
-                            "complete}, {from: open, to: cancelled, via: cancel}]}` and add `{name: complete}` to "
-                            "`spec.actions`, with the states the person names.")]
+                            "complete}, {from: open, to: cancelled, via: cancel}]}`, with the states the person names "
+                            "(a transition's `via` is an action of its own: it needs no `spec.actions` entry).")]
         return []
     out: list[Finding] = []
     if transaction and len(life.states) >= 2 and not _has_branch(life):
@@ -194,15 +194,10 @@ def _via(spec: dict[str, Any], to: str, fallback: str) -> str:
 
 
 def _transition(spec: dict[str, Any], life: Lifecycle, sources: list[str], to: str, action: str) -> str:
-    """Advice text adding one transition (and its action when it is new), as YAML the gate accepts."""
-    from formspec_consult.spec.kinds import RESERVED_ACTIONS
-
+    """Advice text adding one transition, as YAML the gate accepts (its `via` is an action of its own)."""
     via = _via(spec, to, action)
     origin = sources[0] if len(sources) == 1 else "[" + ", ".join(sources) + "]"
-    text = f"add `{{from: {origin}, to: {to}, via: {via}}}` to `spec.state_machine.transitions`"
-    if via not in _actions(spec) and via not in RESERVED_ACTIONS:
-        text += f" and `{{name: {via}}}` to `spec.actions`"
-    return text
+    return f"add `{{from: {origin}, to: {to}, via: {via}}}` to `spec.state_machine.transitions`"
 
 
 def _new_state(spec: dict[str, Any], life: Lifecycle, state: str, sources: list[str], action: str) -> str:
