@@ -32,7 +32,7 @@ def test_valid_row_actions_sorts_filters_menu_views_and_entity_expressions_warn_
     ("warn_table_filter_names_no_field", "FS-TABLE-FILTER", "phase"),
     ("warn_table_fixed_filter_value_outside_enum", "FS-TABLE-FILTER", "new, working, solved"),
     ("warn_module_menu_view_names_nothing", "FS-MODULE-MENU-VIEW", "route:"),
-    ("warn_entity_field_expression_reads_a_bare_name", "FS-ENTITY-EXPR", "fields.<name> == false"),
+    ("warn_entity_field_expression_reads_a_bare_name", "FS-ENTITY-EXPR", 'Write `required_when: "fields.solved == true"`.'),
 ])
 def test_a_guessed_name_is_warned_with_the_names_that_would_work(case: str, code: str, in_hint: str,
                                                                  tmp_path: Path) -> None:

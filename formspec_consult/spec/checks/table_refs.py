@@ -14,10 +14,11 @@ FormSpec's `check` and `validate` resolve none of these (only an App menu's `vie
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from formspec_consult.spec.checks.context import Findings, Index
-from formspec_consult.spec.checks.views import EXPR_HINT, VIEW_KINDS, expression_grammar
+from formspec_consult.spec.checks.views import EXPR_HINT, VIEW_KINDS, expression_grammar, suggest_expression
 from formspec_consult.spec.kinds import RESERVED_ACTIONS, RESERVED_FIELD_NAMES, effective_kind
 from formspec_consult.spec.model import Document
 
@@ -162,11 +163,14 @@ def _check_entity_expressions(doc: Document, out: Findings) -> None:
             where = ("spec", "fields", i, key)
             problem = expression_grammar(expr) or _unknown_name(expr, fields)
             if problem:
+                fixed = suggest_expression(expr, set(fields) | _SYSTEM_FIELDS)
+                how = (f"Write `{key}: {json.dumps(fixed, ensure_ascii=False)}`."
+                       if fixed is not None and _unknown_name(fixed, fields) is None else
+                       f"Write it like a Form's: `fields.<name> == false`, with fields of this entity "
+                       f"({_listing(fields)}).")
                 out.warn("FS-ENTITY-EXPR", doc, where,
                          f"field {field.get('name')!r}: `{key}` {expr!r} is not a form expression FormSpec can "
-                         f"evaluate ({problem}); forms would ignore it",
-                         f"Write it like a Form's: `fields.<name> == false`, with fields of this entity "
-                         f"({_listing(fields)}). {EXPR_HINT}")
+                         f"evaluate ({problem}); forms would ignore it", f"{how} {EXPR_HINT}")
 
 
 def _unknown_name(expr: str, fields: dict[str, dict[str, Any]]) -> str | None:

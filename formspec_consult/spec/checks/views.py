@@ -14,7 +14,10 @@
 
 from __future__ import annotations
 
+import difflib
+import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 from formspec_consult.spec.checks.context import Findings, Index, module_key
@@ -148,6 +151,66 @@ def expression_grammar(expr: str) -> str | None:
     if bad:
         return f"it calls {bad!r}, and FormSpecExpr can only call {', '.join(EXPR_CALLABLES)}"
     return None
+
+
+#: words a model writes from Python or SQL, and the FormSpecExpr spelling of each
+_WORD_FIXES = {"and": "&&", "or": "||", "not": "!", "True": "true", "False": "false", "None": "null"}
+
+
+def suggest_expression(expr: str, fields: Collection[str]) -> str | None:
+    """`expr` rewritten into FormSpecExpr, when a mechanical rewrite gets it there: `=` → `==`,
+    `<>` → `!=`, and/or/not → && || !, True/False/None → true/false/null, a bare field name →
+    `fields.<name>`, a misspelt `fields.<name>` → the closest field. None unless the rewrite passes
+    the same checks the gate runs (the grammar, and every `fields.<name>` one of `fields`)."""
+    known = set(fields)
+    out: list[str] = []
+    i, n = 0, len(expr)
+    while i < n:
+        ch = expr[i]
+        if ch in "'\"":
+            end = _string_end(expr, i)
+            end = n - 1 if end < 0 else end
+            out.append(expr[i:end + 1])
+            i = end + 1
+        elif expr.startswith("<>", i):
+            out.append("!=")
+            i += 2
+        elif ch == "=" and not (out and out[-1] and out[-1][-1] in "=!<>") and not expr.startswith("==", i):
+            out.append("==")
+            i += 1
+        elif ch.isascii() and (ch.isalpha() or ch == "_"):
+            j = i
+            while j < n and expr[j].isascii() and (expr[j].isalnum() or expr[j] in "_."):
+                j += 1
+            word = expr[i:j]
+            called = expr[j:].lstrip().startswith("(")
+            if word in _WORD_FIXES:
+                out.append(_WORD_FIXES[word])
+            elif word.startswith("fields.") and word.count(".") == 1 and word[7:] not in known:
+                close = difflib.get_close_matches(word[7:], sorted(known), n=1, cutoff=0.75)
+                out.append(f"fields.{close[0]}" if close else word)
+            elif "." not in word and word in known and not called:
+                out.append(f"fields.{word}")
+            else:
+                out.append(word)
+            i = j
+        else:
+            out.append(ch)
+            i += 1
+    fixed = "".join(out)
+    if fixed == expr or expression_grammar(fixed) is not None:
+        return None
+    if any(name not in known for name in _FIELD_REF.findall(fixed)):
+        return None
+    return fixed
+
+
+def expression_hint(key: Any, expr: str, fields: Collection[str] | None) -> str:
+    """How to fix an expression the gate refused: its rewrite when one passes, then the language."""
+    fixed = suggest_expression(expr, fields) if fields is not None else None
+    if fixed is None:
+        return EXPR_HINT
+    return f"Write `{key}: {json.dumps(fixed, ensure_ascii=False)}`. {EXPR_HINT}"
 
 
 def _string_end(expr: str, start: int) -> int:
@@ -341,14 +404,16 @@ def _check_expressions(doc: Document, kind: str, index: Index, out: Findings) ->
         return  # FormSpec checks expressions only against a resolved entity
     names = known[0]
     for path, expr in exprs:
+        fixed = suggest_expression(expr, names)
+        rewrite = f"Write `{path[-1]}: {json.dumps(fixed, ensure_ascii=False)}`. " if fixed else ""
         for name in dict.fromkeys(_FIELD_REF.findall(expr)):
             if name not in names:
                 out.error("FS-EXPR-FIELD", doc, path, f"expression {expr!r} reads fields.{name}, which {ref} does not have",
-                          f"Use a field of {ref}: {', '.join(sorted(names)) or '(none)'}.")
+                          f"{rewrite}Use a field of {ref}: {', '.join(sorted(names)) or '(none)'}.")
         problem = expression_grammar(expr)
         if problem:
             out.error("FS-EXPR-GRAMMAR", doc, path, f"expression {expr!r} is not a FormSpecExpr: {problem}",
-                      "Keep to literals, fields.<name>, comparisons, and/or/not, arithmetic, len/sum and `in`.")
+                      expression_hint(path[-1], expr, names))
 
 
 def _check_aggregates(doc: Document, kind: str, index: Index, out: Findings) -> None:
