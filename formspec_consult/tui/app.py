@@ -322,7 +322,7 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
             if screen.is_current:
                 screen.dismiss("deny")
             raise
-        what = request.summary.removeprefix("The consultant wants to ").rstrip(".")
+        what = request.action
         said = {"allow_once": _("You allowed the consultant to {what} (this once).").format(what=what),
                 "allow_session": _("You allowed the consultant to {what}; {tool} runs without asking "
                                    "for the rest of this session.").format(what=what, tool=request.name),

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from formspec_consult.agent.commands.format import describe_server
 from formspec_consult.i18n import _
 from formspec_consult.tui.layout import DIFFS
 from formspec_consult.tui.slash import SlashCommand, SlashError, help_text, parse_slash
@@ -246,7 +247,7 @@ class SlashRouter:
         engine = self.app.engine
         assert engine is not None
         if not call.args:  # the servers' state, as the tool-calls pane shows it
-            self.app.notify("\n".join(server.describe() for server in engine.status().mcp) or _("No MCP servers."),
+            self.app.notify("\n".join(describe_server(server) for server in engine.status().mcp) or _("No MCP servers."),
                             title=_("MCP servers"))
             return True
         if call.args[0] == "restart":

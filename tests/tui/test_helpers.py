@@ -109,7 +109,7 @@ def test_the_log_opened_is_the_server_in_trouble_else_the_first_and_never_a_gues
 
 def test_server_state_and_tool_arguments_read_as_one_line() -> None:
     state = describe_mcp(_status(ServerStatus("formspec", "dead", error="exit 1", restarts=2)))
-    assert state == "MCP  formspec: dead, 2 restart(s) — exit 1"
+    assert state == "MCP  formspec: dead, 2 restarts — exit 1"
     running = describe_mcp(_status(ServerStatus("formspec", "running", tools=18, error="lost the session once")))
     assert running == "MCP  formspec: running (18 tools) — lost the session once"  # an error is said in any state
     assert describe_mcp(_status(note="replay (no servers)")) == "MCP  replay (no servers)"

@@ -50,6 +50,37 @@ async def test_a_wide_text_committed_at_once_by_an_input_method_is_kept_whole_an
         await wait_until(pilot, lambda: engine.sent == ["早上好，我想预约"])
 
 
+async def in_one_write(pilot, data: str) -> None:  # type: ignore[no-untyped-def]
+    """Feed `data` as ONE read of the terminal: every event the parser makes is posted before the
+    app runs any of them (Textual's driver does this for each read), then the app catches up."""
+    for message in list(XTermParser().feed(data)):
+        pilot.app.post_message(message)
+    await pilot.pause()
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param("予約したいです\r", id="japanese-commit-then-enter"),
+        pytest.param("预约\r", id="chinese-commit-then-enter"),
+        pytest.param("예약할게요\r", id="hangul-commit-then-enter"),
+        pytest.param("\x1b[200~Saya mau\rbooking\x1b[201~\r", id="paste-then-enter"),
+    ],
+)
+async def test_an_input_method_s_commit_and_the_enter_in_one_write_send_the_whole_text_once(write: str) -> None:
+    """Some input methods (and a fast typist's terminal) deliver the committed text and the Enter
+    that confirms it in a single write: the whole text is sent, once, and nothing is left behind."""
+    app = ConsultApp(factory_for(FakeEngine()))
+    async with app.run_test(size=SIZE) as pilot:
+        prompt, engine = await ready(pilot)
+        await typed(pilot, "早上好，")  # something typed before, so the commit lands after it
+        await in_one_write(pilot, write)
+        committed = write.removeprefix("\x1b[200~").removesuffix("\r").replace("\x1b[201~", "").replace("\r", "\n")
+        await wait_until(pilot, lambda: engine.sent == ["早上好，" + committed])
+        await pilot.pause()
+        assert engine.sent == ["早上好，" + committed] and prompt.value == ""
+
+
 async def test_combining_marks_and_hangul_stay_as_typed() -> None:
     app = ConsultApp(factory_for(FakeEngine()))
     async with app.run_test(size=SIZE) as pilot:
