@@ -50,14 +50,54 @@ def assistant_turns(events: Events, where: str = "the session") -> list[CannedTu
     return turns
 
 
+def turn_starts(events: Events) -> list[tuple[str, int]]:
+    """Where each recorded person's message starts its replies, in the order they were said: (its
+    text, the index into `assistant_turns` of the first assistant message after it)."""
+    starts: list[tuple[str, int]] = []
+    replies = 0
+    for event in _records(events):
+        message = event.message if isinstance(event, MessageRecord) else None
+        if not isinstance(message, Mapping):
+            continue
+        if message.get("role") == "assistant":
+            replies += 1
+        elif message.get("role") == "user":
+            starts.append((content_text(message.get("content")), replies))
+    return starts
+
+
 class ReplayProvider(CannedProvider):
-    """Replays recorded assistant messages, streamed in chunks like a live model."""
+    """Replays recorded assistant messages, streamed in chunks like a live model.
+
+    With `starts` (see :func:`turn_starts`), the n-th person's message of the replay starts from
+    the replies recorded for it — the same text said later in the recording, else the n-th
+    message said: a turn cancelled on the way (Esc in the demo) leaves the rest of its replies
+    unplayed, and the next message is not answered with them."""
 
     name = "replay"
 
-    def __init__(self, turns: list[CannedTurn], *, side_replies: Iterable[str] = (), **kwargs: Any) -> None:
+    def __init__(self, turns: list[CannedTurn], *, side_replies: Iterable[str] = (),
+                 starts: Iterable[tuple[str, int]] = (), **kwargs: Any) -> None:
         super().__init__(turns, **kwargs)
         self.side_replies = deque(side_replies)
+        self.starts = list(starts)
+        self._said = 0  # the person's messages the replay has answered so far
+        self._last_said: tuple[int, str] | None = None  # (history length, text): a retried request is not a new one
+
+    def _align(self, messages: list[dict[str, Any]]) -> None:
+        """At a person's message, go on from its recorded replies (only ever forward)."""
+        if not messages or messages[-1].get("role") != "user" or not self.starts:
+            return
+        text = content_text(messages[-1].get("content"))
+        if self._last_said == (len(messages), text):
+            return
+        self._last_said = (len(messages), text)
+        ordinal, self._said = self._said, self._said + 1
+        same = [start for said, start in self.starts if said == text and start >= self.position]
+        if same:
+            self.position = same[0]
+        elif ordinal < len(self.starts):
+            self.position = max(self.position, self.starts[ordinal][1])
 
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
@@ -67,6 +107,7 @@ class ReplayProvider(CannedProvider):
         recorded `side_reply`. A recording without one (older logs) fails the request without
         using up a turn, so the caller falls back (the compressor to its extractive summary)."""
         if tools:
+            self._align(messages)
             async for item in super().stream(messages, tools):
                 yield item
             return
@@ -89,7 +130,8 @@ class ReplayProvider(CannedProvider):
         records = _records(events)
         side = [str(e.text or "") for e in records if isinstance(e, SideReplyRecord)]
         return cls(
-            assistant_turns(records, source), side_replies=side, model=model, context_window=context_window, source=source
+            assistant_turns(records, source), side_replies=side, starts=turn_starts(records), model=model,
+            context_window=context_window, source=source
         )
 
     @classmethod

@@ -63,7 +63,13 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
     TITLE = "formspec-consult"
     COMMANDS = App.COMMANDS | {_slash_commands_provider}
     BINDINGS = [
-        Binding("escape", "escape", N_("Cancel turn / back to the prompt"), show=False),
+        # Shown in the footer, so quitting is never a guess (Textual's own ctrl+q is hidden).
+        Binding("ctrl+q", "quit", N_("Quit"), priority=True),
+        # Esc does one of two things, and the footer names the one it does now (check_action):
+        # from a pane (the diffs pane armed, the tools pane) back to the prompt; at the prompt,
+        # while a turn runs, cancel it. Idle at the prompt it does nothing, and the footer says none.
+        Binding("escape", "leave_pane", N_("Back to the prompt")),
+        Binding("escape", "cancel_turn", N_("Cancel turn")),
         Binding("ctrl+r", "review", N_("Review drafts")),
         *[Binding(pane.key, f"toggle_pane('{pane.id}')", pane.name) for pane in PANES],  # F2 chat, F3 tools, F4 diffs
         Binding("f5", "cycle_split", N_("Split"), show=False),
@@ -379,7 +385,11 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         from formspec_consult.tui.key_list import key_rows, keys_markdown
         from formspec_consult.tui.widgets.diff_pane import DiffPane
 
-        own = [b for cls in reversed(type(self).__mro__) for b in cls.__dict__.get("BINDINGS", ())]
+        every = [b for cls in reversed(type(self).__mro__) for b in cls.__dict__.get("BINDINGS", ())
+                 if isinstance(b, Binding)]
+        # a class's binding replaces its base's for the same key and action (ctrl+q: ours, not Textual's)
+        own = [b for i, b in enumerate(every)
+               if not any(later.key == b.key and later.action == b.action for later in every[i + 1:])]
         palette = Binding(self.COMMAND_PALETTE_BINDING, "command_palette", N_("Command palette"))
         send = Binding("enter", "submit", N_("Send (a lone letter answers an offered option)"))
         return keys_markdown(key_rows([
@@ -526,17 +536,38 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         self.show_pane(CHAT.id)
         self.screen.set_focus(self.query_one(PromptInput))
 
+    def turn_running(self) -> bool:
+        return self.turn_worker is not None and self.turn_worker.is_running
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc's two actions are offered (and named in the footer) only where they act."""
+        if action == "leave_pane":
+            return self.screen.id == "_default" and self._away_from_prompt()
+        if action == "cancel_turn":
+            return self.turn_running() and not (self.screen.id == "_default" and self._away_from_prompt())
+        return super().check_action(action, parameters)
+
+    def _away_from_prompt(self) -> bool:
+        """True when the focus is in a pane and Esc takes it back to the prompt (a replay's prompt
+        is disabled: there is no prompt to go back to, and Esc cancels the playing turn)."""
+        prompts = self.query(PromptInput)
+        if not prompts or prompts.first().disabled:
+            return False
+        return self.focused is not None and self.focused is not prompts.first()
+
     def action_cancel_turn(self) -> None:
-        if self.turn_worker is not None and self.turn_worker.is_running:
+        if self.turn_running():
+            assert self.turn_worker is not None
             self.turn_worker.cancel()
 
-    def action_escape(self) -> None:
-        """Esc: from a pane, back to the prompt; at the prompt, cancel the running turn."""
-        prompt = self.query_one(PromptInput)
-        if self.focused is not prompt and self.screen.id == "_default":
-            self.show_pane(CHAT.id, focus=True)
-            return
-        self.action_cancel_turn()
+    def action_leave_pane(self) -> None:
+        """Esc from a pane: back to the prompt."""
+        self.show_pane(CHAT.id, focus=True)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A turn started or ended: the footer's Esc hint follows."""
+        if event.worker is self.turn_worker:
+            self.refresh_bindings()
 
     def action_review(self) -> None:
         """ctrl+r: show the diffs pane and put the focus on its draft list, armed (Esc comes back)."""

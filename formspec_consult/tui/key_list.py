@@ -18,7 +18,7 @@ from formspec_consult.tui.localise import described
 _SPELLED = {"escape": "Esc", "pageup": "PageUp", "pagedown": "PageDown", "tab": "Tab", "shift+tab": "shift+Tab",
             "enter": "Enter", "space": "Space", "plus": "+", "minus": "-", "equals_sign": "="}
 # Internal or duplicate bindings a person never needs listed.
-_LEFT_OUT = {"screen.copy_text", "help_quit", "app.focus_previous", "cancel_turn"}
+_LEFT_OUT = {"screen.copy_text", "help_quit", "app.focus_previous"}
 
 
 def _spell(key: str) -> str:

@@ -161,7 +161,7 @@ async def test_help_lists_the_keys_from_the_bindings_first() -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
         text = text_screen(app).text
     assert text.index("### Keys") < text.index("### Commands")  # the keys are above the fold
-    for key, what in [("ctrl+r", "Review drafts"), ("Esc", "back to the prompt"), ("ctrl+q", "Quit"),
+    for key, what in [("ctrl+r", "Review drafts"), ("Esc", "Back to the prompt"), ("Esc", "Cancel turn"), ("ctrl+q", "Quit"),
                       ("Tab", "Focus Next"), ("PageUp", "Scroll up"), ("PageDown", "Scroll diff down"),
                       ("p", "Diff/preview"), ("a", "Accept"), ("u", "Undo"), ("alt+a … alt+f", "Option A … Option F"),
                       ("ctrl+p", "Command palette")]:
