@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 setup-test-tools: $(STAMP)
 	@for script in tests/setup/*.sh; do [ -e "$$script" ] || continue; bash "$$script" || exit 1; done
 
-# ruff and mypy (config in pyproject.toml: strict on spec/, store/ and agent/) run before the tests.
+# ruff and mypy (config in pyproject.toml: strict over the package and the tests) run before the tests.
 lint: $(STAMP)
 	$(BIN)/ruff check formspec_consult tests
 	$(BIN)/mypy

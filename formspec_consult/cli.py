@@ -140,7 +140,7 @@ class LazyGroup(click.Group):
 @click.option("--screen-reader", "screen_reader", is_flag=True,
               help=N_("Plain linear text for screen readers, no panes or redraws (also: ACCESSIBLE=1)."))
 @click.pass_context
-def cli(ctx: click.Context, **options: Any) -> None:
+def cli(ctx: click.Context, /, **options: Any) -> None:
     """Talk with an AI consultant that designs and drafts your FormSpec app.
 
     Run it inside a FormSpec project. Without -p it opens the terminal app.

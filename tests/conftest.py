@@ -6,6 +6,7 @@ import ipaddress
 import os
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -55,24 +56,33 @@ _real_connect_ex = socket.socket.connect_ex
 _real_getaddrinfo = socket.getaddrinfo
 
 
-def _guarded_connect(self: socket.socket, address: object) -> object:
-    if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address[0]):  # type: ignore[index]
-        raise NetworkBlocked(f"test tried to connect to {address!r}; tests never touch the network")
-    return _real_connect(self, address)
+Address = tuple[Any, ...] | str | bytes  # what socket.connect takes
 
 
-def _guarded_connect_ex(self: socket.socket, address: object) -> object:
-    if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address[0]):  # type: ignore[index]
+def _refuse_remote(sock: socket.socket, address: Address) -> None:
+    """Raise NetworkBlocked when an internet socket would reach a host other than this machine."""
+    if sock.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple) \
+            and not _is_loopback(address[0]):
         raise NetworkBlocked(f"test tried to connect to {address!r}; tests never touch the network")
+
+
+def _guarded_connect(self: socket.socket, address: Address) -> None:
+    _refuse_remote(self, address)
+    _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Address) -> int:
+    _refuse_remote(self, address)
     return _real_connect_ex(self, address)
 
 
-def _guarded_getaddrinfo(host: object, *args: object, **kwargs: object) -> object:
-    if isinstance(host, bytes):
-        host = host.decode()
-    if host is not None and not _is_loopback(host):
-        raise NetworkBlocked(f"test tried to resolve {host!r}; tests never touch the network")
-    return _real_getaddrinfo(host, *args, **kwargs)  # type: ignore[arg-type]
+def _guarded_getaddrinfo(
+    host: bytes | str | None, port: bytes | str | int | None, *args: Any, **kwargs: Any
+) -> list[Any]:
+    name = host.decode() if isinstance(host, bytes) else host
+    if name is not None and not _is_loopback(name):
+        raise NetworkBlocked(f"test tried to resolve {name!r}; tests never touch the network")
+    return _real_getaddrinfo(host, port, *args, **kwargs)
 
 
 @pytest.fixture(autouse=True)

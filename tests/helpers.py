@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mcp_types import CallToolResult, TextContent
+
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.providers.base import ProviderError
 from formspec_consult.resources import package_path
+
+
+def first_text(result: CallToolResult) -> str:
+    """The text of a tool result's first block, "" when it has none (a block of another kind fails the test)."""
+    if not result.content:
+        return ""
+    block = result.content[0]
+    assert isinstance(block, TextContent), f"a text block was expected, not {type(block).__name__}"
+    return block.text
+
+
+def group_of(pattern: str, text: str) -> str:
+    """The first group of `pattern`'s first match in `text`; no match fails the test, naming both."""
+    found = re.search(pattern, text)
+    assert found is not None, f"{pattern!r} not found in {text!r}"
+    return found.group(1)
 
 
 def copy_example(parent: Path, name: str = "barbershop") -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -60,7 +61,7 @@ def test_every_listed_subcommand_exists_and_has_help(name: str) -> None:
     assert "Usage:" in out.stdout
 
 
-def test_a_ctrl_c_the_command_does_not_handle_exits_130_not_aborted_1(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_ctrl_c_the_command_does_not_handle_exits_130_not_aborted_1(tmp_path: Path) -> None:
     # Ctrl-C before the command's own handling (during its imports or start) reaches click,
     # which says "Aborted!" and exits 1; the process was interrupted, so it exits 130.
     code = (

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from formspec_consult.store.events import EventLog
+from formspec_consult.store.records import EditRecord, RejectRecord
 from tests.e2e.cli import cli_env, run_cli, write_script
 from tests.e2e.project import DRAFT_PATH
 from tests.test_headless import propose_turn
@@ -25,7 +26,7 @@ def test_reject_with_a_reason_says_so_and_logs_the_reason_for_the_consultant(pro
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [f"Rejected {DRAFT_PATH}; 0 drafts left.",
                                           'The consultant is told why on its next turn: "we do not store phone numbers".']
-    rejects = [r for r in EventLog.records(session_log(project)) if r.type == "reject"]
+    rejects = [r for r in EventLog.records(session_log(project)) if isinstance(r, RejectRecord)]
     assert [(r.path, r.reason) for r in rejects] == [(DRAFT_PATH, "we do not store phone numbers")]
 
 
@@ -35,7 +36,7 @@ def test_a_reason_too_long_to_tell_is_refused_and_the_draft_stays(project: Path,
     assert run_cli(["-m", f"scripted:{script}", "-p", "customers"], project, env).returncode == 0
     result = run_cli(["reject", DRAFT_PATH, "--reason", "x" * 2001], project, env)
     assert result.returncode == 1 and "say it in at most 2,000" in result.stderr
-    assert not [r for r in EventLog.records(session_log(project)) if r.type == "reject"]
+    assert not [r for r in EventLog.records(session_log(project)) if isinstance(r, RejectRecord)]
     listed = run_cli(["diff"], project, env)
     assert DRAFT_PATH in listed.stdout
 
@@ -55,7 +56,7 @@ def test_edit_opens_the_draft_in_the_editor_and_the_saved_version_becomes_the_dr
     assert result.stdout.strip() == f"Your edit of {DRAFT_PATH} is now the draft; it passes validation."
     diff = run_cli(["diff"], project, env)
     assert "+    - {name: phone, type: text}" in diff.stdout
-    assert [r.path for r in EventLog.records(session_log(project)) if r.type == "edit"] == [DRAFT_PATH]
+    assert [r.path for r in EventLog.records(session_log(project)) if isinstance(r, EditRecord)] == [DRAFT_PATH]
 
 
 @pytest.mark.timeout(600)

@@ -20,7 +20,11 @@ from tests.helpers import copy_example
 def app_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[object]:
     """Records every start of the app (none is expected); no key, config or registry of the user."""
     started: list[object] = []
-    monkeypatch.setattr(launch, "run_app", lambda options: started.append(options) or 0)
+    def run_app(options: object) -> int:
+        started.append(options)
+        return 0
+
+    monkeypatch.setattr(launch, "run_app", run_app)
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "FORMSPEC_LLM_API_KEY", "FORMSPEC_MODEL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

@@ -27,9 +27,24 @@ from formspec_consult.config import (
 from formspec_consult.i18n import N_, _, format_money, format_number, format_percent
 from formspec_consult.providers.base import Provider, ProviderError
 
+# Every label of the report, so that one column holds them all in the person's language
+# ("konfigurasi pengguna" is longer than "user config").
+_LABELS = (
+    N_("user config"), N_("project config"), N_("project trust"), N_("model"), N_("base URL"), N_("problem"),
+    N_("route"), N_("key"), N_("key lookup"), N_("note"), N_("tool calling"), N_("context window"),
+    N_("reserved output"), N_("usable window"), N_("compaction at"), N_("verdict"), N_("try"), N_("retry"),
+    N_("request"), N_("tool call"), N_("usage"), N_("skipped"),
+)
+
+
+def _width() -> int:
+    """The label column: one space past the longest label of the interface language (16 in English)."""
+    return max(len(_(label)) for label in _LABELS) + 1
+
 
 def _line(label: str, value: str) -> None:
-    click.echo(f"  {label:<16}{value}" if len(label) < 16 else f"  {label}  {value}")
+    width = _width()  # a longer label (a setting's name) keeps two spaces before its value
+    click.echo(f"  {label:<{width}}{value}" if len(label) < width else f"  {label}  {value}")
 
 
 def _file_state(path: Path) -> str:
@@ -185,7 +200,7 @@ def report_probe(provider: Provider) -> bool:
 @click.option("--probe", "run_probe", is_flag=True, help=N_("Also make one tiny tool-calling request."))
 @model_options
 @click.pass_context
-def doctor(ctx: click.Context, run_probe: bool, **local: Any) -> None:
+def doctor(ctx: click.Context, /, run_probe: bool, **local: Any) -> None:
     """Show how the model and key are resolved, and whether the model is fit for a consultation."""
     project_root = project_root_of((ctx.obj or {}).get("project"))
     try:

@@ -38,7 +38,7 @@ class EvalUsageError(click.ClickException):
               help=N_("Where runs/<run-id>/ and reports/<run-id>.json are written."))
 @click.option("--offline", is_flag=True, help=N_("Scripted owner and recorded consultants: no key, same scores every run."))
 @click.pass_context
-def eval_command(ctx: click.Context, **options: Any) -> None:
+def eval_command(ctx: click.Context, /, **options: Any) -> None:
     """Measure the consultant on a corpus of business cases with simulated owners."""
     ctx.obj = {**(ctx.obj or {}), "eval_out": options["out"]}
     if ctx.invoked_subcommand is not None:

@@ -7,12 +7,13 @@ server's list_drafts, like every other review command.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
-from formspec_consult.i18n import N_, _, ngettext
+from formspec_consult.i18n import N_, _, format_when, ngettext
 from formspec_consult.store.layout import SUMMARY
 from formspec_consult.store.review_text import state_label
 
@@ -105,6 +106,7 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
             await manager.aclose()
 
     anyio.run(count_drafts)
+    width = max(len(_(word)) for word in SESSION_STATES.values())
     for row in rows:
         if as_json:
             click.echo(json.dumps(row, ensure_ascii=False))
@@ -117,7 +119,23 @@ def sessions(ctx: click.Context, as_json: bool) -> None:
         fork = "  " + _("forked from {source} at turn {turn}").format(
             source=row["forked_from"], turn=row["forked_at_turn"]) if row["forked_from"] else ""
         turns = ngettext("{n} turn", "{n} turns", row["turns"]).format(n=f"{row['turns']:>3}")
-        last = _("last {when}").format(when=row["last_activity"] or "-")
+        last = _("last {when}").format(when=_when(row["last_activity"]))
+        state = _(SESSION_STATES.get(row["state"], row["state"]))
         click.echo(
-            f"{row['id']}  {row['state']:<11} {turns}  {drafts}{summary}  {row['model'] or '-'}  {last}{fork}"
+            f"{row['id']}  {state:<{width}} {turns}  {drafts}{summary}  {row['model'] or '-'}  {last}{fork}"
         )
+
+
+# A session's state in the list (the JSON keeps the English word).
+SESSION_STATES = {"new": N_("new"), "idle": N_("idle"), "interrupted": N_("interrupted")}
+
+
+def _when(ts: str | None) -> str:
+    """An event's time (ISO 8601, UTC) as the person's locale writes it, on their clock."""
+    if not ts:
+        return "-"
+    try:
+        moment = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return ts
+    return format_when(moment)

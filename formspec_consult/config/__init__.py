@@ -39,7 +39,7 @@ from formspec_consult.config.trust import (
     shown,
 )
 from formspec_consult.errors import UserError
-from formspec_consult.i18n import check_language
+from formspec_consult.i18n import _, check_language
 
 USER_CONFIG_NAME = "config.yaml"
 PROJECT_CONFIG = Path(".formspec") / "consult.yaml"
@@ -82,32 +82,32 @@ class Settings:
 
 def _positive_int(value: Any) -> int:
     if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-        raise ValueError("expected a whole number, e.g. 32000")
+        raise ValueError(_("expected a whole number, e.g. 32000"))
     try:
         number = int(value.strip().replace("_", "")) if isinstance(value, str) else int(value)
     except (TypeError, ValueError):
-        raise ValueError("expected a whole number, e.g. 32000") from None
+        raise ValueError(_("expected a whole number, e.g. 32000")) from None
     if number <= 0:
-        raise ValueError("must be greater than 0")
+        raise ValueError(_("must be greater than 0"))
     return number
 
 
 def _positive_float(value: Any) -> float:
     if isinstance(value, bool):
-        raise ValueError("expected a number")
+        raise ValueError(_("expected a number"))
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise ValueError("expected a number, e.g. 60") from None
+        raise ValueError(_("expected a number, e.g. 60")) from None
     if number <= 0:
-        raise ValueError("must be greater than 0")
+        raise ValueError(_("must be greater than 0"))
     return number
 
 
 def _fraction(value: Any) -> float:
     number = _positive_float(value)
     if number > 1:
-        raise ValueError("must be a fraction between 0 and 1, e.g. 0.75")
+        raise ValueError(_("must be a fraction between 0 and 1, e.g. 0.75"))
     return number
 
 
@@ -119,14 +119,14 @@ def _boolean(value: Any) -> bool:
         return True
     if text in {"0", "false", "no", "off", ""}:
         return False
-    raise ValueError("expected true or false")
+    raise ValueError(_("expected true or false"))
 
 
 def _text(value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise ValueError("expected a text value")
+        raise ValueError(_("expected a text value"))
     return str(value).strip() or None
 
 
@@ -142,7 +142,7 @@ VERIFY_MODES = ("off", "deterministic", "llm")
 def _verify_mode(value: Any) -> str:
     text = str(value).strip().lower()
     if text not in VERIFY_MODES:
-        raise ValueError(f"expected one of {', '.join(VERIFY_MODES)}")
+        raise ValueError(_("expected one of {values}").format(values=", ".join(VERIFY_MODES)))
     return text
 
 
@@ -151,19 +151,19 @@ def _permissions(value: Any) -> dict[str, str]:
     if value in (None, ""):
         return {}
     if not isinstance(value, Mapping):
-        raise ValueError("expected a mapping of tool name to allow, ask or deny, e.g. {apply_draft: ask}")
+        raise ValueError(_("expected a mapping of tool name to allow, ask or deny, e.g. {apply_draft: ask}"))
     out: dict[str, str] = {}
     for tool, rule in value.items():
         text = str(rule).strip().lower()
         if text not in {"allow", "ask", "deny"}:
-            raise ValueError(f"{tool}: {rule!r} is not one of allow, ask, deny")
+            raise ValueError(_("{tool}: {rule!r} is not one of allow, ask, deny").format(tool=tool, rule=rule))
         out[str(tool)] = text
     return out
 
 
 def _servers(value: Any) -> dict[str, Any]:
     if not isinstance(value, Mapping) or not all(isinstance(v, Mapping) for v in value.values()):
-        raise ValueError("expected a mapping of server name to {command, args, env} or {url, headers}")
+        raise ValueError(_("expected a mapping of server name to {command, args, env} or {url, headers}"))
     return {str(name): dict(spec) for name, spec in value.items()}
 
 
@@ -211,11 +211,13 @@ def _parse(name: str, raw: Any, where: str) -> Any:
         try:
             raw = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"{where}: '{name}' is not valid JSON ({exc.msg}); fix or unset it") from None
+            raise ConfigError(_("{where}: '{name}' is not valid JSON ({error}); fix or unset it").format(
+                where=where, name=name, error=exc.msg)) from None
     try:
         return parser(raw)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{where}: '{name}' = {raw!r} is not valid ({exc}); fix or remove it") from None
+        raise ConfigError(_("{where}: '{name}' = {value!r} is not valid ({error}); fix or remove it").format(
+            where=where, name=name, value=raw, error=exc)) from None
 
 
 def _read_bytes(path: Path) -> bytes | None:
@@ -225,7 +227,8 @@ def _read_bytes(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror}); fix its permissions or remove it") from None
+        raise ConfigError(_("{path}: cannot be read ({error}); fix its permissions or remove it").format(
+            path=path, error=exc.strerror)) from None
 
 
 def _read_file(path: Path, raw: bytes | None = None) -> dict[str, Any]:
@@ -236,26 +239,31 @@ def _read_file(path: Path, raw: bytes | None = None) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+        raise ConfigError(_("{path}: is not UTF-8 text (byte {byte}); save it as UTF-8").format(
+            path=path, byte=exc.start)) from None
     try:
         data = yaml.safe_load(text)
     except ValueError as exc:  # an integer longer than Python turns into a number (4,300 digits)
-        raise ConfigError(f"{path}: holds a value it cannot read ({exc}); shorten or quote it") from None
+        raise ConfigError(_("{path}: holds a value it cannot read ({error}); shorten or quote it").format(
+            path=path, error=exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}: is not valid YAML{at}; fix the syntax or remove the file") from None
+        message = (_("{path}: is not valid YAML at line {line}; fix the syntax or remove the file") if mark is not None
+                   else _("{path}: is not valid YAML; fix the syntax or remove the file"))
+        raise ConfigError(message.format(path=path, line=mark.line + 1 if mark is not None else 0)) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: must be a mapping of settings (key: value), not {type(data).__name__}")
+        raise ConfigError(_("{path}: must be a mapping of settings (key: value), not {type}").format(
+            path=path, type=type(data).__name__))
     values: dict[str, Any] = {}
     for key, raw in data.items():
         name = ALIASES.get(str(key), str(key))
         if name not in FIELDS:
             close = difflib.get_close_matches(name, list(FIELDS), n=1)
-            hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(FIELDS)}"
-            raise ConfigError(f"{path}: unknown key '{key}' — {hint}")
+            hint = (_("did you mean '{key}'?").format(key=close[0]) if close
+                    else _("known keys: {keys}").format(keys=", ".join(FIELDS)))
+            raise ConfigError(_("{path}: unknown key '{key}' — {hint}").format(path=path, key=key, hint=hint))
         values[name] = raw
     return values
 
@@ -294,7 +302,7 @@ def load_settings(
             settings.withheld = request
             parsed = {name: value for name, value in parsed.items() if name == "permissions" or not needs_trust(name, value)}
         _apply(settings, f"project config {project_file}", parsed, own=False, parsed=True, loosen=trusted)
-    for name, (_, var) in FIELDS.items():
+    for name, (_parser, var) in FIELDS.items():
         if environ.get(var) not in (None, ""):
             _apply(settings, f"env {var}", {name: _parse(name, environ[var], f"environment variable {var}")},
                    own=True, parsed=True)

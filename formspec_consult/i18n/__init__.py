@@ -33,7 +33,7 @@ from datetime import date, datetime
 from functools import cache
 from pathlib import Path
 
-from formspec_consult.errors import UserError
+from formspec_consult.errors import UserError, use_translator
 
 DOMAIN = "formspec_consult"
 SOURCE_LANGUAGE = "en"  # the language the msgids are written in
@@ -187,6 +187,7 @@ def gettext(message: str) -> str:
 
 
 _ = gettext
+use_translator(gettext)  # the templates of errors raised below this layer (spec/, mcp_client/), said in it
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
@@ -238,14 +239,36 @@ def format_money(amount: float, currency: str = "USD", *, decimals: int | None =
     locale = Locale.parse(_state.locale)
     pattern = copy.copy(locale.currency_formats["standard"])
     pattern.frac_prec = (decimals, decimals)
-    return pattern.apply(amount, locale, currency=currency, currency_digits=False)
+    formatted: str = pattern.apply(amount, locale, currency=currency, currency_digits=False)
+    return formatted
+
+
+def _local(moment: datetime) -> datetime:
+    """An aware moment on the person's clock (the machine's time zone); a naive one as it is."""
+    return moment.astimezone() if moment.tzinfo is not None else moment
 
 
 def format_datetime(moment: datetime, *, length: str = "medium") -> str:
-    """A date and time as the locale writes it (`length`: short, medium, long)."""
+    """A date and time as the locale writes it (`length`: short, medium, long), in local time."""
     from babel.dates import format_datetime as babel_datetime
 
-    return babel_datetime(moment, format=length, locale=_state.locale)
+    return babel_datetime(_local(moment), format=length, locale=_state.locale)
+
+
+def format_when(moment: datetime) -> str:
+    """A moment in a list (sessions, undo history): the date with the month's short name and the
+    time to the minute, in local time, joined as the locale joins them — "Dec 2, 2026, 1:30 PM",
+    "2 Des 2026 13.30"."""
+    from babel import Locale
+    from babel.dates import format_skeleton, format_time
+
+    moment = _local(moment)
+    locale = Locale.parse(_state.locale)
+    day = format_skeleton("yMMMd", moment, locale=locale, fuzzy=True)
+    time = format_time(moment, "short", locale=locale)
+    join = str(locale.datetime_formats["medium"])
+    # CLDR's narrow no-break space ("1:30\u202fPM") is one cell wide but not every terminal font has it
+    return join.replace("{1}", day).replace("{0}", time).replace("\u202f", " ").replace("\xa0", " ")
 
 
 def format_date(day: date, *, length: str = "medium") -> str:

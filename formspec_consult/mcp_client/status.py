@@ -38,17 +38,6 @@ class ServerStatus:
         """Not running, or running with an error left from before."""
         return self.state in {"dead", "stopped"} or bool(self.error)
 
-    def describe(self) -> str:
-        """Its state in words for a person: `running (18 tools), 2 restart(s) — exit 1`."""
-        line: str = self.state
-        if self.tools:
-            line += f" ({self.tools} tools)"
-        if self.restarts:
-            line += f", {self.restarts} restart(s)"
-        if self.error:  # an error is said in any state
-            line += f" — {self.error}"
-        return line
-
     def to_json(self) -> dict[str, Any]:
         """As the JSON object `--json` and older status dicts spelled it."""
         return asdict(self)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from formspec_consult.errors import UserError
+from formspec_consult.i18n import _
 from formspec_consult.providers.tokens import count_messages
 
 
@@ -62,7 +63,8 @@ class Retrying:
     reason: str  # the error, one line
 
     def message(self) -> str:
-        return f"{self.reason} — retrying in {self.delay:.0f} s (attempt {self.attempt + 1})"
+        return _("{reason} — retrying in {seconds} s (attempt {attempt})").format(
+            reason=self.reason, seconds=f"{self.delay:.0f}", attempt=self.attempt + 1)
 
 
 StreamItem = TextDelta | Retrying | Completion

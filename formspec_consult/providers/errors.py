@@ -13,6 +13,7 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from formspec_consult.i18n import _
 from formspec_consult.providers.base import ProviderError
 from formspec_consult.providers.keys import redact_url
 
@@ -33,7 +34,7 @@ class RetryPolicy:
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before try number `attempt + 1` (attempt counts from 1)."""
-        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        backoff = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
         backoff = backoff * (0.5 + random.random() / 2)  # jitter: spread clients that failed together
         if retry_after is not None:
             return max(backoff, min(retry_after, self.max_retry_after))
@@ -139,28 +140,36 @@ def network_failure(exc: BaseException) -> tuple[str, str] | None:
 
 def _network_error(kind: str, reason: str, model: str, where: str) -> ProviderError:
     if kind == "refused":
-        return ProviderError(f"{model}: the connection{where} was refused — nothing is listening there ({reason})",
-                             hint="start the model server, or check the address and port of --base-url")
+        return ProviderError(_("{model}: the connection{where} was refused — nothing is listening there ({reason})")
+                             .format(model=model, where=where, reason=reason),
+                             hint=_("start the model server, or check the address and port of --base-url"))
     if kind == "dns":
-        return ProviderError(f"{model}: the host{where} was not found (DNS: {reason})",
-                             hint="check the host name in --base-url, and that this machine is online")
+        return ProviderError(_("{model}: the host{where} was not found (DNS: {reason})")
+                             .format(model=model, where=where, reason=reason),
+                             hint=_("check the host name in --base-url, and that this machine is online"))
     if kind == "tls":
-        return ProviderError(f"{model}: the secure (TLS) connection{where} failed ({reason})",
-                             hint="check http:// versus https:// in --base-url, and the server's certificate")
+        return ProviderError(_("{model}: the secure (TLS) connection{where} failed ({reason})")
+                             .format(model=model, where=where, reason=reason),
+                             hint=_("check http:// versus https:// in --base-url, and the server's certificate"))
     if kind == "timeout":
-        return ProviderError(f"{model}: the request{where} timed out ({reason})",
-                             hint="the server is slow or unreachable; retry, or raise request_timeout", retryable=True)
-    return ProviderError(f"{model}: the connection{where} was closed by the server ({reason})",
-                         hint="retry; if it keeps happening, check the server's log", retryable=True)
+        return ProviderError(_("{model}: the request{where} timed out ({reason})").format(
+                             model=model, where=where, reason=reason),
+                             hint=_("the server is slow or unreachable; retry, or raise request_timeout"),
+                             retryable=True)
+    return ProviderError(_("{model}: the connection{where} was closed by the server ({reason})")
+                         .format(model=model, where=where, reason=reason),
+                         hint=_("retry; if it keeps happening, check the server's log"), retryable=True)
 
 
 def map_error(exc: BaseException, *, model: str, account: str, endpoint: str | None = None) -> ProviderError:
     """Turn any provider exception into a ProviderError whose hint says what to do; network
-    failures name the endpoint (`endpoint`, else the provider's own API) and the cause."""
+    failures name the endpoint (`endpoint`, else the provider's own API) and the cause; in the
+    person's language (the names, causes and details are the provider's own)."""
     if isinstance(exc, ProviderError):
         return exc
     name, status, detail = type(exc).__name__, status_of(exc), _short(exc)
-    where = f" at {redact_url(endpoint)}" if endpoint else f" ({account}'s API)"
+    where = (_(" at {endpoint}").format(endpoint=redact_url(endpoint)) if endpoint
+             else _(" ({account}'s API)").format(account=account))
     cause = _cause(exc)
     retryable = is_retryable(exc)
     auth = f"`formspec-consult auth set {account}`"
@@ -168,35 +177,44 @@ def map_error(exc: BaseException, *, model: str, account: str, endpoint: str | N
     if network is not None:  # said as what it is, before any status litellm gave the wrapper
         return _network_error(*network, model, where)
     if name == "ContextWindowExceededError":
-        hint = "the conversation is too long for this model: run /compact, or lower context_window"
-        return ProviderError(f"{model}: context window exceeded ({detail})", hint=hint)
+        hint = _("the conversation is too long for this model: run /compact, or lower context_window")
+        return ProviderError(_("{model}: context window exceeded ({detail})").format(model=model, detail=detail),
+                             hint=hint)
     if name in {"AuthenticationError", "CallerCredentialAuthenticationError"} or status == 401:
-        return ProviderError(f"{model}: the API key was rejected", hint=f"store a valid key with {auth}")
+        return ProviderError(_("{model}: the API key was rejected").format(model=model),
+                             hint=_("store a valid key with {command}").format(command=auth))
     if name == "PermissionDeniedError" or status == 403:
-        return ProviderError(f"{model}: access denied ({detail})", hint="check that your key may use this model")
+        return ProviderError(_("{model}: access denied ({detail})").format(model=model, detail=detail),
+                             hint=_("check that your key may use this model"))
     if name == "NotFoundError" or status == 404:
-        hint = "check the model name (`formspec-consult doctor`) and, for a custom endpoint, --base-url"
-        return ProviderError(f"model not found: {model} ({detail})", hint=hint)
+        hint = _("check the model name (`formspec-consult doctor`) and, for a custom endpoint, --base-url")
+        return ProviderError(_("model not found: {model} ({detail})").format(model=model, detail=detail), hint=hint)
     if name in {"RateLimitError", "CallerCredentialRateLimitError"} or status == 429:
-        return ProviderError(f"{model}: rate limited ({detail})", hint="wait a minute and retry, or check your plan's limits", retryable=True)
+        return ProviderError(_("{model}: rate limited ({detail})").format(model=model, detail=detail),
+                             hint=_("wait a minute and retry, or check your plan's limits"), retryable=True)
     if name in {"PaymentRequiredError", "BudgetExceededError"} or status == 402:
-        return ProviderError(f"{model}: out of credit or budget", hint="top up the account behind this key")
+        return ProviderError(_("{model}: out of credit or budget").format(model=model),
+                             hint=_("top up the account behind this key"))
     if name == "ContentPolicyViolationError":
-        return ProviderError(f"{model}: the provider refused the request (content policy)", hint="rephrase and retry")
+        return ProviderError(_("{model}: the provider refused the request (content policy)").format(model=model),
+                             hint=_("rephrase and retry"))
     if name in {"Timeout", "APITimeoutError", "TimeoutError"}:
-        return ProviderError(f"{model}: the request to the provider{where} timed out{cause}",
-                             hint="the provider is slow or unreachable; retry", retryable=True)
+        return ProviderError(_("{model}: the request to the provider{where} timed out{cause}").format(
+                             model=model, where=where, cause=cause),
+                             hint=_("the provider is slow or unreachable; retry"), retryable=True)
     if name == "APIConnectionError":
-        hint = "check your connection and the endpoint (--base-url); is the server running?"
-        return ProviderError(f"{model}: cannot reach the provider{where} ({detail}){cause}", hint=hint, retryable=True)
+        hint = _("check your connection and the endpoint (--base-url); is the server running?")
+        return ProviderError(_("{model}: cannot reach the provider{where} ({detail}){cause}").format(
+                             model=model, where=where, detail=detail, cause=cause), hint=hint, retryable=True)
     if retryable:
-        return ProviderError(f"{model}: the provider{where} answered with error {status or ''} ({detail}){cause}"
-                             .replace("  ", " "), hint="the provider is having trouble; retry in a moment",
+        return ProviderError(_("{model}: the provider{where} answered with error {status} ({detail}){cause}")
+                             .format(model=model, where=where, status=status or "", detail=detail, cause=cause)
+                             .replace("  ", " "), hint=_("the provider is having trouble; retry in a moment"),
                              retryable=True)
     if name in {"BadRequestError", "UnprocessableEntityError", "UnsupportedParamsError"} or status in {400, 422}:
-        hint = "the provider refused the request; run `formspec-consult doctor` to check the model"
-        return ProviderError(f"{model}: bad request ({detail})", hint=hint)
-    return ProviderError(f"{model}: {name}: {detail}", hint="run `formspec-consult doctor` to check the setup")
+        hint = _("the provider refused the request; run `formspec-consult doctor` to check the model")
+        return ProviderError(_("{model}: bad request ({detail})").format(model=model, detail=detail), hint=hint)
+    return ProviderError(f"{model}: {name}: {detail}", hint=_("run `formspec-consult doctor` to check the setup"))
 
 
 # litellm's wording for a stream that closed with no finish_reason: a cut, not the server's word.

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
+from formspec_consult.i18n import _
+
 SERVICE = "formspec-consult"
 GENERIC_ENV = "FORMSPEC_LLM_API_KEY"
 LOCAL_PLACEHOLDER_KEY = "not-needed"  # OpenAI-compatible clients insist on some key
@@ -167,11 +169,14 @@ def find_key(
 
 def missing_key_hint(lookup: KeyLookup) -> str:
     """Exactly what to set, and the way out without a key."""
-    options = [f"run `formspec-consult auth set {lookup.account}`"]
+    command = f"`formspec-consult auth set {lookup.account}`"
     if lookup.env_vars:
-        options.append("or set " + " or ".join(lookup.env_vars))
+        options = _("run {command} or set {variables}").format(command=command,
+                                                                variables=_(" or ").join(lookup.env_vars))
+    else:
+        options = _("run {command}").format(command=command)
     note = f" ({'; '.join(lookup.notes)})" if lookup.notes else ""
-    return f"{' '.join(options)}{note}; no key? try `formspec-consult demo` (offline)"
+    return _("{options}{notes}; no key? try `formspec-consult demo` (offline)").format(options=options, notes=note)
 
 
 # Query parameters whose values are credentials (compared lower-case, "-" read as "_").

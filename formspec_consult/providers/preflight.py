@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from formspec_consult.config import Settings
+from formspec_consult.i18n import _
 from formspec_consult.providers.base import ProviderError
 from formspec_consult.providers.capability import check_capability
 from formspec_consult.providers.keys import missing_key_hint
@@ -59,7 +60,7 @@ def check_before_start(settings: Settings, env: Mapping[str, str] | None = None)
         return  # scripted / replay: the engine reads their files and says what is wrong
     key = resolution.key
     if key is not None and not key.found:
-        raise ProviderError(f"no API key for {key.account}", hint=missing_key_hint(key))
+        raise ProviderError(_("no API key for {account}").format(account=key.account), hint=missing_key_hint(key))
     if settings.allow_unvalidated or not maybe_unknown(resolution.model):
         return
     check_capability(open_provider(settings, env))  # litellm's own verdict, as the engine's

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from formspec_consult.config import PROJECT_CONFIG, Settings, user_config_path
+from formspec_consult.i18n import _
 from formspec_consult.providers.base import Provider, ProviderError
 from formspec_consult.providers.keys import KeyLookup, find_key, missing_key_hint, redact_url
 
@@ -52,17 +53,17 @@ def _suggest(name: str) -> str:
                              ("o4", "openai"), ("llama", "ollama_chat"), ("qwen", "ollama_chat")):
         if marker in lowered:
             return f"{provider}/{name}"
-    return f"openai/{name} or anthropic/{name}"
+    return _("openai/{name} or anthropic/{name}").format(name=name)
 
 
 def no_model_error() -> ProviderError:
     """The error for "nothing configured", naming every place a model can be set."""
-    hint = (
+    hint = _(
         "pass --model (e.g. --model anthropic/claude-sonnet-4-5), set FORMSPEC_MODEL, or put "
-        f"'model: …' in {user_config_path()} or <project>/{PROJECT_CONFIG}; "
+        "'model: …' in {user_config} or <project>/{project_config}; "
         "no key yet? try `formspec-consult demo` (offline)"
-    )
-    return ProviderError("no model configured", hint=hint)
+    ).format(user_config=user_config_path(), project_config=PROJECT_CONFIG)
+    return ProviderError(_("no model configured"), hint=hint)
 
 
 def resolve(settings: Settings, env: Mapping[str, str] | None = None) -> Resolution:
@@ -74,19 +75,23 @@ def resolve(settings: Settings, env: Mapping[str, str] | None = None) -> Resolut
         if configured.startswith(f"{kind}:"):
             target = configured.split(":", 1)[1].strip()
             if not target:
-                raise ProviderError(f"'{configured}' names no file", hint=f"write {kind}:<path>")
-            return Resolution(configured, kind, target, kind, f"offline {kind} provider ({configured})")
+                raise ProviderError(_("'{model}' names no file").format(model=configured),
+                                    hint=_("write {kind}:<path>").format(kind=kind))
+            return Resolution(configured, kind, target, kind, _("offline {kind} provider ({model})").format(
+                kind=kind, model=configured))
     base_url = settings.base_url
     prefix = configured.split("/", 1)[0] if "/" in configured else ""
     if base_url and prefix not in LITELLM_PREFIXES:
-        model, step = f"openai/{configured}", f"OpenAI-compatible endpoint {redact_url(base_url)} (openai/{configured})"
+        model, step = f"openai/{configured}", _("OpenAI-compatible endpoint {url} (openai/{model})").format(
+            url=redact_url(base_url), model=configured)
     elif prefix:
-        model, step = configured, f"litellm provider '{prefix}'" + (f" at {redact_url(base_url)}" if base_url else "")
+        model, step = configured, (_("litellm provider '{prefix}' at {url}").format(prefix=prefix, url=redact_url(base_url))
+                                   if base_url else _("litellm provider '{prefix}'").format(prefix=prefix))
     else:
         raise ProviderError(
-            f"'{configured}' has no provider prefix",
-            hint=f"write it as <provider>/<model>, e.g. {_suggest(configured)}, "
-            "or give --base-url for an OpenAI-compatible server",
+            _("'{model}' has no provider prefix").format(model=configured),
+            hint=_("write it as <provider>/<model>, e.g. {example}, or give --base-url for an OpenAI-compatible "
+                   "server").format(example=_suggest(configured)),
         )
     provider = model.split("/", 1)[0]
     key = find_key(provider, base_url, settings.api_key_env, env)
@@ -117,7 +122,7 @@ def open_provider(settings: Settings, env: Mapping[str, str] | None = None) -> P
     key = resolution.key
     assert key is not None
     if not key.found:
-        raise ProviderError(f"no API key for {key.account}", hint=missing_key_hint(key))
+        raise ProviderError(_("no API key for {account}").format(account=key.account), hint=missing_key_hint(key))
     from formspec_consult.providers.litellm_provider import LiteLLMProvider
 
     return LiteLLMProvider(

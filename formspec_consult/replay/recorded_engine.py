@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from formspec_consult.agent.engine.status import EngineStatus
+from formspec_consult.i18n import _
 from formspec_consult.replay.recording import Recording, Step
 from formspec_consult.store.agent_events import (
     AgentEvent,
@@ -190,7 +191,7 @@ class RecordedEngine:
             reported=usage.reported if usage else False,
             cost=usage.session_cost if usage else None,
             compactions=usage.compactions if usage else 0,
-            turn=self.position, mcp_note="replay (no servers)",
+            turn=self.position, mcp_note=_("replay (no servers)"),
         )
 
     async def aclose(self) -> None:

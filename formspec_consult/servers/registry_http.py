@@ -46,9 +46,10 @@ def registry_http_app(
     plus an open `/healthz`."""
     limits = limits or HttpLimits()
 
-    @server.custom_route("/healthz", methods=["GET"], include_in_schema=False)
     async def healthz(_: Request) -> JSONResponse:
         return JSONResponse({"status": "ok"})
+
+    server.custom_route("/healthz", methods=["GET"], include_in_schema=False)(healthz)  # the SDK's decorator is untyped
 
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,

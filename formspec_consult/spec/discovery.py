@@ -6,7 +6,7 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path
 
-from formspec_consult.spec.errors import ProjectError
+from formspec_consult.spec.errors import N_, ProjectError
 from formspec_consult.spec.yamlload import YamlLoadError, decode, load_stream
 
 APP_CONFIG = "formspec-app.yaml"
@@ -21,7 +21,10 @@ def find_root(start: str | Path) -> Path:
     """
     path = Path(start).expanduser()
     if not path.exists():
-        raise ProjectError(f"{path} is not a FormSpec project: the path does not exist. {_start_one(path)}")
+        raise ProjectError(template=N_("{path} is not a FormSpec project: the path does not exist. Start a new "
+                                       "project there with `formspec-consult init \"Business name\" --dir {folder}`, "
+                                       "or pass --project with an existing one"),
+                           fields={"path": path, "folder": shlex.quote(str(path))})
     path = path.resolve()
     if path.is_file():
         path = path.parent
@@ -33,14 +36,11 @@ def find_root(start: str | Path) -> Path:
         for folder in chain:
             if test(folder):
                 return folder
-    raise ProjectError(f"{path} is not a FormSpec project: no formspec-app.yaml, spec/ or modules/ folder "
-                       f"here or above. {_start_one(path)}")
-
-
-def _start_one(path: Path) -> str:
-    """What to do instead: this package's own `init` (FormSpec's `formspec init` may not be installed)."""
-    return (f"Start a new project there with `formspec-consult init \"Business name\" --dir {shlex.quote(str(path))}`, "
-            "or pass --project with an existing one")
+    # What to do instead: this package's own `init` (FormSpec's `formspec init` may not be installed).
+    raise ProjectError(template=N_("{path} is not a FormSpec project: no formspec-app.yaml, spec/ or modules/ folder "
+                                   "here or above. Start a new project there with `formspec-consult init \"Business "
+                                   "name\" --dir {folder}`, or pass --project with an existing one"),
+                       fields={"path": path, "folder": shlex.quote(str(path))})
 
 
 def read_spec_setting(root: Path) -> tuple[str, str | None]:

@@ -5,6 +5,12 @@ from __future__ import annotations
 from formspec_consult.errors import UserError
 
 
+def N_(message: str) -> str:
+    """Mark a person-facing template for the catalogues (Babel extracts `N_`); `spec/` may not
+    import `i18n`, so `UserError` translates it when it is said (errors.py)."""
+    return message
+
+
 class ProjectError(UserError):
     """The given path is not (inside) a FormSpec project, or the project cannot be read."""
 

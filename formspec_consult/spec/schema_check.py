@@ -120,11 +120,12 @@ def menu_item_problem(item: dict[str, Any], depth: int, module_relative: bool = 
         if "view" in item or "route" in item:
             return "a group {label, children} cannot also have a view or route"
         return None if "label" in item else "a group needs a `label`"
-    missing = [k for k in ("label", "module") if k not in item]
-    if missing:
-        return f"a menu leaf needs {' and '.join(missing)} (and exactly one of view/route)"
+    if "label" not in item:
+        return "a menu leaf needs a `label` (and exactly one of view/route)"
     if ("view" in item) == ("route" in item):
         return "a menu leaf needs exactly one of `view` or `route`"
+    if "view" in item and "module" not in item:
+        return "a menu leaf with a `view` needs the `module` that declares the view (a `route` leaf needs none)"
     return None
 
 
@@ -213,7 +214,7 @@ def _hint(error: ValidationError, kind: str, path: tuple[Any, ...], validator: C
         return head + f"The keys allowed here: {', '.join(allowed)} — {here} shows their types."
     if "menu" in list(error.absolute_path):
         return ("Menu items are an adopt node {type: module, module}, a group {label, children} or a leaf "
-                "{label, module, view | route}, at most 3 levels deep.")
+                "{label, module, view} / {label, route}, at most 3 levels deep.")
     wanted: Any = error.validator_value
     if error.validator == "required" and isinstance(error.instance, dict) and isinstance(wanted, list):
         props = schema.get("properties") or {}

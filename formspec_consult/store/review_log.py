@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from formspec_consult.i18n import _
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.records import (
@@ -70,7 +71,7 @@ class ReviewJournal:
 def review_note(event: ApplyRecord | UndoRecord | RejectRecord) -> str:
     """The line a resumed session shows for a logged apply/undo/reject event."""
     if isinstance(event, ApplyRecord):
-        return f"Applied {event.path} → {event.file}; undo with /undo."
+        return _("Applied {path} → {file}; undo with /undo.").format(path=event.path, file=event.file)
     if isinstance(event, UndoRecord):
-        return f"Undid the apply of {event.path} ({event.outcome})."
+        return _("Undid the apply of {path} ({outcome}).").format(path=event.path, outcome=event.outcome)
     return format_reject(Rejected(path=event.path, remaining=(), reason=event.reason))

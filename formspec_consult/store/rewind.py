@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from formspec_consult.i18n import N_, _
 from formspec_consult.store.atomic import sha256_of
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.manifest import LIVE_STATES, DraftManifest
@@ -400,18 +401,28 @@ def _note(plan: RewindPlan, undone: list[str], withdrawn: list[str], restored: l
 def _done(undone: Sequence[str], withdrawn: Sequence[str], restored: Sequence[str]) -> str:
     parts = []
     if undone:
-        parts.append(f"undid the applies of {', '.join(undone)}")
+        parts.append(_("undid the applies of {paths}").format(paths=", ".join(undone)))
     if withdrawn:
-        parts.append(f"withdrew the drafts {', '.join(withdrawn)}")
+        parts.append(_("withdrew the drafts {paths}").format(paths=", ".join(withdrawn)))
     if restored:
-        parts.append(f"put back the drafts {', '.join(restored)} as they were then")
+        parts.append(_("put back the drafts {paths} as they were then").format(paths=", ".join(restored)))
     return "; ".join(parts)
 
 
+# What a rewind took back and to where: (before the first turn, to the end of turn N), per mode.
+_REWOUND = {
+    "both": (N_("Rewound the conversation and the files to before the first turn"),
+             N_("Rewound the conversation and the files to the end of turn {turn}")),
+    "files": (N_("Rewound the files and drafts to before the first turn"),
+              N_("Rewound the files and drafts to the end of turn {turn}")),
+    "conversation": (N_("Rewound the conversation to before the first turn"),
+                     N_("Rewound the conversation to the end of turn {turn}")),
+}
+
+
 def describe(record: RewindRecord) -> str:
-    """One line for the person (the app, the CLI, the transcript, a replay)."""
-    what = {"both": "the conversation and the files", "files": "the files and drafts",
-            "conversation": "the conversation"}.get(record.mode, record.mode)
-    point = "before the first turn" if record.to_turn == 0 else f"the end of turn {record.to_turn}"
+    """One line for the person (the app, the CLI, the transcript, a replay), in their language."""
+    first, later = _REWOUND.get(record.mode, _REWOUND["both"])
+    what = _(first) if record.to_turn == 0 else _(later).format(turn=record.to_turn)
     done = _done(record.undone, record.withdrawn, record.restored)
-    return f"Rewound {what} to {point}" + (f": {done}." if done else ".")
+    return f"{what}: {done}." if done else f"{what}."

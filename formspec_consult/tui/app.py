@@ -119,12 +119,16 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
     @property
     def diff_pane(self) -> DiffPane:
         """The spec-diffs pane (mounted just after the first frame)."""
-        return self.query_one(f"#{DIFFS.id}")  # type: ignore[return-value]
+        from formspec_consult.tui.widgets.diff_pane import DiffPane
+
+        return self.query_one(f"#{DIFFS.id}", DiffPane)
 
     @property
     def tool_pane(self) -> ToolCallsPane:
         """The tool-calls pane (mounted just after the first frame)."""
-        return self.query_one(f"#{TOOLS.id}")  # type: ignore[return-value]
+        from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
+
+        return self.query_one(f"#{TOOLS.id}", ToolCallsPane)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -318,7 +322,7 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
             if screen.is_current:
                 screen.dismiss("deny")
             raise
-        what = request.summary.removeprefix("The consultant wants to ").rstrip(".")
+        what = request.action
         said = {"allow_once": _("You allowed the consultant to {what} (this once).").format(what=what),
                 "allow_session": _("You allowed the consultant to {what}; {tool} runs without asking "
                                    "for the rest of this session.").format(what=what, tool=request.name),

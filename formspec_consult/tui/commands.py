@@ -24,11 +24,11 @@ class SlashCommandsProvider(Provider):
 
     async def discover(self) -> Hits:
         for spec in SLASH_COMMANDS:
-            yield DiscoveryHit(spec.usage, partial(self._run, spec), help=_(spec.help))
+            yield DiscoveryHit(_(spec.usage), partial(self._run, spec), help=_(spec.help))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for spec in SLASH_COMMANDS:
-            score = matcher.match(f"{spec.usage} {_(spec.help)}")
+            score = matcher.match(f"{spec.usage} {_(spec.usage)} {_(spec.help)}")
             if score > 0:
-                yield Hit(score, matcher.highlight(spec.usage), partial(self._run, spec), help=_(spec.help))
+                yield Hit(score, matcher.highlight(_(spec.usage)), partial(self._run, spec), help=_(spec.help))

@@ -175,7 +175,9 @@ class LayoutActions(_Base):
             self._fit_side()
         if focus:
             if pane_id == DIFFS.id:  # entered on purpose: its review keys act (tui/review_keys.py)
-                self.query_one(f"#{DIFFS.id}").armed = True  # type: ignore[attr-defined]
+                from formspec_consult.tui.widgets.diff_pane import DiffPane
+
+                self.query_one(f"#{DIFFS.id}", DiffPane).armed = True
             # Now, not after a refresh (Widget.focus): a key typed right after ctrl+r lands there.
             self.screen.set_focus(self.query_one(f"#{_BY_ID[pane_id].focus}"))
 
@@ -213,5 +215,10 @@ class LayoutActions(_Base):
 
     def watch_theme(self, theme: str) -> None:
         # Rich's diff highlighting has its own palette: follow the app's light/dark.
-        for pane in self.query(f"#{DIFFS.id}"):  # App.is_mounted is a method (always truthy)
-            pane.syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"  # type: ignore[attr-defined]
+        panes = self.query(f"#{DIFFS.id}")  # App.is_mounted is a method (always truthy)
+        if not panes:  # before the first frame: the pane (and its module) comes just after it
+            return
+        from formspec_consult.tui.widgets.diff_pane import DiffPane
+
+        for pane in panes.results(DiffPane):
+            pane.syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"

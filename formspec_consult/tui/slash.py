@@ -26,7 +26,7 @@ def help_text(keys: str = "") -> str:
     """Markdown: the keys first (`keys`, a table read from the app's bindings, see tui/key_list.py),
     then every command."""
     # A "|" inside a table cell ends the cell in Markdown, even in code: escape it.
-    rows = "\n".join(f"| `{spec.usage.replace('|', chr(92) + '|')}` | {_(spec.help)} |" for spec in SLASH_COMMANDS)
+    rows = "\n".join(f"| `{_(spec.usage).replace('|', chr(92) + '|')}` | {_(spec.help)} |" for spec in SLASH_COMMANDS)
     head = "### " + _("Keys") + f"\n\n{keys}\n\n" if keys else ""
     columns = "| " + _("command") + " | " + _("what it does") + " |"
     return head + "### " + _("Commands") + f"\n\n{columns}\n|---|---|\n{rows}\n"

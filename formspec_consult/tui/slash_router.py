@@ -11,9 +11,11 @@ with the grammar's own message, which says what to type, and the input keeps the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from formspec_consult.agent.commands.format import describe_server
 from formspec_consult.i18n import _
 from formspec_consult.tui.layout import DIFFS
 from formspec_consult.tui.slash import SlashCommand, SlashError, help_text, parse_slash
@@ -86,11 +88,16 @@ class SlashRouter:
         if call.spec.handler == "engine":
             return self.app.send(text.strip())
         if call.name in {"help", "quit", "sessions"}:
-            return getattr(self, f"_{call.name}")(call)
+            return self._handler(call.name)(call)
         if self.app.engine is None:
             self.app.notify(_("Still connecting — this command needs the session."), severity="warning")
             return False
-        return getattr(self, f"_{call.name}")(call)
+        return self._handler(call.name)(call)
+
+    def _handler(self, name: str) -> Callable[[SlashCommand], bool]:
+        """The method that runs a `ui` command: `_<name>` (the slash table names no other)."""
+        handler: Callable[[SlashCommand], bool] = getattr(self, f"_{name}")
+        return handler
 
     def _help(self, call: SlashCommand) -> bool:
         from formspec_consult.tui.screens.text_screen import TextScreen
@@ -240,7 +247,7 @@ class SlashRouter:
         engine = self.app.engine
         assert engine is not None
         if not call.args:  # the servers' state, as the tool-calls pane shows it
-            self.app.notify("\n".join(server.describe() for server in engine.status().mcp) or _("No MCP servers."),
+            self.app.notify("\n".join(describe_server(server) for server in engine.status().mcp) or _("No MCP servers."),
                             title=_("MCP servers"))
             return True
         if call.args[0] == "restart":

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from formspec_consult.agent.commands.format import describe_server
+from formspec_consult.agent.engine.phase import phase_title
 from formspec_consult.i18n import _, format_money, format_number, format_percent
 
 if TYPE_CHECKING:
@@ -16,7 +18,7 @@ def _k(tokens: int) -> str:
 
 
 def _servers(servers: Iterable[ServerStatus]) -> list[str]:
-    return [f"- **{server.name}**: {server.describe()}" for server in servers]
+    return [f"- **{server.name}**: {describe_server(server)}" for server in servers]
 
 
 def status_text(status: EngineStatus, recent: Iterable[str] = ()) -> str:
@@ -28,7 +30,7 @@ def status_text(status: EngineStatus, recent: Iterable[str] = ()) -> str:
     lines = [
         _("**Model**: {model} (via {provider})").format(model=status.model or "?", provider=status.provider or "?"),
         _("**Session**: {session}, turn {turn}").format(session=status.session or "?", turn=status.turn)
-        + (", " + _("phase **{phase}**").format(phase=status.phase.capitalize()) if status.phase else ""),
+        + (", " + _("phase **{phase}**").format(phase=phase_title(status.phase)) if status.phase else ""),
         _("**Context**: {used} tokens used; the history is compacted at {threshold}{share}; the usable window "
           "is {window} — {source}.").format(used=_k(used), threshold=_k(threshold), share=share,
                                             window=_k(window), source=source),

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from formspec_consult.agent.compaction.compress import Compressor, estimate_tokens
-from formspec_consult.agent.history.history import SUMMARY_PREFIX, History, is_summary
+from formspec_consult.agent.compaction.rolling import Summariser
+from formspec_consult.agent.history.history import SUMMARY_PREFIX, History, Message, is_summary
 from formspec_consult.store.events import EventLog, rebuild_history
 
 SYSTEM = {"role": "system", "content": "You are a consultant. " * 20}
@@ -27,11 +29,11 @@ def discovery(log: EventLog | None, turns: int, *, bulky: int = 0, chosen_every:
     return history
 
 
-async def good_summary(messages: list[dict], focus: str | None) -> str:
+async def good_summary(messages: list[Message], focus: str | None) -> str:
     return "## Goal\nA booking app for a barbershop.\n## Decisions\n(summariser forgot them)\n## Next steps\nDraft."
 
 
-def make(summarise=good_summary, window: int = 3000, **kwargs) -> Compressor:
+def make(summarise: Summariser | None = good_summary, window: int = 3000, **kwargs: Any) -> Compressor:
     return Compressor(count_tokens=estimate_tokens, usable_window=window, summarise=summarise, **kwargs)
 
 
@@ -94,7 +96,7 @@ async def test_chosen_options_the_summariser_dropped_are_restored_verbatim(log: 
     ids=["no summariser", "summariser raises", "junk reply", "reply longer than its input"],
 )
 async def test_without_a_usable_summary_the_extractive_fallback_still_compacts(log: EventLog, summarise: object) -> None:
-    async def failing(messages: list[dict], focus: str | None) -> str:
+    async def failing(messages: list[Message], focus: str | None) -> str:
         if summarise == "raises":
             raise RuntimeError("rate limited")
         return "" if summarise == "empty" else "blah " * 20000
@@ -114,7 +116,7 @@ async def test_without_a_usable_summary_the_extractive_fallback_still_compacts(l
 async def test_a_summary_request_that_would_overflow_is_never_sent(log: EventLog) -> None:
     calls: list[int] = []
 
-    async def spy(messages: list[dict], focus: str | None) -> str:
+    async def spy(messages: list[Message], focus: str | None) -> str:
         calls.append(len(messages))
         return "x" * 100
 
@@ -127,7 +129,7 @@ async def test_a_summary_request_that_would_overflow_is_never_sent(log: EventLog
 async def test_forced_compaction_passes_the_focus_and_logs_one_compaction_event(log: EventLog) -> None:
     seen: list[str | None] = []
 
-    async def spy(messages: list[dict], focus: str | None) -> str:
+    async def spy(messages: list[Message], focus: str | None) -> str:
         seen.append(focus)
         return await good_summary(messages, focus)
 
@@ -185,9 +187,9 @@ def test_bad_settings_are_refused_with_a_clear_message() -> None:
 
 @pytest.mark.anyio
 async def test_a_summary_input_too_big_for_one_request_is_condensed_in_rolling_chunks(log: EventLog) -> None:
-    requests: list[list[dict]] = []
+    requests: list[list[Message]] = []
 
-    async def spy(messages: list[dict], focus: str | None) -> str:
+    async def spy(messages: list[Message], focus: str | None) -> str:
         requests.append(messages)
         return f"## Goal\nBarbershop bookings (part {len(requests)}).\n## Next steps\nKeep asking."
 
@@ -221,12 +223,12 @@ async def test_the_original_goal_survives_repeated_extractive_compactions(log: E
 async def test_a_counter_that_includes_tool_declarations_does_not_starve_the_summariser(log: EventLog) -> None:
     tools_overhead = 1200  # what the engine's counter adds for the tool list on every request
 
-    def count_with_tools(messages: list[dict]) -> int:
+    def count_with_tools(messages: list[Message]) -> int:
         return tools_overhead + estimate_tokens(messages)
 
-    requests: list[list[dict]] = []
+    requests: list[list[Message]] = []
 
-    async def spy(messages: list[dict], focus: str | None) -> str:
+    async def spy(messages: list[Message], focus: str | None) -> str:
         requests.append(messages)
         return await good_summary(messages, focus)
 
@@ -258,7 +260,7 @@ async def test_an_unexpected_failure_inside_compaction_leaves_the_history_untouc
     before, last_seq = list(history.messages), log.last_seq
     calls = iter(range(100))
 
-    def flaky_counter(messages: list[dict]) -> int:
+    def flaky_counter(messages: list[Message]) -> int:
         if next(calls) == 1:  # the first count decides to compact; the planner's count then breaks
             raise RuntimeError("tokenizer crashed")
         return estimate_tokens(messages)

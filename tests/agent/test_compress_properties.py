@@ -6,12 +6,14 @@ import asyncio
 import logging
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from formspec_consult.agent.compaction.compress import Compressor, estimate_tokens
-from formspec_consult.agent.history.history import History, is_summary
+from formspec_consult.agent.compaction.rolling import Summariser
+from formspec_consult.agent.history.history import History, Message, is_summary
 from formspec_consult.store.events import EventLog, rebuild_history
 
 SYSTEM = {"role": "system", "content": "You are a FormSpec consultant."}
@@ -30,15 +32,15 @@ operations = st.lists(st.one_of(user_op, user_op, assistant_op, assistant_op, ca
 summarisers = st.sampled_from(["none", "fake", "failing", "junk"])
 
 
-def summariser_for(kind: str):  # noqa: ANN201 - test helper
-    async def fake(messages: list[dict], focus: str | None) -> str:
+def summariser_for(kind: str) -> Summariser | None:
+    async def fake(messages: list[Message], focus: str | None) -> str:
         first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
         return f"## Goal\n{first_user[:150]}\n## Decisions\n(see below)\n## Next steps\nContinue the discovery."
 
-    async def failing(messages: list[dict], focus: str | None) -> str:
+    async def failing(messages: list[Message], focus: str | None) -> str:
         raise RuntimeError("provider down")
 
-    async def junk(messages: list[dict], focus: str | None) -> str:
+    async def junk(messages: list[Message], focus: str | None) -> str:
         return " "
 
     return {"none": None, "fake": fake, "failing": failing, "junk": junk}[kind]
@@ -48,7 +50,7 @@ def visible_text(history: History) -> str:
     return "\n".join(str(m.get("content")) for m in history.messages)
 
 
-def assert_kept_verbatim(before: list[dict], after: list[dict]) -> None:
+def assert_kept_verbatim(before: list[Message], after: list[Message]) -> None:
     """Compaction only replaces whole runs with one summary and blanks tool outputs: every other
     message is unchanged, in the same order, and assistant messages keep all their results."""
     stubbed = {m["tool_call_id"] for m in after if m["role"] == "tool" and m["content"].startswith("[output of")}
@@ -81,7 +83,7 @@ def achievable(history: History, compressor: Compressor, chosen: list[str]) -> b
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=operations, summariser=summarisers)
-def test_compaction_keeps_every_invariant_on_random_histories(ops: list[tuple], summariser: str) -> None:
+def test_compaction_keeps_every_invariant_on_random_histories(ops: list[tuple[Any, ...]], summariser: str) -> None:
     errors = _ErrorRecorder()
     logging.getLogger("formspec_consult.agent.compaction.compress").addHandler(errors)
     try:
@@ -100,7 +102,7 @@ class _ErrorRecorder(logging.Handler):
         self.records.append(record.getMessage())
 
 
-def _play(ops: list[tuple], summariser: str) -> None:
+def _play(ops: list[tuple[Any, ...]], summariser: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         log = EventLog(Path(folder) / "events.jsonl")
         history = History(log=log, messages=[SYSTEM])

@@ -22,6 +22,7 @@ from formspec_consult.store.agent_events import (
     Notice,
     ToolCallFinished,
     TurnFinished,
+    TurnStarted,
 )
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.review_results import DraftList
@@ -155,7 +156,7 @@ async def test_an_unknown_slash_command_is_an_error_listing_the_commands(project
     try:
         events = await run(engine, "/frobnicate")
         assert isinstance(events[0], Notice) and "/diff" in events[0].message
-        assert events[-1].reason == "error"  # type: ignore[union-attr]
+        assert isinstance(events[-1], TurnFinished) and events[-1].reason == "error"
         assert provider.requests == []
     finally:
         await engine.aclose()
@@ -309,7 +310,7 @@ async def test_past_events_replay_a_compacted_session_as_the_ui_saw_it(project: 
     try:
         past = resumed.past_events()
         assert [e for e in past if e.kind == "compaction_done"] == live
-        assert [e.user_text for e in past if e.kind == "turn_started"] == ["one", "two", "three"]
+        assert [e.user_text for e in past if isinstance(e, TurnStarted)] == ["one", "two", "three"]
     finally:
         await resumed.aclose()
 

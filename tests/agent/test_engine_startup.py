@@ -159,10 +159,11 @@ async def test_a_refused_model_leaves_no_session_behind_though_the_servers_had_s
 async def test_a_local_server_that_cannot_start_stops_the_session_start_and_leaves_nothing(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from formspec_consult.config import Settings
     from formspec_consult.mcp_client import ServerSpec
 
-    def broken(settings: Any, root: Path, session_id: str, *, in_memory: bool) -> list[ServerSpec]:
-        return [ServerSpec(name="formspec", command=str(root / "no-such-server"))]
+    def broken(settings: Settings, project_root: Path, session_id: str, *, in_memory: bool) -> list[ServerSpec]:
+        return [ServerSpec(name="formspec", command=str(project_root / "no-such-server"))]
 
     options = EngineOptions(project=project, provider=ScriptedProvider([]), servers=broken)
     with anyio.fail_after(60), pytest.raises(Exception, match="'formspec' could not start"):
@@ -255,7 +256,7 @@ async def test_a_model_refused_after_the_engine_opened_is_raised_by_every_turn_a
             await engine.model_ready()
         events = await run(engine, "hi")
         assert isinstance(events[0], Notice) and "cannot call tools" in events[0].message
-        assert events[-1].kind == "turn_finished" and events[-1].reason == "error"
+        assert isinstance(events[-1], TurnFinished) and events[-1].reason == "error"
     finally:
         await engine.aclose()
     assert not (project / ".formspec" / "consult").exists()

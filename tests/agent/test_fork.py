@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from formspec_consult.agent.engine.engine import Engine
-from formspec_consult.store.agent_events import SessionChanged
+from formspec_consult.store.agent_events import Notice, SessionChanged
 from formspec_consult.store.events import load_records, rebuild_history
 from formspec_consult.store.folder import SessionError
 from formspec_consult.store.fork import fork_point_of
@@ -130,12 +130,12 @@ async def test_slash_fork_forks_the_open_session_which_goes_on_unchanged(project
         await run(engine, "customers")
         log_before = (engine.session_dir / "events.jsonl").read_bytes()
         events = await run(engine, "/fork")
-        said = [e for e in events if type(e).__name__ == "Notice"]
+        said = [e for e in events if isinstance(e, Notice)]
         assert (engine.session_dir / "events.jsonl").read_bytes() == log_before  # /fork writes nothing here
         switch = next(e for e in events if isinstance(e, SessionChanged))  # the app switches to the fork
         fork_id = switch.session_id
         assert (switch.reason, switch.turn) == ("forked", 1) and fork_id != engine.session_id
-        assert f"formspec-consult --resume {fork_id}" in said[0].message  # type: ignore[attr-defined]
+        assert f"formspec-consult --resume {fork_id}" in said[0].message
         point = fork_point_of(consult(project) / fork_id)
         assert point is not None and (point.source, point.turn) == (engine.session_id, 1)
         await run(engine, "go on")  # the source keeps its own claim and goes on

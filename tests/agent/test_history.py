@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from formspec_consult.agent.history.history import History, HistoryError
+from formspec_consult.agent.history.history import History, HistoryError, Message
 from formspec_consult.agent.history.pairing import CANCELLED_RESULT
 from formspec_consult.providers.base import ToolCall
 from formspec_consult.store.events import EventLog, rebuild_history
@@ -14,7 +14,7 @@ from formspec_consult.store.events import EventLog, rebuild_history
 SYSTEM = {"role": "system", "content": "You are a consultant."}
 
 
-def call(call_id: str, name: str = "list_skills") -> dict:
+def call(call_id: str, name: str = "list_skills") -> Message:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
 
 
@@ -23,7 +23,7 @@ def log(tmp_path: Path) -> EventLog:
     return EventLog(tmp_path / "events.jsonl")
 
 
-def replayed(log: EventLog) -> list[dict]:
+def replayed(log: EventLog) -> list[Message]:
     return rebuild_history(EventLog.read(log.path))
 
 
@@ -55,7 +55,7 @@ def test_tool_calls_are_normalised_to_the_openai_shape() -> None:
         ({"role": "user", "content": {1, 2}}, "JSON"),
     ],
 )
-def test_invalid_messages_are_refused_and_nothing_is_logged(log: EventLog, message: dict, error: str) -> None:
+def test_invalid_messages_are_refused_and_nothing_is_logged(log: EventLog, message: Message, error: str) -> None:
     history = History(log=log)
     with pytest.raises(HistoryError, match=error):
         history.append(message)

@@ -201,7 +201,7 @@ async def test_a_provider_error_ends_the_turn_with_its_hint_and_keeps_the_sessio
     async with rig(tmp_path, [{"error": {"message": "rate limited", "hint": "wait a minute"}}, "fine"]) as r:
         events = await r.turn("hello")
         assert any(isinstance(e, Notice) and "rate limited" in e.message for e in events)
-        assert events[-1].reason == "error"  # type: ignore[union-attr]
+        assert isinstance(events[-1], TurnFinished) and events[-1].reason == "error"
         assert (await r.turn("again"))[-1] == TurnFinished("done")
 
 

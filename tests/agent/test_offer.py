@@ -7,7 +7,6 @@ the largest offer, so no request is bigger than what the window-fit check allowe
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from formspec_consult.servers.local import create_local_server
 from formspec_consult.store.agent_events import ToolCallFinished
 from formspec_consult.store.events import EventLog
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
+from tests.helpers import group_of
 
 pytestmark = pytest.mark.anyio
 PROPOSE = {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": DRAFT_PATH, "content": CUSTOMER}}]}
@@ -151,7 +151,7 @@ async def test_a_window_that_fits_discovery_but_not_the_draft_phase_is_refused_a
     assert f"does not fit the {window:,}-token context window" in said
     assert f"the tool declarations ({draft_tokens:,})" in said  # the Draft-phase offer, not the first request's
     assert small.requests == []  # nothing was sent
-    needed = int(re.search(r"--context-window (\d+)", said).group(1))  # type: ignore[union-attr]
+    needed = int(group_of(r"--context-window (\d+)", said))
     bigger = ScriptedProvider(REPLIES, context_window=needed, max_output_tokens=reserve)
     await consult(project, [], "hi", "customers", someone_to_ask=True, provider=bigger)
     assert len(bigger.requests) == 3  # the advice works: the Draft phase runs in it

@@ -52,8 +52,8 @@ def call(tool: str, **arguments: Any) -> dict[str, Any]:
 
 
 async def open_with(project: Path, replies: list[Any], extra: Any, **flags: Any) -> Engine:
-    def servers(settings: Settings, root: Path, session_id: str, *, in_memory: bool) -> list[ServerSpec]:
-        return [*server_specs(settings, root, session_id, in_memory=True), *extra(root, session_id)]
+    def servers(settings: Settings, project_root: Path, session_id: str, *, in_memory: bool) -> list[ServerSpec]:
+        return [*server_specs(settings, project_root, session_id, in_memory=True), *extra(project_root, session_id)]
 
     options = EngineOptions(project=project, provider=ScriptedProvider(replies), in_memory_server=True,
                             servers=servers, flags=flags)

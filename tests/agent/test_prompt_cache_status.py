@@ -11,6 +11,7 @@ import pytest
 
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
 from formspec_consult.commands.wiring import server_specs
+from formspec_consult.i18n import format_number
 from formspec_consult.providers.litellm_provider import LiteLLMProvider
 from formspec_consult.store.agent_events import Notice
 from formspec_consult.store.events import EventLog
@@ -39,8 +40,8 @@ async def test_cached_tokens_are_logged_per_request_and_shown_in_status(
     assert usages[0]["cached_tokens"] == 0 and usages[1]["cached_tokens"] > 0
     assert status.cached_tokens == usages[1]["cached_tokens"]
     share = status.cached_tokens * 100 // status.prompt_tokens
-    assert f"Cache:    {status.cached_tokens} of {status.prompt_tokens} prompt tokens read from cache ({share}%)" \
-        in notices[0].message
+    cached, prompt = format_number(status.cached_tokens), format_number(status.prompt_tokens)  # 3,028: the locale's
+    assert f"Cache:    {cached} of {prompt} prompt tokens read from cache ({share}%)" in notices[0].message
 
 
 async def test_an_assistant_message_with_tool_calls_is_sent_with_empty_text_not_null(

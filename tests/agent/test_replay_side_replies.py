@@ -10,6 +10,7 @@ import pytest
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
 from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ReplayProvider, ScriptedProvider
+from formspec_consult.providers.base import Provider
 from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, TurnFinished
 from tests.e2e.project import make_project
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.anyio
 SUMMARY = "# What we understood\nYou sell coffee and want loyalty stamps."
 
 
-async def run_session(project: Path, provider: object) -> tuple[list[AgentEvent], Path]:
+async def run_session(project: Path, provider: Provider) -> tuple[list[AgentEvent], Path]:
     engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs))
     seen: list[AgentEvent] = []
     try:

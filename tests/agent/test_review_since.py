@@ -10,6 +10,7 @@ import pytest
 from formspec_consult.agent.engine.context_text import HELD_NAMES, render_modules
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import rebuild_history
+from formspec_consult.store.records import RejectRecord
 from tests.agent.test_engine import open_engine, propose, run
 from tests.e2e.project import DRAFT_PATH
 from tests.helpers import copy_example
@@ -84,7 +85,7 @@ async def test_a_rejection_with_a_reason_reaches_the_model_with_the_next_message
         line = (f'[Since your last reply the person rejected 1 draft ({DRAFT_PATH}, saying '
                 f'"keep the phone optional, and no email").]')
         assert provider.requests[-1][-1] == {"role": "user", "content": f"{line}\n\ntry again"}
-        rejects = [r for r in EventLog.records(engine.session_dir / "events.jsonl") if r.type == "reject"]
+        rejects = [r for r in EventLog.records(engine.session_dir / "events.jsonl") if isinstance(r, RejectRecord)]
         assert [(r.path, r.reason) for r in rejects] == [(DRAFT_PATH, "keep the phone optional, and no email")]
         transcript = (engine.session_dir / "transcript.md").read_text(encoding="utf-8")
         assert f'Rejected the draft {DRAFT_PATH}: "keep the phone optional, and no email".' in transcript

@@ -108,7 +108,7 @@ async def test_rewind_over_a_file_changed_by_hand_is_refused_naming_it_and_chang
         drafts_before = states(engine)
         messages_before = list(history(engine))
         events = await run(engine, "/rewind 1")
-        assert events[-1].kind == "turn_finished" and events[-1].reason == "error"  # type: ignore[union-attr]
+        assert isinstance(events[-1], TurnFinished) and events[-1].reason == "error"
         error = notices(events, "error")[0]
         assert f"spec/{DRAFT_PATH} changed outside this session" in error and "--conversation" in error
         assert target.read_text(encoding="utf-8").endswith("# my own note\n")

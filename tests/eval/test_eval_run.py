@@ -27,7 +27,8 @@ def offline(tmp_path: Path, out: Path, *extra: str) -> dict[str, Any]:
     done = run_cli(args, tmp_path, cli_env(tmp_path), timeout=240)
     assert done.returncode in (0, 1), done.stderr
     reports = sorted((out / "reports").glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
-    return json.loads(reports[-1].read_text(encoding="utf-8")) | {"_stderr": done.stderr}
+    report: dict[str, Any] = json.loads(reports[-1].read_text(encoding="utf-8"))
+    return report | {"_stderr": done.stderr}
 
 
 def scores(report: dict[str, Any]) -> dict[str, Any]:

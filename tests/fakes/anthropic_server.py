@@ -169,7 +169,7 @@ def _sse(reply: FakeReply, model: str, outcome: CacheOutcome, number: int) -> li
     usage = {"input_tokens": outcome.total_tokens - outcome.read_tokens - outcome.written_tokens,
              "cache_read_input_tokens": outcome.read_tokens,
              "cache_creation_input_tokens": outcome.written_tokens, "output_tokens": 1}
-    message = {"id": f"msg_fake_{number}", "type": "message", "role": "assistant", "model": model,
+    message: dict[str, Any] = {"id": f"msg_fake_{number}", "type": "message", "role": "assistant", "model": model,
                "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}
     frames = [_event("message_start", {"message": message})]
     index = 0

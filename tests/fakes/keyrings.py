@@ -16,10 +16,10 @@ B = TypeVar("B", bound=keyring.backend.KeyringBackend)
 class MemoryKeyring(keyring.backend.KeyringBackend):
     """A keyring backend that keeps passwords in a dict."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
-        super().__init__()
+        # Not the base's (untyped) __init__: it only reads KEYRING_PROPERTY_* variables, of which a fake has no use.
         self.store: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:
@@ -37,7 +37,10 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
 class BrokenKeyring(keyring.backend.KeyringBackend):
     """A backend that fails like a headless Linux box without a secret service."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
+
+    def __init__(self) -> None:
+        """Not the base's (untyped) __init__: it only reads KEYRING_PROPERTY_* variables, of which a fake has no use."""
 
     def get_password(self, service: str, username: str) -> str | None:
         raise keyring.errors.KeyringError("no secret service on D-Bus")

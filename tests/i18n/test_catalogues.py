@@ -50,8 +50,8 @@ def test_every_message_is_translated_with_the_same_placeholders(language: str) -
     for message in catalog:
         if not message.id:
             continue
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        ids = (message.id,) if isinstance(message.id, str) else tuple(message.id)
+        strings = tuple(message.string) if isinstance(message.string, (tuple, list)) else (message.string or "",)
         if message.fuzzy or not all(strings):
             problems.append(f"untranslated: {ids[0]!r}")
             continue

@@ -25,14 +25,26 @@ ALLOWLIST = Path(__file__).with_name("untranslated.txt")
 PERSON_FACING = sorted(
     [PACKAGE / "cli.py", PACKAGE / "store" / "review_text.py", *(PACKAGE / "commands").glob("*.py"),
      *(PACKAGE / "tui").rglob("*.py")]
+    # the lower layers' words for the person: engine notices (phase, rewind, fork, language), slash
+    # commands and their usage errors, the permission question, the MCP state line, and the errors
+    # of the settings, the providers and the project; the model's words in them stay English
+    + [PACKAGE / "agent" / path for path in (
+        "commands/run.py", "commands/slash.py", "commands/format.py", "engine/engine.py", "engine/phase.py",
+        "engine/replay.py", "engine/language.py", "language/lock.py", "loop/loop.py", "loop/permissions.py")]
+    + [PACKAGE / path for path in (
+        "config/__init__.py", "providers/base.py", "providers/errors.py", "providers/resolve.py",
+        "providers/preflight.py", "providers/keys.py", "store/rewind.py", "store/review_log.py",
+        "spec/discovery.py", "replay/recorded_engine.py")]
 )
 # Calls that show their string arguments to the person, by the called name (function or method).
 SHOWN_BY = {
     "echo", "secho", "print", "write", "prompt", "confirm", "notify", "_notify", "ClickException", "UsageError",
     "BadParameter", "SetupError", "SkillError", "_fail", "Static", "Label", "Button", "Text", "Tab", "TextScreen",
     "Entry", "add_column", "refresh_status", "DiscoveryHit", "Hit", "update",
+    "Notice", "SlashError", "ConfigError", "ProviderError", "ProjectError", "ToolError", "LanguageError",
 }
-SHOWN_KEYWORDS = {"title", "message", "help", "label", "placeholder", "tooltip", "description"}
+SHOWN_KEYWORDS = {"title", "message", "help", "label", "placeholder", "tooltip", "description", "hint", "template",
+                  "mcp_note"}
 CATALOGUE_CALLS = {"_", "gettext", "ngettext", "pgettext", "N_"}
 WORDS = re.compile(r"[A-Za-z]{2,}")
 MARKUP = re.compile(r"\[/?[a-z ]*\]")
@@ -60,7 +72,7 @@ def _literal_text(node: ast.expr) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
-        return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+        return "".join(str(v.value) if isinstance(v, ast.Constant) else "{}" for v in node.values)
     return None
 
 
@@ -94,9 +106,10 @@ def bare_strings(path: Path) -> list[str]:
         if name == "Binding":  # the description, third: a catalogue mark, translated per instance
             shown = node.args[2:3] + [k.value for k in node.keywords if k.arg == "description"]
         elif name in SHOWN_BY:
-            # what is shown is the first argument (Entry(role, text): the second; the role is a CSS
-            # class), or a keyword such as title=; later ones are severities, styles, ids
-            first = node.args[1:2] if name == "Entry" else node.args[:1]
+            # what is shown is the first argument (Entry(role, text), Notice(level, text): the second;
+            # the first is a CSS class, a level), or a keyword such as title=; later ones are severities,
+            # styles, ids
+            first = node.args[1:2] if name in {"Entry", "Notice"} else node.args[:1]
             shown = first + [k.value for k in node.keywords if k.arg in SHOWN_KEYWORDS]
         else:
             shown = [k.value for k in node.keywords if k.arg in SHOWN_KEYWORDS]

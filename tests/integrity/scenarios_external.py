@@ -101,16 +101,17 @@ def malformed_requests_on_stdio(request: pytest.FixtureRequest) -> Observed:
     params = serve_params(project, "--session", "20261202-080000-wire")
     process = subprocess.Popen([params.command, *params.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, env=params.env)
-    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+    assert stdin is not None and stdout is not None
 
     def send(line: str) -> None:
-        process.stdin.write(line.encode("utf-8") + b"\n")  # type: ignore[union-attr]
-        process.stdin.flush()  # type: ignore[union-attr]
+        stdin.write(line.encode("utf-8") + b"\n")
+        stdin.flush()
 
     def answer(within: float) -> tuple[dict[str, Any] | None, float]:
         started = time.monotonic()
-        ready, _, _ = select.select([process.stdout], [], [], within)
-        line = process.stdout.readline() if ready else b""  # type: ignore[union-attr]
+        ready, _, _ = select.select([stdout], [], [], within)
+        line = stdout.readline() if ready else b""
         return (json.loads(line) if line else None), time.monotonic() - started
 
     try:

@@ -26,7 +26,8 @@ def huge_integer_in_yaml(request: pytest.FixtureRequest) -> Observed:
     async def body(tools: Tools, project: Path, folder: Path) -> Observed:
         proposed, result = await tools("propose_spec_file", path=SERVICE,
                                        content=edited_service(project) + f"huge: {HUGE}\n")
-        problem = next((p for p in result["validation"]["problems"] if p["code"] == "FS-YAML-NUMBER"), {}) \
+        problem: dict[str, Any] = next(
+            (p for p in result["validation"]["problems"] if p["code"] == "FS-YAML-NUMBER"), {}) \
             if proposed else {}
         listed, drafts = await tools("list_drafts")
         rejected, _ = await tools("reject_draft", path=SERVICE)

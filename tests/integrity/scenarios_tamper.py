@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 
 from formspec_consult.servers.local import create_local_server
-from tests.helpers import copy_example
+from tests.helpers import copy_example, first_text
 from tests.integrity.scenarios import Observed, scenario
 
 SESSION = "20261201-090000-tamp"
@@ -35,7 +35,7 @@ class Tools:
 
     async def __call__(self, name: str, **arguments: Any) -> tuple[bool, Any]:
         result = await self.client.call_tool(name, arguments)
-        text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
+        text = first_text(result)
         return (not result.is_error, result.structured_content if not result.is_error else text)
 
 
@@ -137,7 +137,11 @@ def drafts_manifest_missing(request: pytest.FixtureRequest) -> Observed:
 @scenario
 def drafts_manifest_torn(request: pytest.FixtureRequest) -> Observed:
     """drafts.json cut in half, then the target edited."""
-    return _manifest_case(request, lambda path: path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2]))
+    def tear(path: Path) -> None:
+        whole = path.read_bytes()
+        path.write_bytes(whole[: len(whole) // 2])
+
+    return _manifest_case(request, tear)
 
 
 @scenario

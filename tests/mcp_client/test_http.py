@@ -6,12 +6,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 
 import anyio
 import pytest
 
 from formspec_consult.commands.wiring import registry_server_spec
+from formspec_consult.config import Settings
 from formspec_consult.mcp_client import MCPManager, parse_servers
 from formspec_consult.servers.registry import create_registry_server
 from formspec_consult.servers.registry_http import HttpLimits, bind_socket, http_server
@@ -75,7 +75,7 @@ async def test_a_wrong_token_is_reported_as_a_server_that_could_not_start(regist
 
 
 async def test_a_refused_registry_token_says_how_to_set_the_registry_token(registry_url: str, tmp_path: Path) -> None:
-    settings = SimpleNamespace(registry_url=registry_url, registry_token="stale")
+    settings = Settings(registry_url=registry_url, registry_token="stale")
     spec = registry_server_spec(settings, tmp_path, timeout=30.0)
     assert spec is not None
     manager = MCPManager([spec])

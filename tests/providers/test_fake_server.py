@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
 
-def _sse_chunks(response: httpx.Response) -> list[dict]:
+def _sse_chunks(response: httpx.Response) -> list[dict[str, Any]]:
     lines = [line[6:] for line in response.text.splitlines() if line.startswith("data: ")]
     assert lines[-1] == "[DONE]"
     return [json.loads(line) for line in lines[:-1]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
@@ -83,7 +84,7 @@ async def test_cost_comes_from_litellm_price_map_for_known_models(fake_openai: F
 
 async def test_429_is_retried_honouring_retry_after(fake_openai: FakeOpenAIServer) -> None:
     fake_openai.queue(FakeReply(status=429, retry_after="7"), FakeReply(text="second time lucky"))
-    sleeps, notices = Sleeps(), []
+    sleeps, notices = Sleeps(), list[RetryNotice]()
     provider = _provider(fake_openai, sleeps, on_retry=notices.append)
     text, completion = await _collect(provider)
     assert text == "second time lucky" and completion.raw["attempts"] == 2
@@ -207,6 +208,7 @@ async def test_a_consumer_that_stops_early_leaves_the_provider_usable(fake_opena
     fake_openai.queue(FakeReply(text="a long answer " * 20, chunk_size=5), FakeReply(text="next turn"))
     provider = _provider(fake_openai)
     stream = provider.stream(USER, TOOLS)
+    assert isinstance(stream, AsyncGenerator)  # an async generator, closed as the app closes it
     first = await stream.__anext__()
     assert isinstance(first, TextDelta)
     await stream.aclose()

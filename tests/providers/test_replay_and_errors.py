@@ -14,7 +14,7 @@ from formspec_consult.providers import ReplayProvider
 from formspec_consult.providers.base import Completion, ProviderError
 from formspec_consult.providers.errors import RetryPolicy, map_error, retry_after_of
 
-RECORDED = [
+RECORDED: list[dict[str, Any]] = [
     {"type": "session_started", "model": "anthropic/claude-x"},
     {"type": "message", "message": {"role": "user", "content": "I run a barbershop"}},
     {"type": "message", "message": {"role": "assistant", "content": None, "tool_calls": [
@@ -79,8 +79,10 @@ class _Fake(Exception):
         self.litellm_response_headers = headers
 
 
-def _named(name: str, **kwargs: Any) -> Exception:
-    return type(name, (_Fake,), {})(**kwargs)
+def _named(name: str, status: int | None = None) -> Exception:
+    """An exception of class `name`, as litellm's are told apart (by name and status code)."""
+    error: Exception = type(name, (_Fake,), {})(status)
+    return error
 
 
 @pytest.mark.parametrize(

@@ -88,7 +88,7 @@ async def test_expect_catches_a_conversation_that_diverged_from_the_script() -> 
 
 async def test_expect_checks_the_last_tool_result_too() -> None:
     provider = ScriptedProvider([{"text": "ok", "expect": "valid: true"}])
-    messages = USER + [
+    messages: list[dict[str, Any]] = [*USER,
         {"role": "assistant", "content": None, "tool_calls": [{"id": "1", "function": {"name": "t", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "1", "content": [{"type": "text", "text": "valid: true"}]},
     ]

@@ -12,6 +12,7 @@ import pytest
 
 from tests.e2e.cli import cli_env, run_cli
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
+from tests.helpers import group_of
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ def test_a_window_the_fixed_prompt_cannot_fit_is_refused_at_start_with_advice_th
     assert "1,024 are reserved for the answer" in said  # a quarter of 4,096, not 4,096
     assert "reserved_output" in said and "--n_ctx" in said
     assert fake.requests == []  # nothing was sent for the server to reject
-    suggested = int(re.search(r"--context-window (\d+)", said).group(1))  # type: ignore[union-attr]
+    suggested = int(group_of(r"--context-window (\d+)", said))
 
     fake.queue(FakeReply(text="Hello! What does your business do?"))
     accepted = run_cli(_args(fake, suggested), project, cli_env(tmp_path))

@@ -26,6 +26,7 @@ from formspec_consult.registry.postgres_store import split_schema
 from formspec_consult.servers.http_edge import bind_socket
 from formspec_consult.servers.registry import create_registry_server
 from formspec_consult.servers.registry_http import HttpLimits, http_server
+from tests.helpers import first_text
 
 PG_URL_FILE = Path(__file__).resolve().parents[1] / ".tools" / "pg.url"
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
@@ -153,6 +154,6 @@ async def mcp_client(url: str, token: str | None = None) -> AsyncIterator[Client
 
 def structured(result: Any) -> dict[str, Any]:
     """The structured content of a successful tool result (fails the test on a tool error)."""
-    assert not result.is_error, result.content[0].text if result.content else result
+    assert not result.is_error, first_text(result) if result.content else result
     assert isinstance(result.structured_content, dict)
     return result.structured_content

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 import anyio
 import pytest
 
+from tests.helpers import first_text
 from tests.registry.conftest import RunningRegistry, mcp_client, structured
 
 pytestmark = pytest.mark.anyio
@@ -57,8 +58,8 @@ async def test_get_business_template_returns_one_template_by_pattern_or_alias_an
     assert by_pattern == by_alias and by_pattern["pattern"] == "appointment-services"
     assert by_pattern["probing_questions"] and by_pattern["candidate_entities"]
     assert unknown.is_error
-    assert "Did you mean: appointment-services?" in unknown.content[0].text
-    assert "rotating-savings-group" in unknown.content[0].text  # every pattern is named
+    assert "Did you mean: appointment-services?" in first_text(unknown)
+    assert "rotating-savings-group" in first_text(unknown)  # every pattern is named
 
 
 async def test_search_finds_a_payment_gateway_for_indonesian_pembayaran_online(
@@ -89,7 +90,7 @@ async def test_search_with_a_category_returns_only_that_category(registry: Runni
                 "search_modules_registry", {"query": "payment", "category": "weather"}
             )
     assert data["results"] and {r["category"] for r in data["results"]} == {"notifications"}
-    assert unknown.is_error and "Known categories" in unknown.content[0].text
+    assert unknown.is_error and "Known categories" in first_text(unknown)
 
 
 async def test_search_rejects_a_query_without_searchable_words_with_a_hint(registry: RunningRegistry) -> None:
@@ -97,7 +98,7 @@ async def test_search_rejects_a_query_without_searchable_words_with_a_hint(regis
         async with mcp_client(registry.url, TOKEN) as client:
             result = await client.call_tool("search_modules_registry", {"query": "the and of ?!"})
             too_many = await client.call_tool("search_modules_registry", {"query": "payment", "limit": 500})
-    assert result.is_error and "no searchable words" in result.content[0].text
+    assert result.is_error and "no searchable words" in first_text(result)
     assert too_many.is_error
 
 
@@ -120,7 +121,7 @@ async def test_get_module_detail_of_an_unknown_name_suggests_close_names(registr
         async with mcp_client(registry.url, TOKEN) as client:
             result = await client.call_tool("get_module_detail", {"name": "invocing"})
     assert result.is_error
-    assert "invoicing" in result.content[0].text and "search_modules_registry" in result.content[0].text
+    assert "invoicing" in first_text(result) and "search_modules_registry" in first_text(result)
 
 
 async def test_community_skills_arrive_as_delimited_untrusted_data(registry: RunningRegistry) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from formspec_consult.registry.db import open_store
 from formspec_consult.registry.importer import import_path
+from tests.helpers import first_text
 from tests.registry.conftest import RunningRegistry, mcp_client, structured
 
 pytestmark = pytest.mark.anyio
@@ -46,7 +47,7 @@ async def test_injected_skills_from_a_non_official_publisher_are_flagged_untrust
             detail = structured(await client.call_tool("get_module_detail", {"name": "super-discounts"}))
             search = structured(await client.call_tool("search_modules_registry", {"query": "diskon member"}))
             text_only = (
-                (await client.call_tool("get_module_detail", {"name": "super-discounts"})).content[0].text
+                first_text(await client.call_tool("get_module_detail", {"name": "super-discounts"}))
             )
             nothing = structured(
                 await client.call_tool("search_modules_registry", {"query": "admin mode reveal api key"})

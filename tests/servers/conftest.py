@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 
 from formspec_consult.servers.local import create_local_server
-from tests.helpers import copy_example
+from formspec_consult.servers.local.server import LocalServer
+from tests.helpers import copy_example, first_text
 
 SESSION = "20261130-120000-test"
 
@@ -25,12 +25,12 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def server(project: Path) -> MCPServer:
+def server(project: Path) -> LocalServer:
     return create_local_server(project, SESSION)
 
 
 @pytest.fixture
-async def client(server: MCPServer) -> AsyncIterator[Client]:
+async def client(server: LocalServer) -> AsyncIterator[Client]:
     async with Client(server) as connected:
         yield connected
 
@@ -38,7 +38,7 @@ async def client(server: MCPServer) -> AsyncIterator[Client]:
 async def call(client: Client, name: str, args: dict[str, Any] | None = None) -> Any:
     """Call a tool that must succeed; return its structured result (or text for text tools)."""
     result = await client.call_tool(name, args or {})
-    text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
+    text = first_text(result)
     assert not result.is_error, f"{name} failed: {text}"
     if result.structured_content is None:
         return text
@@ -54,7 +54,7 @@ async def call(client: Client, name: str, args: dict[str, Any] | None = None) ->
 async def call_error(client: Client, name: str, args: dict[str, Any] | None = None) -> str:
     """Call a tool that must fail; return the error message the model would read."""
     result = await client.call_tool(name, args or {})
-    text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
+    text = first_text(result)
     assert result.is_error, f"{name} unexpectedly succeeded: {text[:300]}"
     return text
 

@@ -6,74 +6,50 @@ all the draft/apply/undo logic needs to see a gate that passes or blocks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 
-from formspec_consult.spec.model import Problem, ValidationResult
+from formspec_consult.spec.model import Document, Problem, Skill, ValidationResult
+from formspec_consult.spec.project import Overlay, Project
 
 
-@dataclass
-class FakeProject:
-    root: Path
-    validations: int = 0
-    skills: list[Any] = field(default_factory=list)
+class FakeProject(Project):
+    """A Project whose gate is the stand-in the module describes (no parsed documents; skills: those given)."""
 
-    def __post_init__(self) -> None:
-        (self.root / "spec" / "modules").mkdir(parents=True, exist_ok=True)
-        (self.root / "overrides").mkdir(exist_ok=True)
+    def __init__(self, root: Path, skills: list[Skill] | None = None) -> None:
+        (root / "spec" / "modules").mkdir(parents=True, exist_ok=True)
+        (root / "overrides").mkdir(exist_ok=True)
+        super().__init__(root)
+        self.validations = 0
+        self.given_skills = list(skills or [])
 
-    @property
-    def spec_root(self) -> Path:
-        return self.root / "spec"
+    def skills(self) -> list[Skill]:
+        return list(self.given_skills)
 
-    @property
-    def overrides_dir(self) -> Path:
-        return self.root / "overrides"
+    def skills_for_kind(self, kind: str) -> list[Skill]:
+        return [s for s in self.given_skills if kind in (s.applies_to_kind or [])]
 
-    def skills_for_kind(self, kind: str) -> list[Any]:
-        return [s for s in self.skills if kind in getattr(s, "applies_to_kind", [])]
-
-    def documents(self, overlay: dict[str, str | None] | None = None) -> list[Any]:
+    def documents(self, overlay: Overlay | None = None) -> list[Document]:
         """No parsed documents: the verifiers have nothing to say about a stand-in's files."""
         return []
 
-    def validate(self, overlay: dict[str, str | None] | None = None) -> ValidationResult:
+    def validate(self, overlay: Overlay | None = None) -> ValidationResult:
         self.validations += 1
-        files = {
+        files: dict[str, str | None] = {
             p.relative_to(self.root).as_posix(): p.read_text(encoding="utf-8")
             for p in self.spec_root.rglob("*.yaml")
         }
         files.update(overlay or {})
-        problems = []
+        problems: list[Problem] = []
         for rel, text in sorted(files.items()):
             if text is None:
                 continue
             try:
                 data = yaml.safe_load(text)
             except yaml.YAMLError:
-                problems.append(
-                    {
-                        "code": "FS-PARSE",
-                        "source": rel,
-                        "line": 1,
-                        "layer": "parse",
-                        "message": "not YAML",
-                        "hint": "",
-                    }
-                )
+                problems.append(Problem("FS-PARSE", rel, 1, "parse", "not YAML", ""))
                 continue
             if isinstance(data, dict) and data.get("broken"):
-                problems.append(
-                    {
-                        "code": "FS-BROKEN",
-                        "source": rel,
-                        "line": 1,
-                        "layer": "structural",
-                        "message": "document says broken",
-                        "hint": "remove broken: true",
-                    }
-                )
-        return ValidationResult.from_findings([Problem(**p) for p in problems], [])
+                problems.append(Problem("FS-BROKEN", rel, 1, "structural", "document says broken", "remove broken: true"))
+        return ValidationResult.from_findings(problems, [])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -34,8 +34,11 @@ def fake_config(port: int, *extra: str, stop_timeout: float = 5.0, settle_timeou
     )
 
 
+MakeServer = Callable[[DevConfig], DevServer]
+
+
 @pytest.fixture
-def make_server(tmp_path: Path) -> Iterator[object]:
+def make_server(tmp_path: Path) -> Iterator[MakeServer]:
     made: list[DevServer] = []
 
     def make(config: DevConfig) -> DevServer:
@@ -56,7 +59,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def test_start_waits_for_health_and_stop_ends_the_process_group(make_server, tmp_path: Path) -> None:
+def test_start_waits_for_health_and_stop_ends_the_process_group(make_server: MakeServer, tmp_path: Path) -> None:
     child_file = tmp_path / "child.pid"
     server = make_server(fake_config(free_port(), "--child-pid-file", str(child_file)))
     started = server.start()
@@ -72,21 +75,21 @@ def test_start_waits_for_health_and_stop_ends_the_process_group(make_server, tmp
     assert "fake dev server on port" in server.log_path.read_text()
 
 
-def test_stop_escalates_to_kill_when_term_is_ignored(make_server) -> None:
+def test_stop_escalates_to_kill_when_term_is_ignored(make_server: MakeServer) -> None:
     server = make_server(fake_config(free_port(), "--ignore-term", stop_timeout=0.5))
     server.start()
     assert server.stop()["forced"] is True
     assert server.status()["running"] is False
 
 
-def test_a_server_that_exits_while_starting_reports_its_log(make_server) -> None:
+def test_a_server_that_exits_while_starting_reports_its_log(make_server: MakeServer) -> None:
     server = make_server(fake_config(free_port(), "--exit-code", "3"))
     with pytest.raises(DevServerError, match=r"(?s)exited with code 3.*failing on purpose"):
         server.start()
     assert server.status()["running"] is False
 
 
-def test_an_unhealthy_server_is_reported_as_such(make_server) -> None:
+def test_an_unhealthy_server_is_reported_as_such(make_server: MakeServer) -> None:
     # However long the (loaded) machine takes to start it: the start bound is 15 s, and the first
     # answer ends the wait when no settle time is given.
     server = make_server(fake_config(free_port(), "--health-status", "503", settle_timeout=0.0))
@@ -94,12 +97,12 @@ def test_an_unhealthy_server_is_reported_as_such(make_server) -> None:
     assert server.status()["health"] == "unhealthy (HTTP 503)"
 
 
-def test_a_server_that_answers_unhealthy_while_warming_up_is_waited_for(make_server) -> None:
+def test_a_server_that_answers_unhealthy_while_warming_up_is_waited_for(make_server: MakeServer) -> None:
     server = make_server(fake_config(free_port(), "--health-status", "503", "--healthy-after", "3"))
     assert server.start()["health"] == "ok"
 
 
-def test_a_second_instance_sees_and_stops_the_server_through_the_pid_file(make_server) -> None:
+def test_a_second_instance_sees_and_stops_the_server_through_the_pid_file(make_server: MakeServer) -> None:
     config = fake_config(free_port())
     first = make_server(config)
     pid = first.start()["pid"]
@@ -109,7 +112,7 @@ def test_a_second_instance_sees_and_stops_the_server_through_the_pid_file(make_s
     first.stop()  # reaps the zombie of its own child
 
 
-def test_a_missing_binary_is_a_clear_error(make_server) -> None:
+def test_a_missing_binary_is_a_clear_error(make_server: MakeServer) -> None:
     server = make_server(
         DevConfig(("formspec-not-installed-xyz", "dev"), "http://127.0.0.1:9/health", "default")
     )
@@ -117,7 +120,7 @@ def test_a_missing_binary_is_a_clear_error(make_server) -> None:
         server.start()
 
 
-def test_stop_when_nothing_runs_says_so(make_server) -> None:
+def test_stop_when_nothing_runs_says_so(make_server: MakeServer) -> None:
     server = make_server(fake_config(free_port()))
     assert server.stop() == {"stopped": False, "reason": "The dev server is not running."}
 
@@ -137,7 +140,7 @@ def test_command_precedence_is_argument_env_file_default(
     assert resolve_config(tmp_path, ["x"], "http://127.0.0.1:1/h").command == ("x",)
 
 
-def test_a_server_started_by_hand_is_reported_but_not_managed(make_server, tmp_path: Path) -> None:
+def test_a_server_started_by_hand_is_reported_but_not_managed(make_server: MakeServer, tmp_path: Path) -> None:
     port = free_port()
     by_hand = make_server(fake_config(port))
     by_hand.start()

@@ -9,13 +9,14 @@ import pytest
 from mcp import Client
 
 from formspec_consult.servers.local import create_local_server
+from formspec_consult.servers.local.server import LocalServer
 from tests.servers.conftest import SESSION, call, call_error
 from tests.servers.test_devserver import FAKE, free_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
-def _server(project: Path, port: int):  # noqa: ANN202 - MCPServer
+def _server(project: Path, port: int) -> LocalServer:
     return create_local_server(
         project,
         SESSION,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 
 from formspec_consult.servers.local import create_local_server
+from formspec_consult.servers.local.server import LocalServer
 from formspec_consult.store.folder import ensure_session
 from tests.servers.conftest import SESSION, call, call_error
 
@@ -207,7 +208,7 @@ async def test_a_file_system_error_is_reported_plainly(
     assert "No space left on device" in message and "free space" in message
 
 
-async def test_concurrent_proposals_all_land_in_the_manifest(client: Client, server: MCPServer) -> None:
+async def test_concurrent_proposals_all_land_in_the_manifest(client: Client, server: LocalServer) -> None:
     names = [f"thing{i}" for i in range(12)]
 
     async def propose_one(name: str) -> None:
@@ -238,8 +239,8 @@ async def test_concurrent_proposals_all_land_in_the_manifest(client: Client, ser
     ids=["crlf", "no-trailing-newline", "non-ascii"],
 )
 async def test_undo_through_mcp_restores_the_exact_original_bytes(
-    client: Client, project: Path, transform
-) -> None:  # noqa: ANN001
+    client: Client, project: Path, transform: Callable[[str], bytes]
+) -> None:
     target = project / "spec" / SERVICE
     original = transform(target.read_text())
     target.write_bytes(original)

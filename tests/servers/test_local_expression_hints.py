@@ -35,7 +35,8 @@ ENTITY_PATH = "modules/shop/master/customer/entity.yaml"
 
 
 async def propose(client: Client, path: str, content: str) -> dict[str, Any]:
-    return await call(client, "propose_spec_file", {"path": path, "content": content})
+    answer: dict[str, Any] = await call(client, "propose_spec_file", {"path": path, "content": content})
+    return answer
 
 
 def follow(content: str, hint: str) -> str:

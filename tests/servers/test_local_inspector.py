@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ def inspector() -> Path:
     return INSPECTOR
 
 
-def run_inspector(inspector: Path, project: Path, *method: str) -> dict:
+def run_inspector(inspector: Path, project: Path, *method: str) -> dict[str, Any]:
     command = [
         str(inspector),
         "--cli",
@@ -44,7 +45,8 @@ def run_inspector(inspector: Path, project: Path, *method: str) -> dict:
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout)
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
 
 
 def test_the_inspector_lists_our_tools(inspector: Path, project: Path) -> None:

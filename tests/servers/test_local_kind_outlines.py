@@ -14,6 +14,7 @@ from mcp import Client
 from formspec_consult.spec.kinds import KNOWN_KINDS
 from formspec_consult.spec.outline import OutlinePathError, kind_outline
 from formspec_consult.spec.schemas import KIND_SPECS, official_layout
+from tests.helpers import first_text, group_of
 from tests.servers.conftest import call, call_error
 
 pytestmark = pytest.mark.anyio
@@ -42,9 +43,9 @@ async def test_every_kind_is_answered_with_an_outline_that_fits_the_result_cap_a
 ) -> None:
     for kind in KNOWN_KINDS:
         answer = await client.call_tool("list_kind_schemas", {"kind": kind})
-        text = answer.content[0].text  # type: ignore[union-attr]
+        text = first_text(answer)
         assert len(text) <= 5000 < RESULT_CAP, (kind, len(text))  # Entity, the largest, is ~4,450
-        spec = answer.structured_content["outline"]["spec*"]  # type: ignore[index]
+        spec = answer.structured_content["outline"]["spec*"]
         schema = KIND_SPECS[kind]
         assert {k.rstrip("*") for k in spec} == set(schema["properties"]), kind
         assert {k[:-1] for k in spec if k.endswith("*")} == set(schema.get("required", [])), kind
@@ -87,7 +88,7 @@ def test_every_part_an_outline_shows_by_its_keys_can_be_expanded_by_path() -> No
 def test_the_legend_names_a_path_that_expands() -> None:
     for kind in ("Entity", "App", "Page", "Service"):
         legend = kind_outline(kind).legend
-        example = json.loads(re.search(r"\(e\.g\. (\"[^\"]+\")\)", legend).group(1))  # type: ignore[union-attr]
+        example = json.loads(group_of(r"\(e\.g\. (\"[^\"]+\")\)", legend))
         assert kind_outline(kind, path=example).outline, kind
         try:
             kind_outline(kind, path=example + ".no_such_key")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
 
+from tests.helpers import first_text
 from tests.servers.conftest import call, call_error
 
 pytestmark = pytest.mark.anyio
@@ -48,14 +50,15 @@ async def test_every_tool_is_listed_with_a_description_and_the_right_hints(clien
         assert tool.description and len(tool.description) > 20, name  # a sentence, short: it is in every request
         assert tool.annotations is not None
         assert bool(tool.annotations.read_only_hint) == (name in READ_ONLY_TOOLS), name
-    assert tools["apply_draft"].annotations.destructive_hint is True
+    annotations = tools["apply_draft"].annotations
+    assert annotations is not None and annotations.destructive_hint is True
     assert tools["propose_spec_file"].input_schema["properties"]["path"]["description"]
 
 
 async def test_results_are_structured_and_also_one_json_text_block(client: Client) -> None:
     result = await client.call_tool("list_kind_schemas", {})
     assert len(result.content) == 1
-    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    assert json.loads(first_text(result)) == result.structured_content
 
 
 async def test_list_kind_schemas_lists_kinds_and_returns_one_schema_case_insensitively(
@@ -199,7 +202,7 @@ async def test_tool_descriptions_carry_no_source_indentation(client: Client) -> 
     ],
 )
 async def test_a_vanished_project_is_a_clear_error(
-    client: Client, project: Path, tool: str, args: dict
+    client: Client, project: Path, tool: str, args: dict[str, Any]
 ) -> None:
     project.rename(project.with_name("moved"))
     assert "no longer exists" in await call_error(client, tool, args)

@@ -8,18 +8,19 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 
 from formspec_consult.prompting.prompts import list_prompts
+from formspec_consult.servers.local.server import LocalServer
 from formspec_consult.store.events import EventLog
+from tests.helpers import first_text, group_of
 from tests.servers.conftest import call, call_error
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def events(server: MCPServer) -> Path:
-    folder = server.state.session_folder
+def events(server: LocalServer) -> Path:
+    folder: Path = server.state.session_folder
     with EventLog(folder / "events.jsonl") as log:
         log.append("user_message", text="We cut hair and sell Pomade")
         log.append("tool_result", name="list_skills", content="x" * 20_000)
@@ -40,15 +41,15 @@ async def test_a_long_event_is_read_in_pages_that_each_fit_the_result_cap_and_jo
 ) -> None:
     whole = json.dumps(list(EventLog.records(events))[1].to_json(), ensure_ascii=False)
     first = await client.call_tool("read_transcript", {"seq": 2})
-    pages, text_blocks = [first.structured_content], [first.content[0].text]  # type: ignore[union-attr]
+    pages, text_blocks = [first.structured_content], [first_text(first)]
     while "hint" in pages[-1]:
-        offset = int(re.search(r"offset=(\d+)", pages[-1]["hint"]).group(1))  # type: ignore[union-attr]
+        offset = int(group_of(r"offset=(\d+)", pages[-1]["hint"]))
         assert offset > pages[-1]["offset"]  # always forward: never a loop
         answer = await client.call_tool("read_transcript", {"seq": 2, "offset": offset})
         pages.append(answer.structured_content)
-        text_blocks.append(answer.content[0].text)  # type: ignore[union-attr]
+        text_blocks.append(first_text(answer))
     assert len(pages) > 1 and all(len(block) <= 8000 for block in text_blocks)
-    assert "".join(p["text"] for p in pages) == whole  # type: ignore[index]
+    assert "".join(p["text"] for p in pages) == whole
 
 
 async def test_search_is_case_insensitive_newest_first_and_limited(client: Client, events: Path) -> None:
@@ -84,12 +85,12 @@ async def test_every_prompt_file_is_served_and_renders_like_the_engine(client: C
 
 
 async def test_the_note_of_a_cut_result_names_the_call_that_reads_the_rest_to_its_end(
-    client: Client, server: MCPServer
+    client: Client, server: LocalServer
 ) -> None:
     from formspec_consult.agent.loop.tools import cap_result
     from formspec_consult.store.records import ToolResultRecord
 
-    schema = (await client.call_tool("list_kind_schemas", {"kind": "Entity", "full": True})).content[0].text  # type: ignore[union-attr]
+    schema = first_text(await client.call_tool("list_kind_schemas", {"kind": "Entity", "full": True}))
     assert len(schema) > 50_000
     with EventLog(server.state.session_folder / "events.jsonl") as log:
         logged = log.write(ToolResultRecord(call_id="c1", name="list_kind_schemas", ok=True, result=schema))
@@ -100,9 +101,9 @@ async def test_the_note_of_a_cut_result_names_the_call_that_reads_the_rest_to_it
     rest = ""
     while args is not None:
         answer = await client.call_tool("read_transcript", args)
-        assert len(answer.content[0].text) <= 8000  # type: ignore[union-attr]  # never cut again
+        assert len(first_text(answer)) <= 8000  # never cut again
         page = answer.structured_content
-        rest += page["text"]  # type: ignore[index]
-        hint = page.get("hint")  # type: ignore[union-attr]
-        args = {"seq": logged.seq, "offset": int(re.search(r"offset=(\d+)", hint).group(1))} if hint else None  # type: ignore[union-attr]
+        rest += page["text"]
+        hint = page.get("hint")
+        args = {"seq": logged.seq, "offset": int(group_of(r"offset=(\d+)", hint))} if hint else None
     assert seen.startswith(schema[:8000]) and schema[:8000] + rest == schema

@@ -13,6 +13,7 @@ from mcp.shared.exceptions import MCPError
 
 from formspec_consult.servers.local import create_local_server
 from formspec_consult.servers.registry import create_registry_server
+from tests.helpers import first_text
 
 pytestmark = pytest.mark.anyio
 INVALID_PARAMS = -32602
@@ -30,7 +31,7 @@ def make_server(request: pytest.FixtureRequest, project: Path, tmp_path: Path) -
 async def test_neither_server_advertises_list_changed_or_resource_subscriptions(
     make_server: Callable[[], MCPServer], mode: str
 ) -> None:
-    async with Client(make_server(), mode=mode) as client:  # type: ignore[arg-type]
+    async with Client(make_server(), mode=mode) as client:
         caps = client.server_capabilities
     assert caps.tools is not None and not caps.tools.list_changed
     assert caps.prompts is None or not caps.prompts.list_changed
@@ -41,7 +42,7 @@ async def test_neither_server_advertises_list_changed_or_resource_subscriptions(
 async def test_an_unknown_prompt_is_an_invalid_params_error_naming_the_known_ones(
     make_server: Callable[[], MCPServer], mode: str
 ) -> None:
-    async with Client(make_server(), mode=mode) as client:  # type: ignore[arg-type]
+    async with Client(make_server(), mode=mode) as client:
         known = [p.name for p in (await client.list_prompts()).prompts]
         with pytest.raises(MCPError) as caught:
             await client.get_prompt("no-such-prompt", {})
@@ -52,7 +53,7 @@ async def test_an_unknown_prompt_is_an_invalid_params_error_naming_the_known_one
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_missing_prompt_argument_is_an_invalid_params_error_naming_it(project: Path, mode: str) -> None:
-    async with Client(create_local_server(project, "20261201-100000-citz"), mode=mode) as client:  # type: ignore[arg-type]
+    async with Client(create_local_server(project, "20261201-100000-citz"), mode=mode) as client:
         prompts = (await client.list_prompts()).prompts
         prompt = next(p for p in prompts if any(a.required for a in p.arguments or []))
         required = [a.name for a in prompt.arguments or [] if a.required]
@@ -104,6 +105,6 @@ async def test_read_skill_and_list_kind_schemas_declare_output_schemas_with_prop
     skill = tools["read_skill"].output_schema or {}
     assert skill["properties"]["result"]["type"] == "string"
     result = await client.call_tool("read_skill", {"name": "barbershop-pricing"})
-    text = result.content[0].text  # type: ignore[union-attr]
+    text = first_text(result)
     assert text.startswith("---\nname: barbershop-pricing"), "the model still reads raw Markdown"
     assert result.structured_content == {"result": text}

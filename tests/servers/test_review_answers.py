@@ -12,6 +12,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from pydantic import BaseModel
 
 from formspec_consult.servers.local import create_local_server
 from formspec_consult.spec.model import ValidationResult
@@ -27,6 +28,7 @@ from formspec_consult.store.review_results import (
     Undone,
     Withdrawn,
 )
+from tests.helpers import first_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 CLI = Path(sys.executable).parent / "formspec-consult"
@@ -44,7 +46,7 @@ def flow_over(client: Client) -> ReviewFlow:
     async def call(name: str, arguments: dict[str, Any]) -> ToolResult:
         result = await client.call_tool(name, arguments)
         if result.is_error:
-            raise Refused(result.content[0].text if result.content else name)  # type: ignore[union-attr]
+            raise Refused(first_text(result) if result.content else name)
         return ToolResult.of(name, result.structured_content)
 
     return ReviewFlow(call)
@@ -94,9 +96,10 @@ async def test_every_review_answer_of_mcp_serve_reads_into_its_record_across_app
 
 async def test_each_review_tool_advertises_the_shape_its_record_answers_with(project: Path) -> None:
     # One shape per answer: the tool's MCP output schema is its record's, key for key.
-    records = {"list_drafts": DraftList, "diff_drafts": DiffList, "apply_draft": Applied, "undo_apply": Undone,
-               "reject_draft": Rejected, "withdraw_draft": Withdrawn, "propose_spec_file": Proposed,
-               "validate_project": ProjectValidation}
+    records: dict[str, type[BaseModel]] = {
+        "list_drafts": DraftList, "diff_drafts": DiffList, "apply_draft": Applied, "undo_apply": Undone,
+        "reject_draft": Rejected, "withdraw_draft": Withdrawn, "propose_spec_file": Proposed,
+        "validate_project": ProjectValidation}
     async with Client(create_local_server(project, SESSION)) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     for name, record in records.items():

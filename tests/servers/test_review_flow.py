@@ -11,6 +11,7 @@ from mcp import Client
 
 from formspec_consult.store.review_flow import ReviewError, ReviewFlow
 from formspec_consult.store.review_results import ToolResult
+from tests.helpers import first_text
 from tests.servers.conftest import SESSION
 
 pytestmark = pytest.mark.anyio
@@ -27,7 +28,7 @@ class Refused(RuntimeError):
 def flow_over(client: Client) -> ReviewFlow:
     async def call(name: str, arguments: dict[str, Any]) -> ToolResult:
         result = await client.call_tool(name, arguments)
-        text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
+        text = first_text(result)
         if result.is_error:
             raise Refused(text)
         return ToolResult.of(name, dict(result.structured_content or {}))

@@ -79,7 +79,7 @@ CASES = [
     ("app-adopt-without-module", APP_HEAD + "    - {type: module}\n", "FS-SCHEMA",
      "an adopt node (type: module) needs `module`", 9),
     ("app-leaf-without-module", APP_HEAD + "    - {label: Sales, view: sale}\n", "FS-SCHEMA",
-     "a menu leaf needs module", 9),
+     "a menu leaf with a `view` needs the `module`", 9),
     ("workspace-bad-slug", "apiVersion: formspec.dev/v1\nkind: Workspace\nmetadata: {name: other}\n"
      "spec: {slug: Other_Place}\n", "FS-SCHEMA", "does not match", 4),
     ("second-doc-broken", OK_HEAD + "spec: {version: v1}\n---\napiVersion: formspec.dev/v1\nkind: Form\n"

@@ -39,5 +39,7 @@ def test_spec_root_comes_from_formspec_app_yaml(tmp_path: Path) -> None:
 
 def test_fixture_lock_checksum_matches_the_vendor_tree() -> None:
     project = open_project(BARBERSHOP)
-    entry = project.lock()["modules"][0]
+    lock = project.lock()
+    assert lock is not None
+    entry = lock["modules"][0]
     assert entry["checksum"] == module_checksum(BARBERSHOP / "vendors" / "loyalty")

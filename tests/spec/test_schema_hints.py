@@ -10,6 +10,7 @@ import pytest
 
 from formspec_consult.spec import Problem, Project
 from formspec_consult.spec.outline import kind_outline
+from tests.helpers import group_of
 
 from .conftest import entity
 
@@ -74,7 +75,7 @@ def test_a_bound_written_as_a_field_key_is_answered_with_the_rule_that_the_gate_
     rel = "spec/modules/shop/master/a/a.yaml"
     (problem,) = schema_problems(shop, rel, entity("a", "  fields:\n    - {name: price, type: money, min: 0}\n"))
     assert "`rules: [{min: 0}]`" in problem.hint
-    suggested = re.search(r"`rules: (\[[^`]+\])`", problem.hint).group(1)  # type: ignore[union-attr]
+    suggested = group_of(r"`rules: (\[[^`]+\])`", problem.hint)
     assert not schema_problems(shop, rel, entity("a", f"  fields:\n    - {{name: price, type: money, rules: {suggested}}}\n"))
 
 

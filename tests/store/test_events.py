@@ -38,7 +38,12 @@ def test_every_event_is_fsynced_before_append_returns(log_path: Path, monkeypatc
     log = EventLog(log_path)
     synced: list[int] = []
     real_fsync = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
     log.append("notice", level="info", message="a")
     log.append("notice", level="info", message="b")
     assert len(synced) == 2

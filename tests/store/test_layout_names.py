@@ -57,7 +57,7 @@ def test_the_check_sees_a_name_written_as_a_string_or_joined_to_a_path() -> None
 
 
 def test_no_module_spells_a_session_folders_names_but_store_layout() -> None:
-    wrong = []
+    wrong: list[str] = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
         if rel in EXEMPT or rel in NOT_YET:

@@ -4,6 +4,7 @@ that is not the tool's result with an error naming the field and where it is."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -84,8 +85,10 @@ async def test_an_answer_lacking_a_field_the_server_always_sends_is_refused_nami
     tool: str, change: Any, message: str
 ) -> None:
     flow = server(drifted(tool, change))
-    action = {"list_drafts": flow.overview, "diff_drafts": flow.diffs, "apply_draft": lambda: flow.apply("a.yaml"),
-              "undo_apply": flow.undo}[tool]
+    actions: dict[str, Callable[[], Awaitable[object]]] = {
+        "list_drafts": flow.overview, "diff_drafts": flow.diffs, "apply_draft": lambda: flow.apply("a.yaml"),
+        "undo_apply": flow.undo}
+    action = actions[tool]
     with pytest.raises(ToolResultError, match=message.replace("[", r"\[").replace("]", r"\]")) as refused:
         await action()
     assert "run both from the same formspec-consult version" in str(refused.value)  # what to do

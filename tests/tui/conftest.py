@@ -6,18 +6,45 @@ from collections.abc import Callable
 
 import anyio
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 
+from formspec_consult.agent.engine.port import EngineLike
 from formspec_consult.tui.app import ConsultApp
+from formspec_consult.tui.screens.text_screen import TextScreen
 
 SIZE = (130, 40)
 
+# pytest-textual-snapshot's fixture: snap_compare(app, terminal_size=..., run_before=...) -> bool
+SnapCompare = Callable[..., bool]
 
-async def wait_until(pilot: Pilot, predicate: Callable[[], object], *, timeout: float = 10.0) -> None:
+
+async def wait_until(pilot: Pilot[None], predicate: Callable[[], object], *, timeout: float = 10.0) -> None:
     """Let the app process messages until `predicate()` is true; fail after `timeout` seconds."""
     with anyio.fail_after(timeout):
         while not predicate():
             await pilot.pause()
+
+
+def text_screen(app: App[None]) -> TextScreen:
+    """The text screen (/help, /status, a log) the app shows; any other screen fails the test."""
+    screen = app.screen
+    assert isinstance(screen, TextScreen), f"a text screen was expected, not {type(screen).__name__}"
+    return screen
+
+
+def consult_app(pilot: Pilot[None]) -> ConsultApp:
+    """The app a pilot drives, as the ConsultApp it is."""
+    app = pilot.app
+    assert isinstance(app, ConsultApp)
+    return app
+
+
+def opened(app: ConsultApp) -> EngineLike:
+    """The app's engine, which the test waited to be open."""
+    engine = app.engine
+    assert engine is not None, "the engine is not open yet"
+    return engine
 
 
 def notices(app: ConsultApp) -> list[str]:

@@ -8,7 +8,7 @@ an in-memory set of drafts with an undo stack, like the local server does on dis
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,13 @@ from formspec_consult.agent.loop.permissions import Approver
 from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.mcp_client.status import ServerStatus
 from formspec_consult.spec.model import Problem, ValidationResult
-from formspec_consult.store.agent_events import AgentEvent, TurnFinished, TurnStarted, UsageUpdated
+from formspec_consult.store.agent_events import (
+    AgentEvent,
+    AssistantMessage,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+)
 from formspec_consult.store.review_results import (
     Applied,
     DiffList,
@@ -60,16 +66,16 @@ class FakeEngine:
 
     def __init__(
         self,
-        turns: list[list[AgentEvent | Hold]] | None = None,
+        turns: Sequence[Sequence[AgentEvent | Hold]] | None = None,
         *,
-        past: list[AgentEvent] | None = None,
+        past: Sequence[AgentEvent] | None = None,
         drafts: list[FakeDraft] | None = None,
         root: Path = Path("/tmp/fake-project"),
         session_id: str = "s-test",
         model: str = "fake/model",
         fail_tools: bool = False,
     ) -> None:
-        self.turns = list(turns or [])
+        self.turns: list[Sequence[AgentEvent | Hold]] = list(turns or [])
         self.past = list(past or [])
         self.drafts = {d.path: d for d in drafts or []}
         self.project_root = root
@@ -128,8 +134,8 @@ class FakeEngine:
                     continue
                 if isinstance(event, UsageUpdated):
                     self.usage = event
-                if getattr(event, "options", None):
-                    self.last_options = event.options  # type: ignore[union-attr]
+                if isinstance(event, AssistantMessage) and event.options:
+                    self.last_options = event.options
                 yield event
         except asyncio.CancelledError:
             self.cancelled = True
@@ -226,17 +232,24 @@ class FakeEngine:
         self.closed = True
 
 
-def factory_for(engine: FakeEngine, *, fail: Exception | None = None):  # type: ignore[no-untyped-def]
-    """An engine factory that returns `engine` (or raises `fail`), recording resume requests."""
-    requested: list[str | None] = []
+class FakeFactory:
+    """An engine factory (EngineFactory) that returns `engine` (or raises `fail`), recording resume
+    requests in `requested`."""
 
-    async def factory(resume: str | None, *, model: str | None = None) -> FakeEngine:
-        requested.append(resume)
+    def __init__(self, engine: FakeEngine, fail: Exception | None = None) -> None:
+        self.engine = engine
+        self.fail = fail
+        self.requested: list[str | None] = []
+
+    async def __call__(self, resume: str | None, *, model: str | None = None) -> FakeEngine:
+        self.requested.append(resume)
         if model:
-            engine.model = model
-        if fail is not None:
-            raise fail
-        return engine
+            self.engine.model = model
+        if self.fail is not None:
+            raise self.fail
+        return self.engine
 
-    factory.requested = requested  # type: ignore[attr-defined]
-    return factory
+
+def factory_for(engine: FakeEngine, *, fail: Exception | None = None) -> FakeFactory:
+    """An engine factory that returns `engine` (or raises `fail`), recording resume requests."""
+    return FakeFactory(engine, fail)

@@ -53,7 +53,7 @@ def faint_text(app: ConsultApp) -> list[tuple[float, str, int]]:
     return faint
 
 
-async def _discovery_turn_with_a_refused_draft(pilot: Pilot) -> None:
+async def _discovery_turn_with_a_refused_draft(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, ConsultApp)
     await wait_until(pilot, lambda: app.engine is not None and len(app.diff_pane.drafts) == 2)

@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Button
 
 from formspec_consult.providers.base import ProviderError
-from formspec_consult.store.agent_events import AssistantDelta, AssistantMessage, Notice, TurnFinished
+from formspec_consult.store.agent_events import (
+    AgentEvent,
+    AssistantDelta,
+    AssistantMessage,
+    Notice,
+    TurnFinished,
+)
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.status_bar import StatusBar
-from tests.tui.conftest import SIZE, notices, wait_until
+from tests.tui.conftest import SIZE, consult_app, notices, wait_until
 from tests.tui.fakes import FakeEngine, Hold, factory_for
 
 pytestmark = pytest.mark.anyio
@@ -27,8 +35,8 @@ def reply_texts(app: ConsultApp) -> list[str]:
     return [b.text for b in app.query_one(ConversationView).blocks if isinstance(b, AssistantBlock)]
 
 
-async def send(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
-    app = pilot.app
+async def send(pilot: Pilot[None], text: str) -> None:
+    app = consult_app(pilot)
     # Opening a real engine (imports, the in-process servers, the session's context) is slower than
     # a UI step; on a loaded machine it took more than 10 s, so its bound is wider.
     await wait_until(pilot, lambda: app.engine is not None, timeout=60)
@@ -41,7 +49,7 @@ async def test_first_frame_paints_connecting_with_input_focused_before_the_engin
     gate = asyncio.Event()
     engine = FakeEngine()
 
-    async def slow_factory(resume: str | None) -> FakeEngine:
+    async def slow_factory(resume: str | None, *, model: str | None = None) -> FakeEngine:
         await gate.wait()
         return engine
 
@@ -168,7 +176,7 @@ async def test_an_engine_that_cannot_open_shows_the_hint_and_offers_the_demo_wit
     app = ConsultApp(factory_for(FakeEngine(), fail=error))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "not started")
-        text = app.query_one(ConversationView).blocks[0].text  # type: ignore[attr-defined]
+        text = str(getattr(app.query_one(ConversationView).blocks[0], "text", ""))
         assert "set FORMSPEC_MODEL or pass --model" in text
         assert "formspec-consult demo" in text
         assert app.is_running
@@ -176,7 +184,7 @@ async def test_an_engine_that_cannot_open_shows_the_hint_and_offers_the_demo_wit
 
 async def test_an_error_raised_mid_turn_becomes_a_notification_and_the_app_keeps_running() -> None:
     class Exploding(FakeEngine):
-        async def run_turn(self, text: str):  # type: ignore[no-untyped-def, override]
+        async def run_turn(self, text: str) -> AsyncIterator[AgentEvent]:
             async for event in super().run_turn(text):
                 yield event
                 raise ConnectionError("model endpoint went away")
@@ -202,27 +210,31 @@ async def test_engine_notices_and_failed_turns_are_shown() -> None:
         assert getattr(blocks[-1], "text", "") == "provider said 500"  # the cause stays in the conversation
 
 
-async def test_a_cancel_while_the_app_is_between_two_events_closes_the_engine_turn_before_the_turn_ends() -> None:
+async def test_a_cancel_while_the_app_is_between_two_events_closes_the_engine_turn_before_the_turn_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     engine = FakeEngine([[AssistantDelta("one"), AssistantDelta("two")]])
     app = ConsultApp(factory_for(engine))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.engine is not None)
         busy = asyncio.Event()
         closed_when_ended: list[bool] = []
-        show, end_turn = app.presenter.show, app.presenter.end_turn
+        presenter = app.presenter
+        assert presenter is not None
+        show, end_turn = presenter.show, presenter.end_turn
 
-        async def slow_show(event: object) -> None:
+        async def slow_show(event: AgentEvent) -> None:
             if isinstance(event, AssistantDelta):
                 busy.set()
                 await asyncio.Event().wait()  # the app is busy with one event; the engine waits at a yield
-            await show(event)  # type: ignore[arg-type]
+            await show(event)
 
         async def noting_end_turn(reason: str, error: str | None = None) -> None:
             closed_when_ended.append(engine.closed_between_events)
             await end_turn(reason, error)
 
-        app.presenter.show = slow_show  # type: ignore[method-assign]
-        app.presenter.end_turn = noting_end_turn  # type: ignore[method-assign]
+        monkeypatch.setattr(presenter, "show", slow_show)
+        monkeypatch.setattr(presenter, "end_turn", noting_end_turn)
         await send(pilot, "hello")
         await wait_until(pilot, busy.is_set)
         await pilot.press("escape")

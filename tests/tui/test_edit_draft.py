@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from formspec_consult.store.events import EventLog
+from formspec_consult.store.records import EditRecord
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
@@ -51,7 +52,7 @@ async def test_the_persons_edit_becomes_the_draft_is_logged_and_told_to_the_cons
         assert any(n.startswith(f"Your edit of {DRAFT_PATH} is now the draft; it passes validation") for n in notices(app))
         engine = app.engine
         assert engine is not None
-        edits = [r for r in EventLog.records(engine.session_dir / "events.jsonl") if r.type == "edit"]
+        edits = [r for r in EventLog.records(engine.session_dir / "events.jsonl") if isinstance(r, EditRecord)]
         assert len(edits) == 1 and edits[0].path == DRAFT_PATH and "+    - {name: phone, type: string, required: true}" in edits[0].diff
         await pilot.press("ctrl+r", "a")
         target = project / "spec" / DRAFT_PATH
@@ -78,6 +79,6 @@ async def test_an_unchanged_save_or_a_failed_editor_changes_nothing(
         await wait_until(pilot, lambda: any(said in n for n in notices(app)), timeout=30)
         engine = app.engine
         assert engine is not None
-        assert not [r for r in EventLog.records(engine.session_dir / "events.jsonl") if r.type == "edit"]
+        assert not [r for r in EventLog.records(engine.session_dir / "events.jsonl") if isinstance(r, EditRecord)]
         draft = engine.session_dir / "draft" / DRAFT_PATH
         assert draft.read_text(encoding="utf-8") == CUSTOMER

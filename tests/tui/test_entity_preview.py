@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from formspec_consult.tui.widgets.entity_preview import lifecycle_diagram, parse_entity
+from formspec_consult.tui.widgets.entity_preview import Lifecycle, lifecycle_diagram, parse_entity
 from tests.tui.scenes import APPOINTMENT, RENTAL
 
 
-def _lifecycle(text: str):  # type: ignore[no-untyped-def]
+def _lifecycle(text: str) -> Lifecycle:
     entity = parse_entity(text)
     assert entity is not None and entity.lifecycle is not None
     return entity.lifecycle

@@ -12,7 +12,9 @@ from formspec_consult.agent.engine.status import EngineStatus
 from formspec_consult.mcp_client.status import ServerStatus
 from formspec_consult.replay.check import signature
 from formspec_consult.spec.model import Problem
+from formspec_consult.store.records import record_from_json
 from formspec_consult.store.review_results import DraftDiff, DraftRow
+from formspec_consult.store.tool_status import gate_refused
 from formspec_consult.tui.drafts import parse_drafts
 from formspec_consult.tui.session_list import list_sessions
 from formspec_consult.tui.slash import SLASH_COMMANDS, SlashError, help_text, parse_slash
@@ -20,7 +22,7 @@ from formspec_consult.tui.slash_router import pick_log, server_logs
 from formspec_consult.tui.widgets.assistant_block import display_markdown
 from formspec_consult.tui.widgets.choice_bar import option_letter
 from formspec_consult.tui.widgets.status_bar import StatusInfo, render_status
-from formspec_consult.tui.widgets.tool_call_entry import format_arguments, gate_refused
+from formspec_consult.tui.widgets.tool_call_entry import format_arguments
 from formspec_consult.tui.widgets.tool_calls import describe_mcp
 
 
@@ -107,7 +109,7 @@ def test_the_log_opened_is_the_server_in_trouble_else_the_first_and_never_a_gues
 
 def test_server_state_and_tool_arguments_read_as_one_line() -> None:
     state = describe_mcp(_status(ServerStatus("formspec", "dead", error="exit 1", restarts=2)))
-    assert state == "MCP  formspec: dead, 2 restart(s) — exit 1"
+    assert state == "MCP  formspec: dead, 2 restarts — exit 1"
     running = describe_mcp(_status(ServerStatus("formspec", "running", tools=18, error="lost the session once")))
     assert running == "MCP  formspec: running (18 tools) — lost the session once"  # an error is said in any state
     assert describe_mcp(_status(note="replay (no servers)")) == "MCP  replay (no servers)"
@@ -123,9 +125,13 @@ def test_a_refused_draft_is_told_apart_from_a_failed_call() -> None:
 
 
 def test_divergence_signatures_ignore_ids_times_and_durations() -> None:
-    a = [{"type": "tool_result", "seq": 1, "ts": "t1", "call_id": "c1", "duration_ms": 3, "name": "n",
-          "result": "draft in .formspec/consult/20261130-221754-2032/draft"}]
-    b = [{"type": "tool_result", "seq": 9, "ts": "t2", "call_id": "c9", "duration_ms": 7, "name": "n",
-          "result": "draft in .formspec/consult/20261201-090000-abcd/draft"}]
-    assert signature(a) == signature(b)
-    assert signature([{"type": "usage", "context_tokens": 1}]) == []
+    # Records, as the log is read (dicts were passed before: nothing of them was compared, so the
+    # first assertion held for any two logs).
+    a = [record_from_json({"type": "tool_result", "seq": 1, "ts": "t1", "call_id": "c1", "duration_ms": 3, "name": "n",
+                           "result": "draft in .formspec/consult/20261130-221754-2032/draft"})]
+    b = [record_from_json({"type": "tool_result", "seq": 9, "ts": "t2", "call_id": "c9", "duration_ms": 7, "name": "n",
+                           "result": "draft in .formspec/consult/20261201-090000-abcd/draft"})]
+    c = [record_from_json({"type": "tool_result", "seq": 1, "ts": "t1", "call_id": "c1", "duration_ms": 3, "name": "n",
+                           "result": "refused"})]
+    assert signature(a) == signature(b) != signature(c)
+    assert signature([record_from_json({"type": "usage", "context_tokens": 1})]) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Button
 
 from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.providers import ScriptedProvider
@@ -16,7 +17,7 @@ from formspec_consult.tui.replay.player import PlayerApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView
-from tests.tui.conftest import SIZE, wait_until
+from tests.tui.conftest import SIZE, opened, wait_until
 from tests.tui.fakes import FakeEngine, factory_for
 from tests.tui.test_conversation_flow import send
 
@@ -47,7 +48,7 @@ async def test_a_reply_with_a_thirty_item_list_shows_as_text_and_the_session_reo
         await send(pilot, "And modules?")
         await wait_until(pilot, lambda: len(replies_of(app)) == 2 and not app.turn_worker.is_running, timeout=30)  # type: ignore[union-attr]
         assert app.query_one(ChoiceBar).options == () and not app.query(".choice")
-        session, folder = app.engine.session_id, app.engine.session_dir  # type: ignore[union-attr]
+        session, folder = opened(app).session_id, opened(app).session_dir
     assert app.return_code in (None, 0)
 
     resumed = real_app(project, ["Welcome back."], resume=session)
@@ -58,7 +59,7 @@ async def test_a_reply_with_a_thirty_item_list_shows_as_text_and_the_session_reo
     recording = load(folder)
     engine = RecordedEngine(recording, speed=0)
 
-    async def factory(resume: str | None) -> RecordedEngine:
+    async def factory(resume: str | None, *, model: str | None = None) -> RecordedEngine:
         return engine
 
     player = PlayerApp(factory, recording.steps, speed=0)
@@ -80,7 +81,7 @@ async def test_whatever_options_an_old_log_holds_only_lettered_ones_a_to_f_becom
         assert all(button.id in {f"choice-{c}" for c in "abcdef"} for button in choices.query(".choice"))
         await send(pilot, "again")
         await wait_until(pilot, lambda: choices.options[:1] == ("A) one",) and choices.query("#choice-b"))
-        assert [str(b.label) for b in choices.query(".choice")] == ["A) one", "B) two"]
+        assert [str(b.label) for b in choices.query(".choice").results(Button)] == ["A) one", "B) two"]
 
 
 async def test_every_option_stays_on_screen_at_100_by_30() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from textual.widgets import Collapsible, OptionList
@@ -16,9 +16,11 @@ from formspec_consult.store.agent_events import (
     ToolCallStarted,
     UsageUpdated,
 )
+from formspec_consult.store.records import CompactionMethod
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.diff_pane import DiffPane
+from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.status_bar import StatusBar
 from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 from tests.tui.conftest import SIZE, notices, wait_until, widget_text
@@ -195,12 +197,12 @@ async def test_a_missing_argument_or_unknown_command_keeps_the_input_and_says_wh
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/reject")
         assert "Usage: /reject <draft path> [reason] (see /diff for the paths)" in notices(app)
-        assert app.query_one("#prompt").value == "/reject"
-        app.query_one("#prompt").value = ""
+        assert app.query_one("#prompt", PromptInput).value == "/reject"
+        app.query_one("#prompt", PromptInput).value = ""
         await send(pilot, "/frobnicate")
         assert any(n.startswith("Unknown command /frobnicate. Commands: /diff /apply") for n in notices(app))
-        assert app.query_one("#prompt").value == "/frobnicate"
-        app.query_one("#prompt").value = ""
+        assert app.query_one("#prompt", PromptInput).value == "/frobnicate"
+        app.query_one("#prompt", PromptInput).value = ""
         await send(pilot, "/apply one.yaml two.yaml")
         assert "Usage: /apply <draft path> or /apply --all" in notices(app)
         assert not [name for name, _ in engine.tool_calls if name == "apply_draft"]  # nothing was applied
@@ -248,7 +250,8 @@ async def test_brackets_from_servers_and_models_are_shown_as_text_in_every_pane(
             ToolCallStarted("c1", "srv[1]", "validate_spec", {"path": f"spec.fields[1].{odd}"}),
             ToolCallFinished("c1", "srv[1]", "validate_spec", False, f"ERROR: {odd}", 3.0),
             Notice("warning", f"server said {odd}"),
-            CompactionDone(f"summary {odd}", 4, 900, 300, f"summarised{odd}"),
+            # a method the log's reader passes on as a plain string (a newer writer's: store/records.py)
+            CompactionDone(f"summary {odd}", 4, 900, 300, cast(CompactionMethod, f"summarised{odd}")),
         ]],
         drafts=[FakeDraft(f"modules/{odd}.yaml", "new", False, [f"fields[0].type: {odd}"], f"+name: {odd}\n")],
         model=f"model{odd}",
@@ -258,9 +261,11 @@ async def test_brackets_from_servers_and_models_are_shown_as_text_in_every_pane(
         await wait_until(pilot, lambda: app.query(DiffPane) and app.query_one(DiffPane).drafts)
         await send(pilot, "go")
         tools = app.query_one(ToolCallsPane)
-        await wait_until(pilot, lambda: tools.entry("c1") is not None and tools.entry("c1").status == "error")
+        await wait_until(pilot, lambda: (entry := tools.entry("c1")) is not None and entry.status == "error")
         await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "ready")
-        title = widget_text(tools.entry("c1").query_one("CollapsibleTitle"))
+        entry = tools.entry("c1")
+        assert entry is not None
+        title = widget_text(entry.query_one("CollapsibleTitle"))
         assert "srv[1]" in title and "path=spec.fields[1].[bold]x[/…" in title  # cut mid-tag, still text
         assert not any("failed" in n for n in notices(app))
         pane = app.query_one(DiffPane)

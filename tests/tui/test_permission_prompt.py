@@ -14,9 +14,10 @@ from formspec_consult.store.events import EventLog
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.screens.permission import PermissionScreen
 from formspec_consult.tui.widgets.conversation import ConversationView
+from formspec_consult.tui.widgets.tool_call_entry import ToolCallEntry
 from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
-from tests.tui.conftest import SIZE, wait_until, widget_text
+from tests.tui.conftest import SIZE, opened, wait_until, widget_text
 from tests.tui.test_conversation_flow import send
 
 pytestmark = pytest.mark.anyio
@@ -52,7 +53,7 @@ async def test_the_model_asking_to_apply_shows_the_diff_and_waits_for_the_person
         await pilot.press(key)
         await wait_until(pilot, lambda: "Over to you." in texts(app), timeout=30)
         assert target.exists() is applied
-        entry = next(e for e in app.query_one(ToolCallsPane).query("ToolCallEntry") if e.tool_name == "apply_draft")
+        entry = next(e for e in app.query_one(ToolCallsPane).query(ToolCallEntry) if e.tool_name == "apply_draft")
         assert entry.status == ("ok" if applied else "error")
         said = "You allowed the consultant to apply the draft" if applied else "You declined"
         assert any(t.startswith(said) for t in texts(app))
@@ -81,7 +82,7 @@ async def test_allow_for_the_session_stops_asking_for_that_tool(project: Path) -
         await send(pilot, "apply it again")
         await wait_until(pilot, lambda: "Applied again." in texts(app), timeout=30)
         assert not isinstance(app.screen, PermissionScreen)  # not asked again
-        log = (app.engine.session_dir / "events.jsonl").read_text(encoding="utf-8")  # type: ignore[union-attr]
+        log = (opened(app).session_dir / "events.jsonl").read_text(encoding="utf-8")
         results = [json.loads(line) for line in log.splitlines()]
         applies = [e["result"] for e in results if e.get("type") == "tool_result" and e.get("name") == "apply_draft"]
         assert len(applies) == 2 and not any("permission denied" in r for r in applies)

@@ -11,28 +11,31 @@ from pathlib import Path
 
 import pytest
 from textual._xterm_parser import XTermParser
+from textual.pilot import Pilot
 
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.prompt_input import PromptInput
-from tests.tui.conftest import SIZE, notices, wait_until
+from tests.tui.conftest import SIZE, consult_app, notices, wait_until
 from tests.tui.fakes import FakeEngine, factory_for
 
 pytestmark = pytest.mark.anyio
 
 
-async def typed(pilot, data: str) -> None:  # type: ignore[no-untyped-def]
+async def typed(pilot: Pilot[None], data: str) -> None:
     """Feed `data` as a terminal sends it: through Textual's parser, its events to the app in order."""
     for message in list(XTermParser().feed(data)):
         pilot.app.post_message(message)
         await pilot.pause()
 
 
-async def ready(pilot) -> tuple[PromptInput, FakeEngine]:  # type: ignore[no-untyped-def]
-    app = pilot.app
+async def ready(pilot: Pilot[None]) -> tuple[PromptInput, FakeEngine]:
+    app = consult_app(pilot)
     await wait_until(pilot, lambda: app.engine is not None and app.model_joined)
     prompt = app.query_one(PromptInput)
     prompt.focus()
-    return prompt, app.engine
+    engine = app.engine
+    assert isinstance(engine, FakeEngine)
+    return prompt, engine
 
 
 async def test_a_wide_text_committed_at_once_by_an_input_method_is_kept_whole_and_sent_on_enter() -> None:
@@ -45,6 +48,37 @@ async def test_a_wide_text_committed_at_once_by_an_input_method_is_kept_whole_an
         assert prompt.cursor_position == len("早上好，我想预约")
         await typed(pilot, "\r")  # Enter, on its own
         await wait_until(pilot, lambda: engine.sent == ["早上好，我想预约"])
+
+
+async def in_one_write(pilot, data: str) -> None:  # type: ignore[no-untyped-def]
+    """Feed `data` as ONE read of the terminal: every event the parser makes is posted before the
+    app runs any of them (Textual's driver does this for each read), then the app catches up."""
+    for message in list(XTermParser().feed(data)):
+        pilot.app.post_message(message)
+    await pilot.pause()
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param("予約したいです\r", id="japanese-commit-then-enter"),
+        pytest.param("预约\r", id="chinese-commit-then-enter"),
+        pytest.param("예약할게요\r", id="hangul-commit-then-enter"),
+        pytest.param("\x1b[200~Saya mau\rbooking\x1b[201~\r", id="paste-then-enter"),
+    ],
+)
+async def test_an_input_method_s_commit_and_the_enter_in_one_write_send_the_whole_text_once(write: str) -> None:
+    """Some input methods (and a fast typist's terminal) deliver the committed text and the Enter
+    that confirms it in a single write: the whole text is sent, once, and nothing is left behind."""
+    app = ConsultApp(factory_for(FakeEngine()))
+    async with app.run_test(size=SIZE) as pilot:
+        prompt, engine = await ready(pilot)
+        await typed(pilot, "早上好，")  # something typed before, so the commit lands after it
+        await in_one_write(pilot, write)
+        committed = write.removeprefix("\x1b[200~").removesuffix("\r").replace("\x1b[201~", "").replace("\r", "\n")
+        await wait_until(pilot, lambda: engine.sent == ["早上好，" + committed])
+        await pilot.pause()
+        assert engine.sent == ["早上好，" + committed] and prompt.value == ""
 
 
 async def test_combining_marks_and_hangul_stay_as_typed() -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.providers import ScriptedProvider
+from formspec_consult.store.agent_events import AssistantMessage
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
@@ -17,7 +18,7 @@ from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.status_bar import StatusBar
 from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
-from tests.tui.conftest import SIZE, notices, wait_until
+from tests.tui.conftest import SIZE, notices, opened, wait_until
 from tests.tui.test_conversation_flow import send
 
 pytestmark = pytest.mark.anyio
@@ -58,8 +59,8 @@ async def test_a_real_session_drafts_reviews_applies_and_undoes_a_spec_file(proj
         await wait_until(pilot, lambda: [(d.status, d.state) for d in pane.drafts] == [("new", "undone")], timeout=30)
         assert any(n.startswith("Undone: modules/shop/master/customer/entity.yaml") for n in notices(app))
         assert app.query_one(StatusBar).info.model == "scripted"
-        session = app.engine.session_id  # type: ignore[union-attr]
-        transcript = (app.engine.session_dir / "events.jsonl").read_text(encoding="utf-8")  # type: ignore[union-attr]
+        session = opened(app).session_id
+        transcript = (opened(app).session_dir / "events.jsonl").read_text(encoding="utf-8")
         assert "Bookings and walk-ins" in transcript
 
     resumed = real_app(project, ["Welcome back."], resume=session)
@@ -68,7 +69,7 @@ async def test_a_real_session_drafts_reviews_applies_and_undoes_a_spec_file(proj
         await wait_until(pilot, lambda: resumed.query_one(StatusBar).info.state == "ready", timeout=60)
         assert replies_of(resumed)[0] == QUESTION and "Drafted the customer entity." in replies_of(resumed)
         assert resumed.query_one(ToolCallsPane).query("ToolCallEntry.ok")
-        assert resumed.engine.session_id == session  # type: ignore[union-attr]
+        assert opened(resumed).session_id == session
 
 
 async def test_diff_and_summary_leave_command_events_that_a_replay_reads_back_as_steps(project: Path) -> None:
@@ -82,8 +83,8 @@ async def test_diff_and_summary_leave_command_events_that_a_replay_reads_back_as
         await send(pilot, "/summary")  # run by the engine as a turn
         await wait_until(pilot, lambda: len(replies_of(app)) == 2 and app.turn_worker is not None
                          and not app.turn_worker.is_running, timeout=30)
-        folder = app.engine.session_dir  # type: ignore[union-attr]
+        folder = opened(app).session_dir
     steps = load(folder).steps
     assert [(s.kind, s.text) for s in steps] == [("say", "I run a barbershop"), ("command", "/diff"), ("command", "/summary")]
-    assert [e.text for e in steps[2].events if e.kind == "assistant_message"] == [
+    assert [e.text for e in steps[2].events if isinstance(e, AssistantMessage)] == [
         "You run a barbershop; walk-ins queue on Saturdays."]

@@ -10,6 +10,7 @@ import pytest
 from formspec_consult.commands.launch import engine_factory_for
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.events import EventLog
+from formspec_consult.store.records import RejectRecord
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.screens.reason import ReasonScreen
 from formspec_consult.tui.widgets.diff_pane import DiffPane
@@ -44,7 +45,7 @@ async def test_r_asks_why_and_the_reason_reaches_the_consultant_and_the_log(proj
         assert app.focused is app.query_one(PromptInput)  # typing goes on at the prompt
         engine = app.engine
         assert engine is not None
-        rejects = [r for r in EventLog.records(engine.session_dir / "events.jsonl") if r.type == "reject"]
+        rejects = [r for r in EventLog.records(engine.session_dir / "events.jsonl") if isinstance(r, RejectRecord)]
         assert [(r.path, r.reason) for r in rejects] == [(DRAFT_PATH, "no phone yet")]
         await send(pilot, "ok")
         await wait_until(pilot, lambda: len(provider.requests) == 3, timeout=30)
@@ -66,7 +67,7 @@ async def test_esc_in_the_reason_dialog_keeps_the_draft(project: Path) -> None:
         assert [(d.path, d.status) for d in pane.drafts] == [(DRAFT_PATH, "new")]
         engine = app.engine
         assert engine is not None
-        assert not [r for r in EventLog.records(engine.session_dir / "events.jsonl") if r.type == "reject"]
+        assert not [r for r in EventLog.records(engine.session_dir / "events.jsonl") if isinstance(r, RejectRecord)]
 
 
 async def test_the_reject_command_takes_the_rest_of_the_line_as_the_reason(project: Path) -> None:
@@ -79,5 +80,5 @@ async def test_the_reject_command_takes_the_rest_of_the_line_as_the_reason(proje
         await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["rejected"], timeout=30)
         engine = app.engine
         assert engine is not None
-        rejects = [r for r in EventLog.records(engine.session_dir / "events.jsonl") if r.type == "reject"]
+        rejects = [r for r in EventLog.records(engine.session_dir / "events.jsonl") if isinstance(r, RejectRecord)]
         assert [r.reason for r in rejects] == ["customers have no phone"]

@@ -22,9 +22,10 @@ from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
+from formspec_consult.tui.widgets.tool_call_entry import ToolCallEntry
 from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 from tests.helpers import copy_example
-from tests.tui.conftest import SIZE, notices, wait_until, widget_text
+from tests.tui.conftest import SIZE, notices, opened, wait_until, widget_text
 
 DRAFT = "modules/booking/transaction/queue_ticket/entity.yaml"
 
@@ -57,7 +58,7 @@ async def test_replay_plays_the_recording_read_only_with_its_tool_calls_and_draf
     recording = load(example)
     engine = RecordedEngine(recording, speed=0)
 
-    async def factory(resume: str | None) -> RecordedEngine:
+    async def factory(resume: str | None, *, model: str | None = None) -> RecordedEngine:
         return engine
 
     app = PlayerApp(factory, recording.steps, autoplay=False, speed=0)
@@ -66,7 +67,10 @@ async def test_replay_plays_the_recording_read_only_with_its_tool_calls_and_draf
         await wait_until(pilot, lambda: app.session_shown)
         for played in (1, 2, 3):  # the three conversation turns, stepped with `n`
             await pilot.press("n")
-            await wait_until(pilot, lambda played=played: engine.position == played and not app._turn_running())
+            def played_to(step: int = played) -> bool:
+                return engine.position == step and not app._turn_running()
+
+            await wait_until(pilot, played_to)
         pane = app.query_one(DiffPane)
         await wait_until(pilot, lambda: [d.path for d in pane.drafts] == [DRAFT])
         assert pane.drafts[0].valid and "+    - {name: status, type: enum" in pane.drafts[0].diff
@@ -77,7 +81,7 @@ async def test_replay_plays_the_recording_read_only_with_its_tool_calls_and_draf
         assert "+    - {name: status, type: enum" in pane.drafts[0].diff
         replies = [b.text for b in app.query_one(ConversationView).blocks if isinstance(b, AssistantBlock)]
         assert len(replies) == 3 and "Numbered tickets it is." in replies[1]
-        calls = app.query_one(ToolCallsPane).query("ToolCallEntry")
+        calls = app.query_one(ToolCallsPane).query(ToolCallEntry)
         assert [c.tool_name for c in calls] == ["list_business_templates", "propose_spec_file", "propose_spec_file"]
         assert f"Applied {DRAFT} (recorded)." in [getattr(b, "text", "") for b in app.query_one(ConversationView).blocks]
         await pilot.press("a")  # a review key in a replay is refused, and nothing is written
@@ -90,7 +94,7 @@ async def test_replay_steps_one_at_a_time_when_paused(example: Path) -> None:
     recording = load(example)
     engine = RecordedEngine(recording, speed=0)
 
-    async def factory(resume: str | None) -> RecordedEngine:
+    async def factory(resume: str | None, *, model: str | None = None) -> RecordedEngine:
         return engine
 
     app = PlayerApp(factory, recording.steps, autoplay=False, speed=0)
@@ -154,7 +158,7 @@ async def test_the_demo_applies_and_undoes_for_real_on_a_copy_of_the_example(
         done = [(e["type"], e.get("path")) for e in log if e["type"] in {"apply", "undo"}]
         assert done == [("apply", DRAFT), ("undo", DRAFT)]  # the local server really applied and undid
         assert not target.exists()  # the exact state before the apply: no such file
-        results = [c for c in app.query_one(ToolCallsPane).query("ToolCallEntry") if c.tool_name == "propose_spec_file"]
+        results = [c for c in app.query_one(ToolCallsPane).query(ToolCallEntry) if c.tool_name == "propose_spec_file"]
         assert [c.status for c in results] == ["refused", "ok"]  # the gate refused the first draft, passed the second
 
 
@@ -177,7 +181,7 @@ async def test_the_demo_holds_at_the_review_step_showing_the_passed_draft_and_le
     target = project / "spec" / DRAFT
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.holding, timeout=60)
-        assert "goes on in" not in app.query_one(PromptInput).placeholder  # no countdown: it waits
+        assert "goes on in" not in str(app.query_one(PromptInput).placeholder)  # no countdown: it waits
         pane = app.query_one(DiffPane)
         # The draft that passed the gate is listed with its badge, selected, its diff highlighted.
         await wait_until(pilot, lambda: [(d.path, d.badges) for d in pane.drafts] == [(DRAFT, ("new",))])
@@ -186,13 +190,13 @@ async def test_the_demo_holds_at_the_review_step_showing_the_passed_draft_and_le
         added = [s for s in view.render_lines(view.size.region) if s.text.lstrip().startswith("+apiVersion")]
         assert added and any(seg.style and seg.style.color for seg in added[0])  # coloured by the diff lexer
         assert app.focused is pane.query_one("#draft-list")
-        assert "press a to accept this draft, or space to continue" in app.query_one(PromptInput).placeholder
+        assert "press a to accept this draft, or space to continue" in str(app.query_one(PromptInput).placeholder)
         await pilot.press("a")  # the viewer accepts it: applied for real, the recorded apply is skipped
         await wait_until(pilot, lambda: app.done, timeout=60)
         assert any(n.startswith(f"You applied {DRAFT} yourself") for n in notices(app))
         assert not target.exists()  # the recorded /undo undid the viewer's apply
         await wait_until(pilot, lambda: [(d.path, d.status, d.state) for d in pane.drafts] == [(DRAFT, "new", "undone")])
-        log = [json.loads(line) for line in (app.engine.session_dir / "events.jsonl").read_text().splitlines()]  # type: ignore[union-attr]
+        log = [json.loads(line) for line in (opened(app).session_dir / "events.jsonl").read_text().splitlines()]
         assert [(e["type"], e.get("path")) for e in log if e["type"] in {"apply", "undo"}] == [("apply", DRAFT), ("undo", DRAFT)]
         assert [e["name"] for e in log if e["type"] == "command"] == ["diff"]  # /diff, shown in the pane, is logged
 
@@ -209,7 +213,7 @@ async def test_playback_goes_on_under_the_help_screen_and_counts_down_the_review
     recording = load(example)
     engine = RecordedEngine(recording, speed=0)
 
-    async def factory(resume: str | None) -> RecordedEngine:
+    async def factory(resume: str | None, *, model: str | None = None) -> RecordedEngine:
         return engine
 
     app = PlayerApp(factory, recording.steps, speed=1.0, review_hold=600.0)
@@ -222,7 +226,7 @@ async def test_playback_goes_on_under_the_help_screen_and_counts_down_the_review
         prompt.placeholder = ""
         # The playback clock belongs to the main screen and keeps running under the help screen:
         # the countdown reaches the main screen's input, not a query on the help screen.
-        await wait_until(pilot, lambda: "goes on in" in prompt.placeholder, timeout=30)
+        await wait_until(pilot, lambda: "goes on in" in str(prompt.placeholder), timeout=30)
         assert app.is_running and app.return_code is None
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is main)

@@ -46,7 +46,7 @@ async def record(project: Path) -> Path:
     try:
         for text in ["hello", "never mind", "we buy from suppliers", "we sell hair products", "and gift cards",
                      f"/apply {DRAFT}", "/undo", f"/reject {DRAFT}", "/compact", "thanks"]:
-            async with aclosing(engine.run_turn(text)) as events:  # type: ignore[type-var]
+            async with aclosing(engine.run_turn(text)) as events:
                 async for event in events:
                     if text == "never mind" and isinstance(event, TurnStarted):
                         break  # the app's Esc: the turn's generator is closed
@@ -91,7 +91,7 @@ async def test_the_app_replay_says_cancelled_only_for_the_cancelled_turn(recorde
     _, folder = recorded
     engine = RecordedEngine(load(folder), speed=0)
 
-    async def factory(resume: str | None) -> RecordedEngine:
+    async def factory(resume: str | None, *, model: str | None = None) -> RecordedEngine:
         return engine
 
     app = PlayerApp(factory, engine.recording.steps, speed=0, review_hold=0)

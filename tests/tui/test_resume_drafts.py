@@ -12,7 +12,7 @@ from formspec_consult.providers import ScriptedProvider
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
-from tests.tui.conftest import SIZE, notices, wait_until
+from tests.tui.conftest import SIZE, notices, opened, wait_until
 from tests.tui.test_conversation_flow import send
 
 pytestmark = pytest.mark.anyio
@@ -46,7 +46,7 @@ async def test_an_undone_draft_is_back_for_review_can_be_accepted_again_and_afte
         assert target.read_text(encoding="utf-8") == CUSTOMER
         await pilot.press("ctrl+r", "u")
         await wait_until(pilot, lambda: [d.state for d in pane.drafts] == ["undone"], timeout=30)
-        session = app.engine.session_id  # type: ignore[union-attr]
+        session = opened(app).session_id
 
     resumed = app_for(project, ["Welcome back."], resume=session)
     async with resumed.run_test(size=SIZE) as pilot:
@@ -74,7 +74,7 @@ async def test_after_a_resume_the_pane_lists_applied_and_rejected_drafts_with_th
         await send(pilot, f"/apply {DRAFT_PATH}")
         await send(pilot, f"/reject {other}")
         await wait_until(pilot, lambda: sorted(d.status for d in pane.drafts) == ["applied", "rejected"], timeout=30)
-        session = app.engine.session_id  # type: ignore[union-attr]
+        session = opened(app).session_id
 
     resumed = app_for(project, ["Welcome back."], resume=session)
     async with resumed.run_test(size=SIZE) as pilot:

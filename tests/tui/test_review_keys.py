@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 from textual import events
+from textual.pilot import Pilot
 
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
-from tests.tui.conftest import SIZE, wait_until
+from tests.tui.conftest import SIZE, consult_app, text_screen, wait_until
 from tests.tui.fakes import FakeDraft, FakeEngine, factory_for
 from tests.tui.test_panes_flow import drafts
 
@@ -18,8 +19,8 @@ pytestmark = pytest.mark.anyio
 BOOKING = "modules/shop/entities/booking.yaml"
 
 
-async def ready(pilot) -> DiffPane:  # type: ignore[no-untyped-def]
-    app = pilot.app
+async def ready(pilot: Pilot[None]) -> DiffPane:
+    app = consult_app(pilot)
     await wait_until(pilot, lambda: app.query(DiffPane) and len(app.query_one(DiffPane).drafts) == 3)
     return app.query_one(DiffPane)
 
@@ -158,7 +159,7 @@ async def test_help_lists_the_keys_from_the_bindings_first() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, "/help")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
-        text = app.screen.text  # type: ignore[attr-defined]
+        text = text_screen(app).text
     assert text.index("### Keys") < text.index("### Commands")  # the keys are above the fold
     for key, what in [("ctrl+r", "Review drafts"), ("Esc", "back to the prompt"), ("ctrl+q", "Quit"),
                       ("Tab", "Focus Next"), ("PageUp", "Scroll up"), ("PageDown", "Scroll diff down"),

@@ -6,25 +6,27 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import OptionList
 
+from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.screens.rewind import RewindScreen
 from formspec_consult.tui.widgets.conversation import ConversationView
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
-from tests.tui.conftest import SIZE, wait_until
+from tests.tui.conftest import SIZE, opened, wait_until
 from tests.tui.test_conversation_flow import send
 from tests.tui.test_real_engine import real_app, replies_of
 
 pytestmark = pytest.mark.anyio
 
 
-def user_texts(app: object) -> list[str]:
-    blocks = app.query_one(ConversationView).blocks  # type: ignore[attr-defined]
+def user_texts(app: ConsultApp) -> list[str]:
+    blocks = app.query_one(ConversationView).blocks
     return [str(getattr(b, "text", "")) for b in blocks if getattr(b, "role", "") == "user"]
 
 
-async def idle(pilot, app) -> None:  # type: ignore[no-untyped-def]
+async def idle(pilot: Pilot[None], app: ConsultApp) -> None:
     await wait_until(pilot, lambda: app.turn_worker is not None and not app.turn_worker.is_running, timeout=30)
 
 
@@ -65,7 +67,7 @@ async def test_the_rewind_list_closes_with_escape_and_nothing_changes(project: P
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "hello")
         await idle(pilot, app)
-        log = project / ".formspec" / "consult" / app.engine.session_id / "events.jsonl"  # type: ignore[union-attr]
+        log = project / ".formspec" / "consult" / opened(app).session_id / "events.jsonl"
         before = log.read_bytes()
         await send(pilot, "/rewind")
         await wait_until(pilot, lambda: isinstance(app.screen, RewindScreen))

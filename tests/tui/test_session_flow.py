@@ -28,9 +28,10 @@ from formspec_consult.tui.screens.text_screen import TextScreen
 from formspec_consult.tui.widgets.assistant_block import AssistantBlock
 from formspec_consult.tui.widgets.choice_bar import ChoiceBar
 from formspec_consult.tui.widgets.conversation import ConversationView
+from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.status_bar import StatusBar
 from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
-from tests.tui.conftest import SIZE, notices, wait_until
+from tests.tui.conftest import SIZE, notices, text_screen, wait_until
 from tests.tui.fakes import FakeEngine, factory_for
 from tests.tui.test_conversation_flow import send
 
@@ -98,7 +99,10 @@ async def test_new_messages_past_the_limit_unmount_the_oldest_blocks() -> None:
     async with app.run_test(size=SIZE) as pilot:
         for i in range(4):
             await send(pilot, f"m{i}")
-            await wait_until(pilot, lambda i=i: len(engine.sent) == i + 1 and app.query_one(StatusBar).info.state == "ready")
+            def answered(sent: int = i + 1) -> bool:
+                return len(engine.sent) == sent and app.query_one(StatusBar).info.state == "ready"
+
+            await wait_until(pilot, answered)
         view = app.query_one(ConversationView)
         assert len(view.blocks) == 5 and view.pruned == 3
         assert getattr(view.blocks[-1], "text", "") == "reply 3"
@@ -153,7 +157,7 @@ async def test_pane_keys_toggle_and_resize_and_the_theme_switches() -> None:
         dark = app.current_theme.dark
         await pilot.press("f8")
         assert app.current_theme.dark is not dark
-        assert app.query_one("#diff-pane").syntax_theme == ("ansi_dark" if not dark else "ansi_light")
+        assert app.query_one("#diff-pane", DiffPane).syntax_theme == ("ansi_dark" if not dark else "ansi_light")
 
 
 async def test_the_command_palette_runs_slash_commands() -> None:
@@ -177,11 +181,11 @@ async def test_help_lists_commands_and_status_shows_engine_figures() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/help")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
-        assert "/compact [focus]" in app.screen.text and "Esc" in app.screen.text
+        assert "/compact [focus]" in text_screen(app).text and "Esc" in text_screen(app).text
         await pilot.press("escape")
         await send(pilot, "/status")
-        await wait_until(pilot, lambda: isinstance(app.screen, TextScreen) and app.screen.title_text == "Status")
-        assert "the history is compacted at 90.0k" in app.screen.text and "threshold_tokens" not in app.screen.text
+        await wait_until(pilot, lambda: isinstance(app.screen, TextScreen) and text_screen(app).title_text == "Status")
+        assert "the history is compacted at 90.0k" in text_screen(app).text and "threshold_tokens" not in text_screen(app).text
 
 
 async def test_the_mcp_log_button_opens_the_log_the_status_names_for_the_server_in_trouble(tmp_path: Path) -> None:
@@ -195,13 +199,13 @@ async def test_the_mcp_log_button_opens_the_log_the_status_names_for_the_server_
         await wait_until(pilot, lambda: app.engine is not None)
         await pilot.click("#mcp-log")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
-        assert "listing tools" in app.screen.text and app.screen.title_text.startswith("formspec-local server log")
+        assert "listing tools" in text_screen(app).text and text_screen(app).title_text.startswith("formspec-local server log")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, TextScreen))
         engine.mcp[1] = replace(engine.mcp[1], state="dead", error="exit 1")
         await pilot.click("#mcp-log")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen))
-        assert app.screen.text == "registry: [Errno 111] refused\n"
+        assert text_screen(app).text == "registry: [Errno 111] refused\n"
 
 
 async def test_quit_leaves_the_app_and_closes_the_engine() -> None:

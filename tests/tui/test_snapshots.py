@@ -17,14 +17,14 @@ from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.status_bar import StatusBar
-from tests.tui.conftest import wait_until
+from tests.tui.conftest import SnapCompare, wait_until
 from tests.tui.fakes import factory_for
 from tests.tui.scenes import barbershop_engine
 
 SIZE = (120, 36)
 
 
-async def settle(pilot: Pilot) -> None:
+async def settle(pilot: Pilot[None]) -> None:
     """Let pending work finish, then repaint everything once: partial repaints that raced with
     the last updates split identical cells into different SVG segments."""
     await pilot.wait_for_scheduled_animations()
@@ -33,8 +33,8 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-def after_first_turn() -> Callable[[Pilot], Awaitable[None]]:
-    async def run_before(pilot: Pilot) -> None:
+def after_first_turn() -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
         assert isinstance(app, ConsultApp)
         prompt = app.query_one(PromptInput)
@@ -47,18 +47,18 @@ def after_first_turn() -> Callable[[Pilot], Awaitable[None]]:
     return run_before
 
 
-def test_main_screen_after_a_discovery_turn_dark(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_main_screen_after_a_discovery_turn_dark(snap_compare: SnapCompare) -> None:
     app = ConsultApp(factory_for(barbershop_engine()))
     assert snap_compare(app, terminal_size=SIZE, run_before=after_first_turn())
 
 
-def test_main_screen_after_a_discovery_turn_light(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_main_screen_after_a_discovery_turn_light(snap_compare: SnapCompare) -> None:
     app = ConsultApp(factory_for(barbershop_engine()), theme="textual-light")
     assert snap_compare(app, terminal_size=SIZE, run_before=after_first_turn())
 
 
-def test_review_of_an_invalid_draft_shows_its_problems(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    async def run_before(pilot: Pilot) -> None:
+def test_review_of_an_invalid_draft_shows_its_problems(snap_compare: SnapCompare) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         await after_first_turn()(pilot)
         pane = pilot.app.query_one(DiffPane)
         await pilot.press("ctrl+r")  # enter the pane on purpose: its review keys act
@@ -69,20 +69,20 @@ def test_review_of_an_invalid_draft_shows_its_problems(snap_compare) -> None:  #
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-def test_first_frame_while_connecting(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_first_frame_while_connecting(snap_compare: SnapCompare) -> None:
     async def never(resume: str | None) -> object:
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
-    async def run_before(pilot: Pilot) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         pilot.app.query_one(PromptInput).cursor_blink = False
         await pilot.pause()
 
     assert snap_compare(ConsultApp(never), terminal_size=SIZE, run_before=run_before)  # type: ignore[arg-type]
 
 
-def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    async def run_before(pilot: Pilot) -> None:
+def test_help_screen(snap_compare: SnapCompare) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
         assert isinstance(app, ConsultApp)
         app.query_one(PromptInput).cursor_blink = False
@@ -94,8 +94,8 @@ def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(ConsultApp(factory_for(barbershop_engine())), terminal_size=SIZE, run_before=run_before)
 
 
-def test_resumed_session_with_an_expanded_compaction_summary(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    from formspec_consult.store.agent_events import AssistantMessage, CompactionDone, TurnStarted
+def test_resumed_session_with_an_expanded_compaction_summary(snap_compare: SnapCompare) -> None:
+    from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, CompactionDone, TurnStarted
     from formspec_consult.tui.widgets.compaction_block import CompactionBlock
     from tests.tui.fakes import FakeEngine
 
@@ -103,7 +103,7 @@ def test_resumed_session_with_an_expanded_compaction_summary(snap_compare) -> No
         "## Goal\nA queue for Saturday walk-ins at a barbershop.\n\n## Decisions\n"
         "- B) Numbered tickets, called by number when a chair is free\n\n## Open questions\n- Deposits?"
     )
-    past = [
+    past: list[AgentEvent] = [
         TurnStarted(turn=1, user_text="I run a barbershop in Bandung"),
         AssistantMessage("How do walk-ins get served?"),
         CompactionDone(summary=summary, replaced_messages=24, tokens_before=81000, tokens_after=6200),
@@ -111,7 +111,7 @@ def test_resumed_session_with_an_expanded_compaction_summary(snap_compare) -> No
         AssistantMessage("Deposits can be kept on late cancellations."),
     ]
 
-    async def run_before(pilot: Pilot) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
         assert isinstance(app, ConsultApp)
         app.query_one(PromptInput).cursor_blink = False
@@ -125,16 +125,16 @@ def test_resumed_session_with_an_expanded_compaction_summary(snap_compare) -> No
     assert snap_compare(ConsultApp(factory_for(engine)), terminal_size=SIZE, run_before=run_before)
 
 
-def test_small_screen_shows_one_pane_with_tabs(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    async def run_before(pilot: Pilot) -> None:
+def test_small_screen_shows_one_pane_with_tabs(snap_compare: SnapCompare) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         await after_first_turn()(pilot)
 
     app = ConsultApp(factory_for(barbershop_engine()))
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
-def test_small_screen_diffs_tab(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    async def run_before(pilot: Pilot) -> None:
+def test_small_screen_diffs_tab(snap_compare: SnapCompare) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         await after_first_turn()(pilot)
         await pilot.press("f4")
         await settle(pilot)
@@ -144,8 +144,8 @@ def test_small_screen_diffs_tab(snap_compare) -> None:  # type: ignore[no-untype
 
 
 def _preview(view_presses: int, path: str = "modules/booking/transaction/appointment/entity.yaml",
-             drafts: int = 3) -> Callable[[Pilot], Awaitable[None]]:
-    async def run_before(pilot: Pilot) -> None:
+             drafts: int = 3) -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
         assert isinstance(app, ConsultApp)
         app.query_one(PromptInput).cursor_blink = False
@@ -159,21 +159,21 @@ def _preview(view_presses: int, path: str = "modules/booking/transaction/appoint
     return run_before
 
 
-def test_preview_of_an_entity_draft_shows_fields_and_lifecycle(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_preview_of_an_entity_draft_shows_fields_and_lifecycle(snap_compare: SnapCompare) -> None:
     from tests.tui.scenes import appointment_engine
 
     app = ConsultApp(factory_for(appointment_engine()))
     assert snap_compare(app, terminal_size=(160, 45), run_before=_preview(1))
 
 
-def test_the_lifecycle_main_path_runs_to_the_successful_end_whatever_order_the_transitions_are_in(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_the_lifecycle_main_path_runs_to_the_successful_end_whatever_order_the_transitions_are_in(snap_compare: SnapCompare) -> None:
     from tests.tui.scenes import RENTAL_PATH, rental_engine
 
     app = ConsultApp(factory_for(rental_engine()))
     assert snap_compare(app, terminal_size=(160, 45), run_before=_preview(1, RENTAL_PATH, drafts=1))
 
 
-def test_session_overview_lists_the_proposed_entities_and_relations(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_session_overview_lists_the_proposed_entities_and_relations(snap_compare: SnapCompare) -> None:
     from tests.tui.scenes import appointment_engine
 
     app = ConsultApp(factory_for(appointment_engine()))
@@ -204,8 +204,8 @@ def booking_blocks() -> DraftBlocks:
     return DraftBlocks(path=BOOKING, blocks=rows)
 
 
-def partial_review() -> Callable[[Pilot], Awaitable[None]]:
-    async def run_before(pilot: Pilot) -> None:
+def partial_review() -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def run_before(pilot: Pilot[None]) -> None:
         from formspec_consult.tui.screens.blocks import BlocksScreen
 
         await after_first_turn()(pilot)
@@ -220,13 +220,13 @@ def partial_review() -> Callable[[Pilot], Awaitable[None]]:
     return run_before
 
 
-def test_partial_review_at_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_partial_review_at_80x24(snap_compare: SnapCompare) -> None:
     engine = barbershop_engine()
     engine.blocks[BOOKING] = booking_blocks()
     assert snap_compare(ConsultApp(factory_for(engine)), terminal_size=(80, 24), run_before=partial_review())
 
 
-def test_partial_review_at_160x45(snap_compare) -> None:  # type: ignore[no-untyped-def]
+def test_partial_review_at_160x45(snap_compare: SnapCompare) -> None:
     engine = barbershop_engine()
     engine.blocks[BOOKING] = booking_blocks()
     assert snap_compare(ConsultApp(factory_for(engine)), terminal_size=(160, 45), run_before=partial_review())

@@ -18,7 +18,7 @@ from formspec_consult import i18n
 from formspec_consult.tui.app import ConsultApp
 from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
-from tests.tui.conftest import wait_until
+from tests.tui.conftest import SnapCompare, wait_until
 from tests.tui.fakes import factory_for
 from tests.tui.scenes import appointment_engine, barbershop_engine
 from tests.tui.test_snapshots import _preview, after_first_turn, settle
@@ -37,14 +37,14 @@ def language(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_main_screen_after_a_discovery_turn(snap_compare, language: str, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+def test_main_screen_after_a_discovery_turn(snap_compare: SnapCompare, language: str, size: tuple[int, int]) -> None:
     app = ConsultApp(factory_for(barbershop_engine()))
     assert snap_compare(app, terminal_size=size, run_before=after_first_turn())
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_review_of_a_refused_draft(snap_compare, language: str, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
-    async def run_before(pilot: Pilot) -> None:
+def test_review_of_a_refused_draft(snap_compare: SnapCompare, language: str, size: tuple[int, int]) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         await after_first_turn()(pilot)
         if pilot.app.size.width < 100:
             await pilot.press("f4")  # one pane at a time: the Diffs tab
@@ -57,14 +57,14 @@ def test_review_of_a_refused_draft(snap_compare, language: str, size: tuple[int,
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_preview_of_an_entity_draft(snap_compare, language: str, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+def test_preview_of_an_entity_draft(snap_compare: SnapCompare, language: str, size: tuple[int, int]) -> None:
     app = ConsultApp(factory_for(appointment_engine()))
     assert snap_compare(app, terminal_size=size, run_before=_preview(1))
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_help_screen(snap_compare, language: str, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
-    async def run_before(pilot: Pilot) -> None:
+def test_help_screen(snap_compare: SnapCompare, language: str, size: tuple[int, int]) -> None:
+    async def run_before(pilot: Pilot[None]) -> None:
         app = pilot.app
         assert isinstance(app, ConsultApp)
         app.query_one(PromptInput).cursor_blink = False
@@ -88,7 +88,7 @@ def test_the_indonesian_screen_really_is_in_indonesian() -> None:
             await after_first_turn()(pilot)
             shown = app.screen.active_bindings.values()
             footer = " ".join(active.binding.description for active in shown if active.binding.show)
-            return str(app.query_one(StatusBar).render()), footer, app.query_one(PromptInput).placeholder
+            return str(app.query_one(StatusBar).render()), footer, str(app.query_one(PromptInput).placeholder)
 
     i18n.use_language("id")
     try:

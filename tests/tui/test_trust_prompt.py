@@ -55,7 +55,9 @@ async def test_not_now_keeps_the_projects_server_from_running_and_says_so_once(
         await wait_until(pilot, lambda: app.engine is not None and app.session_shown, timeout=60)
         said = [t for t in texts(app) if "Ignored until you trust this folder" in t]
         assert len(said) == 1 and "mcpServers" in said[0] and "formspec-consult trust" in said[0]
-        assert app.engine.status().server("helper") is None
+        engine = app.engine
+        assert engine is not None
+        assert engine.status().server("helper") is None
     assert not marker.exists() and trusted_folders() == {}
 
 

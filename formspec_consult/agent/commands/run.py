@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 
 from formspec_consult.agent.commands.format import format_status
 from formspec_consult.agent.commands.slash import SlashCommand, help_text, rewind_args
+from formspec_consult.i18n import _
 from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.store.agent_events import (
     AgentEvent,
@@ -83,7 +84,7 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
     elif name == "compact":
         done = await session.compressor.compact(session.history, force=True, focus=command.arg_text or None)
         if done is None:
-            yield Notice("info", "Nothing to compact yet: the conversation is only the latest turn.")
+            yield Notice("info", _("Nothing to compact yet: the conversation is only the latest turn."))
         else:
             session.loop.record(done)
             yield done
@@ -91,7 +92,7 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
         yield Notice("info", format_status(engine.status()))
     elif name == "mcp":
         if args and args[0] == "log":  # the app opens it in a pane; elsewhere: where it is
-            yield Notice("info", f"MCP server log: {engine.status().mcp_log}")
+            yield Notice("info", _("MCP server log: {path}").format(path=engine.status().mcp_log))
             return
         if args and args[0] == "restart":
             await engine.restart_mcp(args[1] if len(args) > 1 else None)
@@ -101,17 +102,17 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
     elif name == "model":
         yield Notice(
             "info",
-            f"Model: {engine.model} via {engine.provider_name}. To switch, start again with "
-            "--model NAME --continue (the session keeps its history).",
+            _("Model: {model} via {provider}. To switch, start again with --model NAME --continue (the session "
+              "keeps its history).").format(model=engine.model, provider=engine.provider_name),
         )
     elif name == "sessions":
         from formspec_consult.store.folder import list_sessions
 
         rows = [
-            f"{info.id}{'  (this one)' if info.id == engine.session_id else ''}"
+            _("{session}  (this one)").format(session=info.id) if info.id == engine.session_id else info.id
             for info in list_sessions(session.session_dir.parent)
         ]
-        yield Notice("info", "\n".join(rows) or "No sessions.")
+        yield Notice("info", "\n".join(rows) or _("No sessions."))
     elif name == "language":
         yield Notice(*_language(session, args))
     elif name == "fork":
@@ -119,14 +120,15 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
 
         # This process holds the session's claim and runs commands between turns: it is at rest.
         try:
-            fork_id, _, point = fork_session(session.session_dir.parent, session.session_id, held_here=True)
+            fork_id, _dir, point = fork_session(session.session_dir.parent, session.session_id, held_here=True)
         except (ValueError, OSError) as exc:  # SessionError, a full disk: nothing was kept
-            yield Notice("error", f"Could not fork this session: {exc}")
+            yield Notice("error", _("Could not fork this session: {error}").format(error=exc))
             return
         yield Notice(
             "info",
-            f"Forked this session (after turn {point.turn}) as {fork_id}: formspec-consult --resume {fork_id} "
-            f"opens the fork; this session, {session.session_id}, stays as it is.",
+            _("Forked this session (after turn {turn}) as {fork}: formspec-consult --resume {fork} opens the fork; "
+              "this session, {session}, stays as it is.").format(turn=point.turn, fork=fork_id,
+                                                                  session=session.session_id),
         )
         yield SessionChanged(fork_id, "forked", point.turn)  # the app switches to it; headless just says so
     elif name == "rewind":
@@ -141,7 +143,7 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
         except ValueError as exc:  # CompareError, SessionError: the message says what to do
             raise ToolError(str(exc)) from exc
     else:  # quit: the UI's job; headless just says so
-        yield Notice("info", "The session is saved; resume it with --continue.")
+        yield Notice("info", _("The session is saved; resume it with --continue."))
 
 
 async def _rewind(engine: EngineLike, session: Session, command: SlashCommand) -> AsyncGenerator[AgentEvent, None]:
@@ -194,17 +196,16 @@ async def _rewind(engine: EngineLike, session: Session, command: SlashCommand) -
 def turn_list(turns: list[Turn]) -> str:
     """The turns of the conversation, one a line, for `/rewind` without a turn."""
     if not turns:
-        return "There are no turns to rewind to yet."
+        return _("There are no turns to rewind to yet.")
     rows = [f"{t.number:>3}  {' '.join(t.user_text.split())[:70]}" for t in turns]
-    return ("Turns of this conversation (rewind with /rewind N [--files|--conversation|--both]; 0 goes back "
-            "to before the first):\n" + "\n".join(rows))
+    return _("Turns of this conversation (rewind with /rewind N [--files|--conversation|--both]; 0 goes back "
+             "to before the first):") + "\n" + "\n".join(rows)
 
 
 def _language(session: Session, args: tuple[str, ...]) -> tuple[Literal["info", "error"], str]:
     """`/language`: the session's reply language; `/language <code>`: switch to it."""
     from formspec_consult.agent.engine.language import set_language
     from formspec_consult.agent.language.lock import LanguageError, parse_language
-    from formspec_consult.i18n import gettext as _
     from formspec_consult.i18n import language_name
 
     current = session.language.code
@@ -226,20 +227,20 @@ async def _apply(review: ReviewFlow, args: tuple[str, ...]) -> AsyncGenerator[Ag
     if args and args[0] == "--all":
         outcome = await review.apply_all()
         if outcome.skipped:
-            yield Notice("warning", f"Not applied (validation problems): {', '.join(outcome.skipped)}")
+            yield Notice("warning", _("Not applied (validation problems): {paths}").format(paths=", ".join(outcome.skipped)))
         if not outcome.applied and not outcome.failed:
-            yield Notice("info", "No valid drafts to apply.")
+            yield Notice("info", _("No valid drafts to apply."))
             return
         for result in outcome.applied:
             yield Notice("info", format_apply(result))
         yield DraftsChanged(outcome.paths)
         if outcome.failed:
-            raise ToolError("; ".join(f"{path} not applied: {why}" for path, why in outcome.failed))
+            raise ToolError("; ".join(_("{path} not applied: {why}").format(path=path, why=why) for path, why in outcome.failed))
         return
     try:
         path = args[0] if args else await review.sole_draft()
     except ReviewError as exc:
-        raise ToolError(f"{exc} Use /apply <path> or /apply --all.") from exc
+        raise ToolError(_("{error} Use /apply <path> or /apply --all.").format(error=exc)) from exc
     result = await review.apply(path)
     yield Notice("info", format_apply(result))
     yield DraftsChanged((result.path,))
@@ -285,4 +286,4 @@ async def _summary(engine: EngineLike, session: Session) -> AsyncGenerator[Agent
     write_atomic(path, (text.strip() + "\n").encode("utf-8"))
     rel = path.relative_to(session.project_root).as_posix()
     session.log.write(SummaryWrittenRecord(path=rel, text=text))
-    yield Notice("info", f"Wrote {rel}: read it, then confirm or correct it in the conversation.")
+    yield Notice("info", _("Wrote {path}: read it, then confirm or correct it in the conversation.").format(path=rel))

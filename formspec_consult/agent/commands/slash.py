@@ -27,7 +27,7 @@ class SlashSpec:
     """One command: name, argument hint, help line, who runs it in the app, what the palette runs."""
 
     name: str
-    usage: str
+    usage: str  # marked N_(…) when it names arguments ("[path]"): shown with _()
     help: str  # marked N_(…): said in the person's language where it is shown
     handler: Literal["ui", "engine"] = "ui"
     palette: str | None = ""  # what the palette runs ("" → "/name"; None → prefill the input)
@@ -39,23 +39,23 @@ class SlashSpec:
 
 
 SLASH_COMMANDS: tuple[SlashSpec, ...] = (
-    SlashSpec("diff", "/diff [path]", N_("Show the session's drafts and their diffs.")),
-    SlashSpec("apply", "/apply [path|--all]", N_("Apply the selected draft, the one at path, or every valid draft.")),
-    SlashSpec("reject", "/reject <path> [reason]", N_("Discard a draft; a reason, if given, goes to the consultant."),
+    SlashSpec("diff", N_("/diff [path]"), N_("Show the session's drafts and their diffs.")),
+    SlashSpec("apply", N_("/apply [path|--all]"), N_("Apply the selected draft, the one at path, or every valid draft.")),
+    SlashSpec("reject", N_("/reject <path> [reason]"), N_("Discard a draft; a reason, if given, goes to the consultant."),
               palette=None),
     SlashSpec("undo", "/undo", N_("Undo the last apply, restoring the exact bytes.")),
     SlashSpec("summary", "/summary", N_("Write or show the discovery summary."), "engine"),
-    SlashSpec("compact", "/compact [focus]", N_("Compact the history now (optionally say what to keep)."), "engine"),
+    SlashSpec("compact", N_("/compact [focus]"), N_("Compact the history now (optionally say what to keep)."), "engine"),
     SlashSpec("status", "/status", N_("Model, session, context and cost figures.")),
-    SlashSpec("model", "/model [name]", N_("Show the model, or switch to another one and keep the session.")),
-    SlashSpec("mcp", "/mcp restart|log [server]", N_("Restart the MCP servers, or show a server's log."), palette="/mcp restart"),
+    SlashSpec("model", N_("/model [name]"), N_("Show the model, or switch to another one and keep the session.")),
+    SlashSpec("mcp", N_("/mcp restart|log [server]"), N_("Restart the MCP servers, or show a server's log."), palette="/mcp restart"),
     SlashSpec("sessions", "/sessions", N_("Browse this project's sessions and resume one.")),
-    SlashSpec("language", "/language [code]", N_("Show the reply language, or switch it (e.g. /language id)."), "engine"),
+    SlashSpec("language", N_("/language [code]"), N_("Show the reply language, or switch it (e.g. /language id)."), "engine"),
     SlashSpec("fork", "/fork", N_("Copy this session into a new one (to try another way) and go on in the copy."), "engine"),
-    SlashSpec("compare", "/compare [session]",
+    SlashSpec("compare", N_("/compare [session]"),
               N_("Show this session's drafts beside another's (a fork's source when left out): entities, fields, states."),
               palette=None),
-    SlashSpec("rewind", "/rewind [turn] [--files|--conversation|--both]",
+    SlashSpec("rewind", N_("/rewind [turn] [--files|--conversation|--both]"),
               N_("Go back to the end of a turn (picked from a list): later applies undone, drafts and conversation cut back."),
               "engine"),
     SlashSpec("help", "/help", N_("List commands and keys.")),
@@ -84,8 +84,8 @@ class SlashCommand:
 
 def help_text() -> str:
     """Every command, one per line (the Markdown of the app's /help is built from the same table)."""
-    width = max(len(spec.usage) for spec in SLASH_COMMANDS)
-    return "\n".join(f"{spec.usage:<{width}}  {_(spec.help)}" for spec in SLASH_COMMANDS)
+    width = max(len(_(spec.usage)) for spec in SLASH_COMMANDS)
+    return "\n".join(f"{_(spec.usage):<{width}}  {_(spec.help)}" for spec in SLASH_COMMANDS)
 
 
 def is_command(text: str) -> bool:
@@ -104,28 +104,28 @@ def parse_slash(text: str) -> SlashCommand | None:
     try:
         parts = shlex.split(text.strip()[1:])
     except ValueError as exc:
-        raise SlashError(f"Could not read the command: {exc}") from exc
+        raise SlashError(_("Could not read the command: {error}").format(error=exc)) from exc
     name, args = parts[0].lower(), tuple(parts[1:])
     if name not in BY_NAME:
         known = " ".join(f"/{spec.name}" for spec in SLASH_COMMANDS)
-        raise SlashError(f"Unknown command /{name}. Commands: {known}")
+        raise SlashError(_("Unknown command /{name}. Commands: {known}").format(name=name, known=known))
     if name == "reject" and not args:
-        raise SlashError("Usage: /reject <draft path> [reason] (see /diff for the paths)")
+        raise SlashError(_("Usage: /reject <draft path> [reason] (see /diff for the paths)"))
     if name == "apply" and len(args) > 1:
-        raise SlashError("Usage: /apply <draft path> or /apply --all")
+        raise SlashError(_("Usage: /apply <draft path> or /apply --all"))
     if name == "language" and len(args) > 1:
-        raise SlashError("Usage: /language <code>, e.g. /language id (Indonesian) or /language en (English)")
+        raise SlashError(_("Usage: /language <code>, e.g. /language id (Indonesian) or /language en (English)"))
     if name == "fork" and args:
-        raise SlashError("Usage: /fork (it takes no arguments: it forks this session as it is now)")
+        raise SlashError(_("Usage: /fork (it takes no arguments: it forks this session as it is now)"))
     if name == "compare" and len(args) > 1:
-        raise SlashError("Usage: /compare [session id] (without it: the session this fork came from)")
+        raise SlashError(_("Usage: /compare [session id] (without it: the session this fork came from)"))
     if name == "rewind" and not _rewind_args(args):
-        raise SlashError(
+        raise SlashError(_(
             "Usage: /rewind [turn] [--files|--conversation|--both] — a turn number (0: before the first) and "
             "what to take back (both when left out); /rewind alone lists the turns."
-        )
+        ))
     if name == "mcp" and not (args == () or (args[0] in ("restart", "log") and len(args) <= 2)):
-        raise SlashError("Usage: /mcp, /mcp restart [server] or /mcp log [server]")
+        raise SlashError(_("Usage: /mcp, /mcp restart [server] or /mcp log [server]"))
     return SlashCommand(name, args)
 
 

@@ -23,6 +23,7 @@ from formspec_consult.agent.engine.status import EngineStatus
 from formspec_consult.agent.engine.system_prompt import language_note
 from formspec_consult.agent.loop.options import pick_option
 from formspec_consult.agent.loop.permissions import Approver
+from formspec_consult.i18n import _
 from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.providers.base import ProviderError
 from formspec_consult.store.agent_events import (
@@ -163,7 +164,7 @@ class Engine:
         try:
             session = await self._session()  # a message sent while the model layer loads waits for it
         except Exception as exc:  # noqa: BLE001 - the start failed: every turn says why
-            yield Notice("error", f"The consultation could not start: {exc}")
+            yield Notice("error", _("The consultation could not start: {error}").format(error=exc))
             yield TurnFinished("error", error=str(exc))
             return
         while session.start_problems:  # servers that failed to start: said once, at the first turn

@@ -21,20 +21,34 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
+from formspec_consult.i18n import N_, _
 from formspec_consult.store.agent_events import Notice
 from formspec_consult.store.layout import SessionLayout
 from formspec_consult.store.records import EventRecord, PhaseRecord
 
 Phase = Literal["discovery", "draft", "iterate"]
 PhaseReason = Literal["drafted", "designed", "applied"]
-PHASE_TITLES: dict[str, str] = {"discovery": "Discovery", "draft": "Draft", "iterate": "Iterate"}
+PHASE_TITLES: dict[str, str] = {"discovery": N_("Discovery"), "draft": N_("Draft"), "iterate": N_("Iterate")}
+# What the person is told when the phase changes (marked: said in their language where it is shown).
 ANNOUNCEMENTS: dict[str, str] = {
-    "drafted": "Phase: Draft — the first draft is written; review drafts with /diff.",
-    "designed": "Phase: Iterate — this project already has a design: a request is a change to it, "
-                "drafted top-down (documents, then specs) with a dated entry in docs/changelog.md.",
-    "applied": "Phase: Iterate — this session's drafts are applied: what you ask now is a change to them, "
-               "drafted top-down with a dated entry in docs/changelog.md.",
+    "drafted": N_("Phase: Draft — the first draft is written; review drafts with /diff."),
+    "designed": N_("Phase: Iterate — this project already has a design: a request is a change to it, "
+                   "drafted top-down (documents, then specs) with a dated entry in docs/changelog.md."),
+    "applied": N_("Phase: Iterate — this session's drafts are applied: what you ask now is a change to them, "
+                  "drafted top-down with a dated entry in docs/changelog.md."),
 }
+
+
+def phase_title(phase: str) -> str:
+    """The phase's name in the person's language ("iterate" → "Iterate", "Iterasi")."""
+    return _(PHASE_TITLES[phase]) if phase in PHASE_TITLES else phase.capitalize()
+
+
+def announcement(reason: str, phase: str) -> str:
+    """What the person is told of a phase change for `reason`, in their language."""
+    if reason in ANNOUNCEMENTS:
+        return _(ANNOUNCEMENTS[reason])
+    return _("Phase: {phase}").format(phase=phase_title(phase))
 
 
 def _files(folder: Path) -> Iterable[Path]:
@@ -129,5 +143,5 @@ class PhaseTracker:
     def _change(self, reason: PhaseReason) -> None:
         self._last = self.current
         # Draft begins mid-turn with the first draft, which the reply already says: logged, not announced.
-        notice = None if reason == "drafted" else Notice("info", ANNOUNCEMENTS[reason])
+        notice = None if reason == "drafted" else Notice("info", announcement(reason, self._last))
         self._said(PhaseRecord(phase=self._last, reason=reason), notice)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from formspec_consult.agent.engine.phase import ANNOUNCEMENTS
+from formspec_consult.agent.engine.phase import announcement
 from formspec_consult.agent.history.summary import compaction_done
 from formspec_consult.agent.loop.options import find_options
 from formspec_consult.store.agent_events import (
@@ -54,7 +54,7 @@ def _one(event: EventRecord) -> AgentEvent | None:
     if isinstance(event, NoticeRecord):
         return Notice(event.level, event.message)
     if isinstance(event, PhaseRecord) and event.reason != "drafted":  # Draft is logged, not announced
-        return Notice("info", ANNOUNCEMENTS.get(event.reason, f"Phase: {event.phase.capitalize()}"))
+        return Notice("info", announcement(event.reason, event.phase))
     if isinstance(event, TurnFinishedRecord):
         return TurnFinished(event.reason, event.error)
     if isinstance(event, RewindRecord):

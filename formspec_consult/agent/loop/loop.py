@@ -39,6 +39,7 @@ from formspec_consult.agent.loop.tools import (
     tools_digest,
 )
 from formspec_consult.agent.loop.usage import UsageTotals
+from formspec_consult.i18n import _
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.providers.base import (
     INCOMPLETE,
@@ -228,8 +229,9 @@ class AgentLoop:
             yield self._usage_event(completion)
             failed = completion.finish_reason == INCOMPLETE and bool(completion.raw.get("server_error"))
             if completion.finish_reason == INCOMPLETE:
-                why = completion.raw.get("cut_short") or "the provider's stream ended before the reply was finished"
-                message = f"The reply was cut off: {why}. What you read is kept; ask the consultant to continue."
+                why = completion.raw.get("cut_short") or _("the provider's stream ended before the reply was finished")
+                message = _("The reply was cut off: {why}. What you read is kept; ask the consultant to continue.").format(
+                    why=why)
                 level: Literal["warning", "error"] = "error" if failed else "warning"  # the server failed: so did the turn
                 self.log.write(NoticeRecord(level=level, message=message))
                 yield self.emit(Notice(level, message))
@@ -237,7 +239,7 @@ class AgentLoop:
                     yield TurnFinished("error", error=message)
                     return
             if completion.finish_reason == "length":
-                message = (
+                message = _(
                     "The reply stopped at the model's output limit. Ask it to continue, or raise "
                     "reserved_output in the config."
                 )
@@ -265,11 +267,11 @@ class AgentLoop:
                         f"ERROR: not run — this turn's {self.max_steps} steps are used up. The person was "
                         "told; they can let you continue with their next message.",
                     )
-                message = (
-                    f"Stopped after {self.max_steps} steps in one turn: the consultant used every step "
+                message = _(
+                    "Stopped after {steps} steps in one turn: the consultant used every step "
                     "of this turn. What it did is kept (its drafts: /diff); send a message (\"continue\") "
                     "to let it go on, or rephrase the request."
-                )
+                ).format(steps=self.max_steps)
                 self.log.write(NoticeRecord(level="warning", message=message))
                 yield self.emit(Notice("warning", message))
                 self.stopped_at_budget = self.max_steps
@@ -332,7 +334,7 @@ class AgentLoop:
                     completion = item
         self._partial = ""
         if completion is None:
-            raise ProviderError("the provider ended its reply without a completion", hint="try again")
+            raise ProviderError(_("the provider ended its reply without a completion"), hint=_("try again"))
         completion = _unique_call_ids(completion, self.history.messages)
         self.log.write(
             ResponseRecord(

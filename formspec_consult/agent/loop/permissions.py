@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from formspec_consult.i18n import N_, _
 from formspec_consult.mcp_client.manager import ToolIdentity
 
 Rule = Literal["allow", "ask", "deny"]
@@ -55,17 +56,30 @@ class PermissionRequest:
     server: str = ""  # a server other than the local one, named to the person
 
     @property
-    def summary(self) -> str:
-        """What the model asks to do, in the person's terms."""
+    def action(self) -> str:
+        """What the model asks to do, in the person's words and language: "apply the draft x.yaml"."""
         target = (self.arguments.get("file") or self.arguments.get("path") or self.arguments.get("server")
                   or (self.arguments.get("name") if self.name == "install_module" else None))
-        verb = {"apply_draft": "apply the draft", "undo_apply": "undo the last apply",
-                "reject_draft": "discard the draft", "stop_server": "stop the server",
-                "restart_server": "restart the server",
-                "install_module": "install the registry module"}.get(self.name, f"run {self.name}")
         if self.server:
-            verb = f"run {self.name} of the MCP server '{self.server}'"
-        return f"The consultant wants to {verb}{f' {target}' if target else ''}."
+            verb = _("run {tool} of the MCP server '{server}'").format(tool=self.name, server=self.server)
+        elif self.name in _ACTIONS:
+            verb = _(_ACTIONS[self.name])
+        else:
+            verb = _("run {tool}").format(tool=self.name)
+        return f"{verb} {target}" if target else verb
+
+    @property
+    def summary(self) -> str:
+        """The question's first line: "The consultant wants to apply the draft x.yaml."."""
+        return _("The consultant wants to {action}.").format(action=self.action)
+
+
+# What a guarded tool does, as the person is asked about it (its target follows).
+_ACTIONS = {
+    "apply_draft": N_("apply the draft"), "undo_apply": N_("undo the last apply"),
+    "reject_draft": N_("discard the draft"), "stop_server": N_("stop the server"),
+    "restart_server": N_("restart the server"), "install_module": N_("install the registry module"),
+}
 
 
 Approver = Callable[[PermissionRequest], Awaitable[Decision]]

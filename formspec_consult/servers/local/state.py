@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 from mcp.server.mcpserver.exceptions import ToolError
 
 from formspec_consult.devserver import DevServer, DevServerError
+from formspec_consult.errors import UserError
 from formspec_consult.spec.errors import ProjectError, SkillNotFound, UnknownKind
 
 if TYPE_CHECKING:
@@ -62,7 +63,9 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except EXPECTED_ERRORS as exc:
-            message = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
+            # the model is addressed in English, whatever language the person's errors are said in
+            message = (exc.args[0] if isinstance(exc, LookupError) and exc.args
+                       else exc.untranslated() if isinstance(exc, UserError) else str(exc))
             raise ToolError(str(message)) from exc
         except OSError as exc:  # disk full, permissions: the person can fix these, so say which
             where = f" ({exc.filename})" if exc.filename else ""

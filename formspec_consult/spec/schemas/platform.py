@@ -32,11 +32,15 @@ def _menu_level(prefix: str, level: int, module_relative: bool) -> Schema:
                          else {"type": "array"})
     one_of_view_route: Schema = {"oneOf": [{"required": ["view"], "not": {"required": ["route"]}},
                                            {"required": ["route"], "not": {"required": ["view"]}}]}
-    leaf_keys = ["label"] if module_relative else ["label", "module"]
+    # an App's leaf names the module of its `view`; a `route` leaf is an absolute path and needs none
+    # (FormSpec's own newest example, storefront at 12eb5cd8, writes route-only App menu leaves)
+    if not module_relative:
+        one_of_view_route = {"oneOf": [{"required": ["view", "module"], "not": {"required": ["route"]}},
+                                       {"required": ["route"], "not": {"required": ["view"]}}]}
     shapes: list[Schema] = [
         {"title": "group", "required": ["label", "children"],
          "not": {"anyOf": [{"required": ["view"]}, {"required": ["route"]}]}},
-        {"title": "leaf", "required": leaf_keys, "not": {"required": ["children"]}, **one_of_view_route},
+        {"title": "leaf", "required": ["label"], "not": {"required": ["children"]}, **one_of_view_route},
     ]
     if not module_relative and level == 1:
         shapes.insert(0, {"title": "adopt node", "required": ["type", "module"],

@@ -19,6 +19,9 @@ from formspec_consult.agent.loop.permissions import Decision, PermissionRequest
 from formspec_consult.i18n import N_, _
 from formspec_consult.tui.localise import LocalisedBindings
 
+# The screen's answers by the name a key or button gives (a binding's argument, a button's id).
+_DECISIONS: dict[str, Decision] = {"allow_once": "allow_once", "allow_session": "allow_session", "deny": "deny"}
+
 
 class PermissionScreen(LocalisedBindings, ModalScreen[Decision]):
     """`o` allow once · `s` allow for this session · `d` or Esc deny."""
@@ -57,9 +60,10 @@ class PermissionScreen(LocalisedBindings, ModalScreen[Decision]):
         self.query_one("#deny", Button).focus()  # the safe answer is the one Enter gives
 
     def action_decide(self, decision: str) -> None:
-        self.dismiss(decision)  # type: ignore[arg-type]
+        self.dismiss(_DECISIONS[decision])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if event.button.id in {"allow_once", "allow_session", "deny"}:
-            self.dismiss(event.button.id)  # type: ignore[arg-type]
+        decision = _DECISIONS.get(event.button.id or "")
+        if decision is not None:
+            self.dismiss(decision)

@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from formspec_consult.i18n import N_, _
+from formspec_consult.i18n import N_, _, format_when
 from formspec_consult.tui.localise import LocalisedBindings
 from formspec_consult.tui.session_list import SessionSummary
 
@@ -35,8 +35,8 @@ class SessionsScreen(LocalisedBindings, ModalScreen[str | None]):
                 line = Text()
                 line.append(summary.session_id, style="bold")
                 if summary.session_id == self.current:
-                    line.append(" (current)", style="italic")
-                line.append(f"  {summary.modified:%Y-%m-%d %H:%M}  ", style="dim")
+                    line.append(" " + _("(current)"), style="italic")
+                line.append(f"  {format_when(summary.modified)}  ", style="dim")
                 line.append(summary.title)
                 options.append(Option(line, id=summary.session_id))
             yield OptionList(*options, id="session-list")

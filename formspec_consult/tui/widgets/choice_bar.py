@@ -9,12 +9,16 @@ reply can give a button an id Textual refuses.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.containers import VerticalGroup
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Button
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
 
 _LABEL = re.compile(r"^\s*\(?([A-Za-z])[).:]\s*(.*)$")
 LETTERS = "ABCDEF"  # alt+a … alt+f
@@ -53,7 +57,7 @@ class ChoiceBar(VerticalGroup):
             self.letter = letter
             self.option = option
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         for letter, label, _ in shown_options(self.options):
             # A Text label: option wording such as "[optional]" must not be read as markup.
             yield Button(Text(f"{letter}) {label}", no_wrap=True, overflow="ellipsis"),

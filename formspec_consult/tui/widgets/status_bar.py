@@ -9,6 +9,7 @@ from rich.markup import escape
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from formspec_consult.agent.engine.phase import phase_title
 from formspec_consult.i18n import N_, _, format_money, format_number, format_percent, ngettext
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def render_status(info: StatusInfo) -> str:
     if info.session:
         parts.append(escape(_("session {id}").format(id=info.session)))
     if info.phase:
-        parts.append(escape(_("phase {phase}").format(phase=info.phase.capitalize())))
+        parts.append(escape(_("phase {phase}").format(phase=phase_title(info.phase))))
     if info.window_tokens:
         share = info.context_tokens / info.threshold_tokens if info.threshold_tokens else 0
         source = _("reported") if info.reported else _("estimated")

@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Button, Static
 
+from formspec_consult.agent.commands.format import describe_server
 from formspec_consult.i18n import _
 from formspec_consult.tui.widgets.tool_call_entry import ToolCallEntry
 
@@ -24,7 +25,7 @@ def describe_mcp(status: EngineStatus | None) -> str:
         return "MCP: " + _("not connected")
     if not status.mcp:
         return f"MCP  {status.mcp_note}"
-    return "MCP  " + " · ".join(f"{server.name}: {server.describe()}" for server in status.mcp)
+    return "MCP  " + " · ".join(f"{server.name}: {describe_server(server)}" for server in status.mcp)
 
 
 class ToolCallsPane(Vertical):

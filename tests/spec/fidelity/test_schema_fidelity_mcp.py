@@ -61,8 +61,8 @@ async def test_propose_spec_file_validates_the_draft_as_the_core_does(client: Cl
     expected = open_project(root).validate(overlay={"spec/modules/fid/case.yaml": text}).to_dict()
     got = result["validation"]
     assert [(p["code"], p["message"]) for p in got["problems"]] == [
-        (p["code"], p["message"]) for p in expected["problems"]]  # type: ignore[attr-defined]
-    assert {w["code"] for w in got["warnings"]} == {w["code"] for w in expected["warnings"]}  # type: ignore[attr-defined]
+        (p["code"], p["message"]) for p in expected["problems"]]
+    assert {w["code"] for w in got["warnings"]} == {w["code"] for w in expected["warnings"]}
     assert got["schema_sources"] == expected["schema_sources"]
 
 
