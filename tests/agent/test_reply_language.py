@@ -7,16 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from formspec_consult.agent.engine.engine import Engine, EngineOptions
+from formspec_consult.agent.engine.engine import Engine
 from formspec_consult.agent.language.detect import detect, prose
 from formspec_consult.agent.language.lock import ReplyLanguage
-from formspec_consult.commands.wiring import server_specs
-from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, Notice, TurnFinished
 from formspec_consult.store.events import EventLog
+from tests.agent.engines import open_engine, run
 
 pytestmark = pytest.mark.anyio
 
@@ -28,19 +26,6 @@ REPLY_EN = ("Got it. So every customer walks in without an appointment and waits
 # Indonesian as owners write it, full of English names: never re-asked.
 REPLY_MIXED = ("Saya sudah membuat draft `modules/shop/entities/booking.yaml`: entity Booking dengan field "
                "customer_name, phone dan status (Ordered, Paid, Done). Silakan periksa diff-nya.")
-
-
-async def open_engine(project: Path, replies: list[Any], **kwargs: Any) -> tuple[Engine, ScriptedProvider]:
-    provider = ScriptedProvider(replies)
-    engine = await Engine.open(
-        EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs, **kwargs)
-    )
-    return engine, provider
-
-
-async def run(engine: Engine, text: str) -> list[AgentEvent]:
-    with anyio.fail_after(30):
-        return [event async for event in engine.run_turn(text)]
 
 
 def logged(engine: Engine, kind: str) -> list[dict[str, Any]]:
