@@ -11,7 +11,8 @@ YAML text here, so the engine, the gate and the scorer see ordinary drafts:
              transitions: [[received, washing, start_wash], [received, cancelled, cancel]]}
 
 A state machine gets its enum ``status`` field, and a transaction its ``transaction_date``, when
-they are not listed; every ``via`` that is not a reserved action is declared as an action.
+they are not listed. A transition's ``via`` is an action of its own (FormSpec reads it so), so it
+is not declared again under ``actions:`` (the gate refuses that duplicate, FS-ACTION-TRANSITION-DUPLICATE).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from typing import Any
 import yaml
 
 from formspec_consult.eval.corpus import CorpusError, bundled_corpus
-from formspec_consult.spec.kinds import RESERVED_ACTIONS
 
 API = "formspec.dev/v1"
 
@@ -55,9 +55,6 @@ def render_entity(raw: Mapping[str, Any]) -> str:
             "states": [{"name": s, "label": s.replace("_", " ").capitalize()} for s in states],
             "transitions": [{"from": t[0], "to": t[1], "via": t[2]} for t in transitions],
         }
-        actions = sorted({str(t[2]) for t in transitions} - RESERVED_ACTIONS)
-        if actions:
-            spec["actions"] = [{"name": a} for a in actions]
     metadata: dict[str, Any] = {"name": name}
     if module:
         metadata["module"] = module
