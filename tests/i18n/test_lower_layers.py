@@ -151,3 +151,14 @@ def test_help_lists_each_command_on_its_own_line_in_the_owner_s_language(indones
     text = help_text()
     assert "- `/language [kode]` — Tampilkan bahasa balasan, atau gantinya (mis. /language id)." in text.splitlines()
     assert "| `/" not in text  # not a table: its usage column was as wide as /rewind's, the text beside it cramped
+
+
+def test_an_mcp_config_error_is_said_in_indonesian(indonesian: None) -> None:
+    from formspec_consult.mcp_client.config import MCPConfigError, parse_servers
+
+    with pytest.raises(MCPConfigError) as caught:
+        parse_servers({"mcpServers": {"crm": {"url": "ftp://x", "type": "http"}}}, environ={})
+    assert str(caught.value) == "mcpServers.crm.url: harus diawali http:// atau https:// (tertulis 'ftp://x')"
+    assert caught.value.untranslated() == "mcpServers.crm.url: must start with http:// or https:// (got 'ftp://x')"
+    with pytest.raises(MCPConfigError, match=r"variabel lingkungan CRM_TOKEN belum diatur .* \$\{CRM_TOKEN:-default\}"):
+        parse_servers({"mcpServers": {"crm": {"command": "crm", "env": {"T": "${CRM_TOKEN}"}}}}, environ={})
