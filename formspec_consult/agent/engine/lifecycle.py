@@ -18,6 +18,7 @@ from formspec_consult.agent.engine.phase import (
 from formspec_consult.agent.engine.session import Session
 from formspec_consult.agent.engine.setup import LOCAL, REGISTRY, prefix_fit_error, reserved_output
 from formspec_consult.agent.engine.system_prompt import PhasePrompt
+from formspec_consult.i18n import _
 from formspec_consult.providers.base import output_reserve
 from formspec_consult.providers.resolve import explicit_reserve
 from formspec_consult.store.agent_events import Notice
@@ -208,5 +209,6 @@ def resume(
         )
     elif session.history.pairing_issues():  # e.g. a reply with one tool-call id twice: fix it now,
         repaired = session.history.repair_pairing()  # not after the first request fails
-        message = "The resumed history had tool-call pairing defects; repaired: " + "; ".join(repaired)
+        message = _("The resumed history had tool-call pairing defects; repaired: {repairs}").format(
+            repairs="; ".join(repaired))
         session.log.write(NoticeRecord(level="warning", message=message))
