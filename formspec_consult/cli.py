@@ -33,6 +33,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "reject": ("formspec_consult.commands.review:reject", N_("Discard a draft.")),
     "edit": ("formspec_consult.commands.review:edit", N_("Edit a draft in your editor before accepting it.")),
     "undo": ("formspec_consult.commands.review:undo", N_("Undo the last apply, restoring the exact bytes.")),
+    "changes": ("formspec_consult.commands.review:changes",
+                N_("Review the drafts one turn proposed as one set: list, --accept or --reject them.")),
     "validate": (
         "formspec_consult.commands.review:validate",
         N_("Validate the whole project with the session's pending drafts; exit 1 on problems (--json)."),

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from formspec_consult.store.events import EventLog
-from formspec_consult.store.records import EditRecord, RejectRecord
+from formspec_consult.store.records import ApplyRecord, EditRecord, RejectRecord
 from tests.e2e.cli import cli_env, run_cli, write_script
 from tests.e2e.project import DRAFT_PATH
 from tests.test_headless import propose_turn
@@ -84,6 +84,60 @@ def test_apply_lists_a_drafts_blocks_and_applies_only_the_chosen_ones(project: P
     assert "{name: email, type: string}" in text and "{name: phone, type: string}\n" in text
     bad = run_cli(["apply", DRAFT_PATH, "--only", "1", "--all"], project, env)
     assert bad.returncode == 2 and "leave out --all" in bad.stderr
+
+
+def three_drafts_turn() -> dict[str, object]:
+    """One turn proposing two new entities the gate passes and a module change it refuses."""
+    from tests.e2e.project import CUSTOMER, MODULE
+
+    files = [(DRAFT_PATH, CUSTOMER), ("modules/shop/master/supplier/entity.yaml", CUSTOMER.replace("customer", "supplier")),
+             ("modules/shop/module.yaml", MODULE + "  title: Shop\n")]
+    return {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": path, "content": content}}
+                           for path, content in files]}
+
+
+@pytest.mark.timeout(600)
+def test_changes_lists_the_turns_drafts_and_accepts_and_rejects_them_as_one_set(project: Path, tmp_path: Path) -> None:
+    import json
+
+    env = cli_env(tmp_path)
+    script = write_script(tmp_path / "s.yaml", [three_drafts_turn(), "Drafted three files."])
+    assert run_cli(["-m", f"scripted:{script}", "-p", "customers and suppliers"], project, env).returncode == 0
+    listed = run_cli(["changes"], project, env)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == [
+        'Turn 1 ("customers and suppliers") proposed 3 files:',
+        f"  new       +10 -0  {DRAFT_PATH}  [pending, valid]",
+        "  new       +10 -0  modules/shop/master/supplier/entity.yaml  [pending, valid]",
+        "  modified  +1 -0   modules/shop/module.yaml                  [pending, 1 problem]",
+        "3 drafts to decide on; 1 is refused by the gate and stays for review when you accept.",
+    ]
+    as_json = json.loads(run_cli(["changes", "--json"], project, env).stdout)
+    assert [(f["path"], f["status"], f["added"], f["removed"], f["valid"]) for f in as_json["files"]] == [
+        (DRAFT_PATH, "new", 10, 0, True), ("modules/shop/master/supplier/entity.yaml", "new", 10, 0, True),
+        ("modules/shop/module.yaml", "modified", 1, 0, False)]
+    accepted = run_cli(["changes", "--accept"], project, env)
+    assert accepted.returncode == 0, accepted.stderr
+    assert accepted.stdout.startswith("Accepted turn 1: applied 2 drafts")
+    assert "Left for review (refused by the gate): modules/shop/module.yaml." in accepted.stdout
+    kinds = [(r.type, r.path) for r in EventLog.records(session_log(project))
+             if isinstance(r, (ApplyRecord, RejectRecord))]
+    assert kinds == [("apply", DRAFT_PATH), ("apply", "modules/shop/master/supplier/entity.yaml")]  # one each
+    assert run_cli(["undo"], project, env).returncode == 0  # one undo: the last apply only
+    assert not (project / "spec" / "modules/shop/master/supplier/entity.yaml").exists()
+    assert (project / "spec" / DRAFT_PATH).exists()
+    rejected = run_cli(["changes", "--reject", "--reason", "suppliers later"], project, env)
+    assert rejected.returncode == 0, rejected.stderr
+    rejects = [(r.path, r.reason) for r in EventLog.records(session_log(project)) if isinstance(r, RejectRecord)]
+    assert rejects == [("modules/shop/master/supplier/entity.yaml", "suppliers later"),
+                       ("modules/shop/module.yaml", "suppliers later")]
+    after = run_cli(["changes"], project, env).stdout
+    assert "Nothing of this turn is left to decide" in after and "[applied]" in after and "[rejected]" in after
+    headless = run_cli(["-m", f"scripted:{script}", "--continue", "-p", "/changes"], project, env)
+    assert headless.returncode == 0, headless.stderr
+    assert 'Turn 1 ("customers and suppliers") proposed 3 files:' in headless.stdout + headless.stderr
+    wrong = run_cli(["changes", "--turn", "7"], project, env)
+    assert wrong.returncode == 1 and "Turn 7 proposed no drafts; the turns that did: 1." in wrong.stderr
 
 
 def test_validate_checks_the_whole_project_with_the_pending_drafts_and_exits_1_on_problems(

@@ -13,7 +13,7 @@ from formspec_consult.store.events import load_records, rebuild_history
 from formspec_consult.store.locks import SessionWriter
 from formspec_consult.store.manifest import DraftManifest
 from formspec_consult.store.records import CommandRecord, RewindRecord, TurnFinishedRecord, UndoRecord
-from tests.agent.test_engine import open_engine, propose, run
+from tests.agent.engines import open_engine, propose, run
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 SUPPLIER_PATH = "modules/shop/master/supplier/entity.yaml"

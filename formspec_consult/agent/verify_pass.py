@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from formspec_consult.agent.loop.loop import ToolRunner
+from formspec_consult.agent.loop.loop import DelegatingTools, ToolRunner
 from formspec_consult.mcp_client.manager import ToolOutcome
 from formspec_consult.providers.base import Completion, Provider
 from formspec_consult.store.records import SideReplyRecord
@@ -25,8 +25,8 @@ from formspec_consult.store.records import SideReplyRecord
 PROPOSE = "propose_spec_file"
 
 
-class VerifyingTools:
-    """Delegates to `tools`; post-processes propose results according to `mode`."""
+class VerifyingTools(DelegatingTools):
+    """Delegates to `tools` (its ``inner``); post-processes propose results according to `mode`."""
 
     def __init__(
         self,
@@ -36,21 +36,13 @@ class VerifyingTools:
         summary_path: Path,
         log: Callable[[SideReplyRecord], object] | None = None,
     ) -> None:
-        self.tools, self.mode, self.provider = tools, mode, provider
+        super().__init__(tools)
+        self.mode, self.provider = mode, provider
         self.summary_path = summary_path
         self.log = log
 
-    def tool_declarations(self) -> list[dict[str, Any]]:
-        return self.tools.tool_declarations()
-
-    def server_of(self, exposed: str) -> str:
-        return self.tools.server_of(exposed)
-
-    async def refresh(self) -> bool:
-        return await self.tools.refresh()
-
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome:
-        outcome = await self.tools.call(exposed, arguments)
+        outcome = await self.inner.call(exposed, arguments)
         if self.mode == "deterministic" or exposed.rsplit("__", 1)[-1] != PROPOSE or not outcome.ok:
             return outcome
         try:

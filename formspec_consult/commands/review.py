@@ -262,6 +262,78 @@ def edit(ctx: click.Context, path: str, session_id: str | None) -> None:
     with_local_server(ctx, sid, work)
 
 
+@click.command()
+@click.option("--turn", type=int, default=None, metavar="N",
+              help=N_("The turn whose drafts to show (default: the latest turn that proposed drafts)."))
+@click.option("--accept", "accept", is_flag=True,
+              help=N_("Accept the turn's drafts that pass validation: one apply each, each undone by undo."))
+@click.option("--reject", "reject_all", is_flag=True, help=N_("Reject every draft of the turn still under review."))
+@click.option("--reason", default=None, metavar="TEXT", help=N_("With --reject: why (the consultant is told)."))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the changeset (or what was done) as JSON."))
+@session_option
+@click.pass_context
+def changes(ctx: click.Context, turn: int | None, accept: bool, reject_all: bool, reason: str | None, as_json: bool,
+            session_id: str | None) -> None:
+    """The drafts one consultant turn proposed, as one changeset: each file new or modified, the
+    lines it adds and removes, and whether it passes validation.
+
+    With --accept, every draft of the turn still under review that passes validation is applied
+    (one apply each: `undo` takes them back one at a time); with --reject, every one is rejected
+    (the project is untouched). Without either, nothing changes.
+    """
+    import json
+
+    from formspec_consult.store.review_flow import ReviewFlow
+    from formspec_consult.store.review_text import format_changes, format_turn_accept, format_turn_reject
+
+    if accept and reject_all:
+        raise click.UsageError(_("give --accept or --reject, not both"))
+    if reason is not None and not reject_all:
+        raise click.UsageError(_("--reason goes with --reject"))
+    if turn is not None and turn < 1:
+        raise click.UsageError(_("--turn is a turn number, 1 or more (`formspec-consult changes` lists them)"))
+
+    async def work(call: Call, sid: str) -> int:
+        flow = ReviewFlow(call)
+        if not accept and not reject_all:
+            listing = await flow.changes(turn)
+            click.echo(json.dumps(listing.to_json(), ensure_ascii=False, indent=2) if as_json
+                       else format_changes(listing))
+            if listing.open and not as_json:
+                click.echo(_("Accept them: formspec-consult changes --accept · reject them: formspec-consult changes "
+                             "--reject [--reason TEXT]"), err=True)
+            return 0
+        if accept:
+            listing, done = await flow.accept_turn(turn)
+            failed = done.failed
+            if as_json:
+                click.echo(json.dumps({"turn": listing.turn, "applied": [r.to_json() for r in done.applied],
+                                       "skipped": list(done.skipped),
+                                       "failed": [{"path": p, "why": w} for p, w in done.failed],
+                                       "ok": not done.failed and not done.skipped}, ensure_ascii=False, indent=2))
+            elif listing.open:
+                click.echo(format_turn_accept(listing.turn, done.applied, done.skipped, done.failed).replace(
+                    "/undo", "formspec-consult undo"))
+            code = 1 if done.failed or (done.skipped and not done.applied) else 0  # as apply --all
+        else:
+            listing, gone = await flow.reject_turn(turn, reason)
+            failed = gone.failed
+            if as_json:
+                click.echo(json.dumps({"turn": listing.turn, "rejected": [r.to_json() for r in gone.rejected],
+                                       "failed": [{"path": p, "why": w} for p, w in gone.failed],
+                                       "ok": not gone.failed}, ensure_ascii=False, indent=2))
+            elif listing.open:
+                click.echo(format_turn_reject(listing.turn, gone.rejected, gone.failed, reason))
+            code = 1 if failed else 0
+        if not listing.open and not as_json:
+            click.echo(format_changes(listing) if not listing.turn else _(
+                "Nothing of turn {turn} is left to decide: every file was applied, rejected or withdrawn.").format(
+                turn=listing.turn))
+        return code
+
+    with_local_server(ctx, session_id, work)
+
+
 def _apply_blocks(ctx: click.Context, path: str | None, listing: bool, only: list[str], reason: str | None,
                   session_id: str | None) -> None:
     """`apply [PATH] --list-blocks` and `apply [PATH] --only BLOCK…` (partial review)."""

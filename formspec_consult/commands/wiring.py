@@ -179,6 +179,6 @@ def server_specs(settings: Settings, project_root: Path, session_id: str, *, in_
         if spec.name in taken:
             from formspec_consult.mcp_client.config import MCPConfigError
 
-            raise MCPConfigError(f"mcpServers.{spec.name}: this name is reserved; choose another name")
+            raise MCPConfigError(_("mcpServers.{name}: this name is reserved; choose another name").format(name=spec.name))
         specs.append(spec)
     return specs

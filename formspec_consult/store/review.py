@@ -20,12 +20,14 @@ from formspec_consult.store.apply import apply_one, undo_last
 from formspec_consult.store.blocks import compose, pick, split_blocks
 from formspec_consult.store.drafts import DraftError, DraftStore, Roots
 from formspec_consult.store.layout import SessionLayout
-from formspec_consult.store.manifest import settled_state
+from formspec_consult.store.manifest import DraftRecord, settled_state
 from formspec_consult.store.paths import SpecPath, is_doc, tool_path
 from formspec_consult.store.review_log import ReviewJournal
 from formspec_consult.store.review_results import (
     Applied,
     BlockRow,
+    ChangeRow,
+    ChangeState,
     DraftBlocks,
     DraftDiff,
     DraftRow,
@@ -37,10 +39,11 @@ from formspec_consult.store.review_results import (
     Rejected,
     SettledRow,
     SkillRef,
+    TurnChanges,
     Undone,
     Withdrawn,
 )
-from formspec_consult.store.undo import UndoStack
+from formspec_consult.store.undo import UndoEntry, UndoStack
 
 if TYPE_CHECKING:
     from formspec_consult.spec.project import Project
@@ -282,6 +285,69 @@ class SessionReview:
             if rejected:
                 self.journal.record(part)
         return part
+
+    def changes(self, turn: object = None) -> TurnChanges:
+        """The turn changeset (store.changeset): every file turn `turn` proposed — by default the
+        latest turn that proposed any — each with its state now, new or modified, the lines it adds
+        and removes, and, while under review, the gate's verdict. DraftError for a turn that
+        proposed nothing, naming those that did."""
+        from formspec_consult.store.changeset import turn_proposals
+        from formspec_consult.store.events import load_records
+
+        if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool)):
+            raise DraftError("The turn must be a whole number (see the turns listed without one).")
+        layout = SessionLayout(self.folder)
+        proposing = [t for t in turn_proposals(load_records(layout.events) if layout.events.is_file() else [])
+                     if t.paths]
+        numbers = tuple(t.turn for t in proposing)
+        session = self.folder.name
+        if not proposing:
+            if turn is not None:
+                raise DraftError(f"Turn {turn} proposed no drafts: no turn of this session has yet.")
+            return TurnChanges(session=session, turn=0, user_text="", turns=(), files=())
+        chosen = proposing[-1] if turn is None else next((t for t in reversed(proposing) if t.turn == turn), None)
+        if chosen is None:
+            raise DraftError(f"Turn {turn} proposed no drafts; the turns that did: {', '.join(map(str, numbers))}.")
+        later = {path: t.turn for t in proposing[proposing.index(chosen) + 1:] for path in t.paths}
+        rows = {row.path: row for row in self.list()}
+        records = self.store.manifest.load()
+        entries = self.undo_stack.entries()
+        files = []
+        for path in chosen.paths:
+            spec_path = self.store.roots.resolve(path)
+            files.append(self._change_row(spec_path, rows.get(spec_path.rel), records.get(spec_path.rel),
+                                          entries, later.get(spec_path.rel)))
+        return TurnChanges(session=session, turn=chosen.turn, user_text=chosen.user_text, turns=numbers,
+                           files=tuple(files))
+
+    def _change_row(self, spec_path: SpecPath, live: DraftRow | None, record: DraftRecord | None,
+                    entries: builtins.list[UndoEntry], later: int | None) -> ChangeRow:
+        """One file of a turn's changeset, as it stands now."""
+        from formspec_consult.store.changeset import line_counts
+
+        rel = spec_path.rel
+        if live is not None:
+            before, after = self._sides(spec_path)
+            diff = unified_diff(rel, before.encode("utf-8"), after.encode("utf-8"), new=live.status == "new")
+            added, removed = line_counts(diff)
+            return ChangeRow(path=rel, file=spec_path.project_rel, status=live.status, state=live.state,
+                             valid=live.valid, problems=live.problems, added=added, removed=removed, diff=diff,
+                             later_turn=later)
+        if record is not None and record.state == "applied":
+            entry = next((e for e in reversed(entries) if e.rel == rel), None)
+            wrote = self.undo_stack.applied_bytes(entry, Path(self.project.root)) if entry is not None else None
+            replaced = (self.undo_stack.before_bytes(entry) if entry.existed else b"") if entry is not None else None
+            if entry is not None and wrote is not None and replaced is not None:
+                diff = unified_diff(rel, replaced, wrote, new=not entry.existed)
+                added, removed = line_counts(diff)
+                return ChangeRow(path=rel, file=spec_path.project_rel, status="modified" if entry.existed else "new",
+                                 state="applied", valid=None, problems=0, added=added, removed=removed, diff=diff,
+                                 later_turn=later)
+            return ChangeRow(path=rel, file=spec_path.project_rel, status="", state="applied", valid=None, problems=0,
+                             added=None, removed=None, diff="", later_turn=later)
+        state: ChangeState = "rejected" if record is not None and record.state == "rejected" else "withdrawn"
+        return ChangeRow(path=rel, file=spec_path.project_rel, status="", state=state, valid=None, problems=0,
+                         added=None, removed=None, diff="", later_turn=later)
 
     def validate_project(self) -> ProjectValidation:
         """The whole project checked in one go: every applied file with the session's pending

@@ -28,6 +28,7 @@ from formspec_consult.store.review_results import (
     Proposed,
     Rejected,
     ToolResult,
+    TurnChanges,
     Undone,
     Withdrawn,
 )
@@ -50,6 +51,18 @@ class ApplyAll:
     @property
     def paths(self) -> tuple[str, ...]:
         return tuple(result.path for result in self.applied)
+
+
+@dataclass(frozen=True)
+class RejectAll:
+    """What rejecting a turn's changeset did."""
+
+    rejected: tuple[Rejected, ...]
+    failed: tuple[tuple[str, str], ...] = ()  # (path, why) for rejects the server refused
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(result.path for result in self.rejected)
 
 
 class ReviewFlow:
@@ -137,6 +150,40 @@ class ReviewFlow:
                 failed.append((draft.path, str(exc)))
         skipped = tuple(d.path for d in drafts if not d.valid)
         return ApplyAll(tuple(applied), skipped, tuple(failed))
+
+    async def changes(self, turn: int | None = None) -> TurnChanges:
+        """The turn changeset: the files turn `turn` proposed (default: the latest that proposed any)."""
+        return TurnChanges.from_result(await self._call("list_turn_changes", {} if turn is None else {"turn": turn}))
+
+    async def accept_turn(self, turn: int | None = None) -> tuple[TurnChanges, ApplyAll]:
+        """Accept a turn's changeset: each of its drafts still under review that passes the gate is
+        applied with its own apply (its own event and undo step); the others stay for review. The
+        set is the one the person was shown: read again here, so a draft settled meanwhile is left."""
+        changes = await self.changes(turn)
+        applied: list[Applied] = []
+        failed: list[tuple[str, str]] = []
+        for row in changes.open:
+            if not row.valid:
+                continue
+            try:
+                applied.append(await self.apply(row.path))
+            except Exception as exc:  # each apply is atomic: one refusal must not stop the others
+                failed.append((row.path, str(exc)))
+        skipped = tuple(row.path for row in changes.open if not row.valid)
+        return changes, ApplyAll(tuple(applied), skipped, tuple(failed))
+
+    async def reject_turn(self, turn: int | None = None, reason: str | None = None) -> tuple[TurnChanges, RejectAll]:
+        """Reject a turn's changeset: each of its drafts still under review is rejected with its own
+        reject (the person's `reason` told to the model with each); the project is untouched."""
+        changes = await self.changes(turn)
+        rejected: list[Rejected] = []
+        failed: list[tuple[str, str]] = []
+        for row in changes.open:
+            try:
+                rejected.append(await self.reject(row.path, reason))
+            except Exception as exc:
+                failed.append((row.path, str(exc)))
+        return changes, RejectAll(tuple(rejected), tuple(failed))
 
     async def undo(self, *, force: bool = False) -> Undone:
         return Undone.from_result(await self._call("undo_apply", {"force": True} if force else {}))

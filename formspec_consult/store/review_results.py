@@ -32,6 +32,7 @@ from formspec_consult.store.manifest import LiveState, SettledState
 
 __all__ = [
     "Applied",
+    "ChangeRow",
     "DiffList",
     "DraftDiff",
     "DraftList",
@@ -46,6 +47,7 @@ __all__ = [
     "SkillRef",
     "ToolResult",
     "ToolResultError",
+    "TurnChanges",
     "Undone",
     "Withdrawn",
 ]
@@ -358,6 +360,49 @@ class PartApplied(Answer):
     rejected: tuple[str, ...]
     applied: Applied = Field(alias="apply")
     reason: str | None = Field(default=None, exclude_if=lambda value: not value)
+
+
+ChangeState = Literal["pending", "undone", "applied", "rejected", "withdrawn"]
+
+
+class ChangeRow(Answer):
+    """One file of a turn's changeset: the draft the turn proposed at `path` and what became of it
+    (`state`: under review — pending or undone — or applied, rejected, withdrawn), whether it is a
+    new file or a change, the lines it adds and removes, and the gate's verdict while under review."""
+
+    TOOL = "list_turn_changes"
+    path: str
+    file: str  # the project file, e.g. spec/modules/…
+    status: str  # "new" | "modified" | "unchanged" ("" when not known: rejected or withdrawn)
+    state: ChangeState
+    valid: bool | None  # the gate's verdict, for a draft under review (None once it left review)
+    problems: int  # problems that block it (0 once it left review)
+    added: int | None  # lines added and removed; None when not known (a rejected draft's)
+    removed: int | None
+    diff: str  # the draft against the project (under review), or what its apply wrote; "" when not known
+    later_turn: int | None  # proposed again by this later turn: its review belongs to that turn
+
+    @property
+    def open(self) -> bool:
+        """True for a draft of this turn still to decide on: under review and not proposed again later."""
+        return self.state in ("pending", "undone") and self.later_turn is None
+
+
+class TurnChanges(Answer):
+    """`list_turn_changes`: the files one turn proposed (by default the latest turn that proposed
+    any), and the turns that proposed drafts (to pick another)."""
+
+    TOOL = "list_turn_changes"
+    session: str
+    turn: int  # 0: no turn of the session proposed a draft
+    user_text: str  # what the person said to start that turn
+    turns: tuple[int, ...]  # every turn that proposed drafts, oldest first
+    files: tuple[ChangeRow, ...]
+
+    @property
+    def open(self) -> tuple[ChangeRow, ...]:
+        """The files still to decide on (accepting or rejecting the turn acts on these)."""
+        return tuple(row for row in self.files if row.open)
 
 
 class ProjectProblem(Answer):

@@ -128,6 +128,16 @@ class UndoStack:
             )
         return data
 
+    def before_bytes(self, entry: UndoEntry) -> bytes | None:
+        """The bytes ``entry``'s apply replaced (verified against its sha256), None when the file
+        did not exist or no good backup is left."""
+        if not entry.existed:
+            return None
+        try:
+            return self._verified_before(entry)
+        except UndoError:
+            return None
+
     def applied_bytes(self, entry: UndoEntry, project_root: Path) -> bytes | None:
         """The exact bytes ``entry``'s apply wrote (the draft), or None when no copy that matches
         the recorded sha256 is left: the entry's ``after`` (entries older than it lack one), else

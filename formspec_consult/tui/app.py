@@ -588,7 +588,13 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
     def refresh_drafts(self, changed: tuple[str, ...] = ()) -> None:
         """Reload the drafts in the background (after DraftsChanged, naming the `changed` paths)."""
         if self.engine is not None:
-            self.run_worker(self._refresh_drafts(changed), group="drafts", exclusive=True, exit_on_error=False)
+            # The work is handed over as a function, not a coroutine: a turn that proposes several
+            # drafts asks for several refreshes at once, and each cancels the one before it (exclusive)
+            # — a coroutine made for a worker cancelled before it ran would never be awaited.
+            async def refresh() -> None:
+                await self._refresh_drafts(changed)
+
+            self.run_worker(refresh, group="drafts", exclusive=True, exit_on_error=False)  # type: ignore[arg-type]
 
     async def _refresh_drafts(self, changed: tuple[str, ...]) -> None:
         if self.review is None:
@@ -606,6 +612,9 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
 
             self.run_worker(self.review.edit(event.path, lambda text, name: run_editor_in(self, text, name)),
                             group="review", exit_on_error=False)
+            return
+        if event.action == "changes":  # the latest turn's drafts as one set: accept or reject them together
+            self.run_worker(self.review.changes(self), group="review", exit_on_error=False)
             return
         if event.action == "blocks" and event.path:  # partial review: keep some blocks, send back the rest
             self.run_worker(self.review.partial(event.path, self), group="review", exit_on_error=False)

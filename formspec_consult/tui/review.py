@@ -30,7 +30,7 @@ T = TypeVar("T")
 # How a review tool reads in a notice ("Applying failed: …", not "apply_draft failed: …").
 _DOING = {"apply_draft": N_("Applying"), "reject_draft": N_("Rejecting"), "undo_apply": N_("Undoing"),
           "edit_draft": N_("Editing"), "list_draft_blocks": N_("Reading the blocks"),
-          "apply_draft_blocks": N_("Applying the blocks"),
+          "apply_draft_blocks": N_("Applying the blocks"), "list_turn_changes": N_("Reading the turn's changes"),
           "list_drafts": N_("Listing the drafts"), "diff_drafts": N_("Reading the diffs")}
 
 # What a review command does to the drafts it names (the status the pane then shows).
@@ -227,6 +227,73 @@ class DiffPaneReview:
             self._settle(path, "applied")
             self.notify(format_part(done.path, done.accepted, done.rejected, done.reason), "information")
         await self.refresh()
+
+    async def changes(self, app: App[None], turn: int | None = None) -> None:
+        """The turn changeset (ChangesScreen): the files one turn proposed, accepted or rejected as
+        one set — each draft applied or rejected on its own, through the review workflow."""
+        from formspec_consult.tui.screens.changes import ACCEPT, REJECT, TYPE, ChangesScreen
+        from formspec_consult.tui.screens.reason import ReasonScreen
+
+        listing = await self._guard("list_turn_changes", self.flow.changes(turn))
+        if listing is None:
+            return
+        if not listing.turn:
+            self.notify(_("No turn of this session has proposed drafts yet."), "information")
+            return
+        screen = ChangesScreen(listing)
+        answer = await app.push_screen_wait(screen)
+        if answer == TYPE:  # the person typed on: their keys go to the prompt
+            back = getattr(app, "back_to_prompt", None)
+            if back is not None:
+                back()
+            from textual import events
+
+            for key in screen.typed:
+                app.post_message(events.Key(key.key, key.character))
+            return
+        if answer == ACCEPT:
+            await self.accept_turn(listing.turn)
+        elif answer == REJECT:
+            count = len(listing.open)
+            reason = await app.push_screen_wait(ReasonScreen(
+                "", title=ngettext("Reject the {n} draft of turn {turn}?", "Reject the {n} drafts of turn {turn}?",
+                                   count).format(n=count, turn=listing.turn),
+                enter=_("Enter rejects them all · Esc keeps them")))
+            if reason is None:
+                return
+            await self.reject_turn(listing.turn, reason or None)
+
+    async def accept_turn(self, turn: int | None = None) -> int:
+        """Accept a turn's changeset: each valid draft still under review applied on its own."""
+        from formspec_consult.store.review_text import format_turn_accept
+
+        await self.refresh()  # the pane knows every draft's diff before they settle
+        done = await self._guard("apply_draft", self.flow.accept_turn(turn))
+        if done is None:
+            return 0
+        listing, outcome = done
+        for result in outcome.applied:
+            self._settle(result.path, "applied")
+        self.notify(format_turn_accept(listing.turn, outcome.applied, outcome.skipped, outcome.failed),
+                    "warning" if outcome.skipped or outcome.failed else "information")
+        await self.refresh()
+        return len(outcome.applied)
+
+    async def reject_turn(self, turn: int | None = None, reason: str | None = None) -> int:
+        """Reject a turn's changeset: each draft still under review rejected (with the reason)."""
+        from formspec_consult.store.review_text import format_turn_reject
+
+        await self.refresh()
+        done = await self._guard("reject_draft", self.flow.reject_turn(turn, reason))
+        if done is None:
+            return 0
+        listing, outcome = done
+        for result in outcome.rejected:
+            self._settle(result.path, "rejected")
+        self.notify(format_turn_reject(listing.turn, outcome.rejected, outcome.failed, reason),
+                    "warning" if outcome.failed else "information")
+        await self.refresh()
+        return len(outcome.rejected)
 
     async def reject_and_refresh(self, path: str, reason: str | None) -> None:
         await self.reject(path, reason)

@@ -23,6 +23,7 @@ from formspec_consult.tui.widgets.diff_pane import DiffPane
 
 if TYPE_CHECKING:
     from collections import deque
+    from collections.abc import Coroutine
 
     from textual.worker import Worker
 
@@ -213,6 +214,25 @@ class SlashRouter:
                             exit_on_error=False)
         return True
 
+    def _changes(self, call: SlashCommand) -> bool:
+        """`/changes [turn]` shows a turn's changeset; `/changes [turn] accept|reject [reason]` acts on it."""
+        from formspec_consult.agent.commands.slash import changes_args
+
+        review = self.app.review
+        if review is None:
+            self.app.notify(_("Not connected yet."), severity="warning")
+            return False
+        turn, action, reason = changes_args(call.args) or (None, None, None)
+        work: Coroutine[Any, Any, object]
+        if action == "accept":
+            work = review.accept_turn(turn)
+        elif action == "reject":
+            work = review.reject_turn(turn, reason)
+        else:
+            work = review.changes(self.app, turn)  # type: ignore[arg-type]  # the host is the app
+        self.app.run_worker(work, group="review", exit_on_error=False)
+        return True
+
     def _undo(self, call: SlashCommand) -> bool:
         self._review("undo", None)
         return True
@@ -247,7 +267,7 @@ class SlashRouter:
         engine = self.app.engine
         assert engine is not None
         if not call.args:  # the servers' state, as the tool-calls pane shows it
-            self.app.notify("\n".join(describe_server(server) for server in engine.status().mcp) or _("No MCP servers."),
+            self.app.notify("\n".join(f"{server.name}: {describe_server(server)}" for server in engine.status().mcp) or _("No MCP servers."),
                             title=_("MCP servers"))
             return True
         if call.args[0] == "restart":

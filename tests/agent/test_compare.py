@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from formspec_consult.cli import cli
 from formspec_consult.store.agent_events import Notice
-from tests.agent.test_engine import open_engine, propose, run
+from tests.agent.engines import open_engine, propose, run
 from tests.e2e.project import CUSTOMER, DRAFT_PATH, make_project
 
 pytestmark = pytest.mark.anyio

@@ -5,18 +5,13 @@ from __future__ import annotations
 import sys
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any
 
-import anyio
 import pytest
 import yaml
 
-from formspec_consult.agent.engine.engine import Engine, EngineOptions, ToolError
-from formspec_consult.commands.wiring import server_specs
+from formspec_consult.agent.engine.engine import ToolError
 from formspec_consult.mcp_client import MCPConfigError
-from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import (
-    AgentEvent,
     AssistantMessage,
     DraftsChanged,
     Notice,
@@ -26,27 +21,11 @@ from formspec_consult.store.agent_events import (
 )
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.review_results import DraftList
+from tests.agent.engines import open_engine, propose, run
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
 from tests.helpers import trust_project
 
 pytestmark = pytest.mark.anyio
-
-
-def propose(path: str = DRAFT_PATH, content: str = CUSTOMER) -> dict[str, Any]:
-    return {"tool_calls": [{"name": "propose_spec_file", "arguments": {"path": path, "content": content}}]}
-
-
-async def open_engine(project: Path, replies: list[Any], **kwargs: Any) -> tuple[Engine, ScriptedProvider]:
-    provider = ScriptedProvider(replies)
-    engine = await Engine.open(
-        EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs, **kwargs)
-    )
-    return engine, provider
-
-
-async def run(engine: Engine, text: str) -> list[AgentEvent]:
-    with anyio.fail_after(30):
-        return [event async for event in engine.run_turn(text)]
 
 
 async def test_the_model_receives_the_workspace_context_and_the_session_id(project: Path) -> None:

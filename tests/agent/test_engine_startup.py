@@ -20,9 +20,10 @@ from formspec_consult.agent.engine.engine import Engine, EngineOptions
 from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
 from formspec_consult.providers.base import ProviderError
-from formspec_consult.store.agent_events import AgentEvent, Notice, TurnFinished
+from formspec_consult.store.agent_events import Notice, TurnFinished
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.review_results import DraftList
+from tests.agent.engines import run
 from tests.helpers import HeldWarmUp, trust_project
 
 pytestmark = pytest.mark.anyio
@@ -41,11 +42,6 @@ def gated(name: str, gate: Path, alive: Path | None = None) -> dict[str, Any]:
     if alive is not None:
         env["FAKE_SERVER_ALIVE"] = str(alive)
     return {"command": sys.executable, "args": [str(FAKE), name], "env": env}
-
-
-async def run(engine: Engine, text: str) -> list[AgentEvent]:
-    with anyio.fail_after(30):
-        return [event async for event in engine.run_turn(text)]
 
 
 def offered(engine: Engine) -> list[set[str]]:

@@ -16,7 +16,7 @@ from formspec_consult.store.fork import fork_point_of
 from formspec_consult.store.locks import SessionBusy, SessionWriter
 from formspec_consult.store.manifest import DraftManifest
 from formspec_consult.store.records import SessionStartedRecord
-from tests.agent.test_engine import open_engine, propose, run
+from tests.agent.engines import open_engine, propose, run
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio

@@ -8,14 +8,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from formspec_consult.agent.engine.engine import Engine, EngineOptions
-from formspec_consult.commands.wiring import server_specs
-from formspec_consult.providers import ScriptedProvider
-from formspec_consult.store.agent_events import AgentEvent, Notice
+from formspec_consult.agent.engine.engine import Engine
+from formspec_consult.store.agent_events import Notice
 from formspec_consult.store.events import EventLog
+from tests.agent.engines import open_engine, run
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio
@@ -36,19 +34,6 @@ def applied(project: Path) -> Path:
     target.parent.mkdir(parents=True)
     target.write_text(CUSTOMER, encoding="utf-8")
     return project
-
-
-async def open_engine(project: Path, replies: list[Any], **kwargs: Any) -> tuple[Engine, ScriptedProvider]:
-    provider = ScriptedProvider(replies)
-    engine = await Engine.open(
-        EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs, **kwargs)
-    )
-    return engine, provider
-
-
-async def run(engine: Engine, text: str) -> list[AgentEvent]:
-    with anyio.fail_after(30):
-        return [event async for event in engine.run_turn(text)]
 
 
 def phases(engine: Engine) -> list[tuple[str, str]]:

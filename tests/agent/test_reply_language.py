@@ -7,16 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from formspec_consult.agent.engine.engine import Engine, EngineOptions
+from formspec_consult.agent.engine.engine import Engine
 from formspec_consult.agent.language.detect import detect, prose
 from formspec_consult.agent.language.lock import ReplyLanguage
-from formspec_consult.commands.wiring import server_specs
-from formspec_consult.providers import ScriptedProvider
 from formspec_consult.store.agent_events import AgentEvent, AssistantMessage, Notice, TurnFinished
 from formspec_consult.store.events import EventLog
+from tests.agent.engines import open_engine, run
 
 pytestmark = pytest.mark.anyio
 
@@ -28,19 +26,6 @@ REPLY_EN = ("Got it. So every customer walks in without an appointment and waits
 # Indonesian as owners write it, full of English names: never re-asked.
 REPLY_MIXED = ("Saya sudah membuat draft `modules/shop/entities/booking.yaml`: entity Booking dengan field "
                "customer_name, phone dan status (Ordered, Paid, Done). Silakan periksa diff-nya.")
-
-
-async def open_engine(project: Path, replies: list[Any], **kwargs: Any) -> tuple[Engine, ScriptedProvider]:
-    provider = ScriptedProvider(replies)
-    engine = await Engine.open(
-        EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs, **kwargs)
-    )
-    return engine, provider
-
-
-async def run(engine: Engine, text: str) -> list[AgentEvent]:
-    with anyio.fail_after(30):
-        return [event async for event in engine.run_turn(text)]
 
 
 def logged(engine: Engine, kind: str) -> list[dict[str, Any]]:
@@ -128,10 +113,15 @@ async def test_slash_language_switches_and_the_model_is_told(project: Path) -> N
         assert notices(switched) == ["Replies in English from now on."]
         events = await run(engine, "Saya mau lanjut dalam bahasa Inggris saja, tolong jelaskan langkah berikutnya.")
         assert len(provider.requests) == 2 and not logged(engine, "language_recheck")
-        assert "Write every reply in English" in provider.requests[1][0]["content"]
+        # the phase's system prompt stays as the first request had it (a provider's cache keeps it);
+        # the model is told with the next message, once
+        assert provider.requests[1][0]["content"] == provider.requests[0][0]["content"]
+        told = [m["content"] for m in provider.requests[1] if m["role"] == "user"]
+        assert told[-1].startswith("[This session's language is now English: write every reply in English")
+        assert sum("language is now" in str(m["content"]) for m in provider.requests[1]) == 1
         assert [(r["language"], r["source"]) for r in logged(engine, "language")] == [("id", "detected"),
                                                                                       ("en", "command")]
-        assert any(r["reason"] == "language" for r in logged(engine, "system_prompt"))
+        assert [r["reason"] for r in logged(engine, "system_prompt")].count("language") == 1  # the first, before any request
         assert notices(await run(engine, "/language")) == ["Replies in English (en). To change it: /language <code>."]
         assert events[-1] == TurnFinished("done")
     finally:

@@ -15,8 +15,9 @@ import pytest
 from formspec_consult.agent.engine.engine import Engine, EngineOptions
 from formspec_consult.commands.wiring import server_specs
 from formspec_consult.providers import ScriptedProvider
-from formspec_consult.store.agent_events import ToolCallFinished
+from formspec_consult.store.agent_events import ToolCallFinished, TurnFinished
 from formspec_consult.store.events import EventLog
+from tests.agent.engines import consult
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio
@@ -53,21 +54,6 @@ spec:
 
 def propose(path: str, content: str, call_id: str) -> dict[str, Any]:
     return {"id": call_id, "name": "propose_spec_file", "arguments": {"path": path, "content": content}}
-
-
-async def consult(project: Path, replies: list[Any], *turns: str) -> tuple[Engine, ScriptedProvider, list[Any]]:
-    provider = ScriptedProvider(replies)
-    engine = await Engine.open(
-        EngineOptions(project=project, provider=provider, in_memory_server=True, servers=server_specs)
-    )
-    events: list[Any] = []
-    try:
-        with anyio.fail_after(60):
-            for text in turns:
-                events += [event async for event in engine.run_turn(text)]
-    finally:
-        await engine.aclose()
-    return engine, provider, events
 
 
 def sent_results(provider: ScriptedProvider, request: int) -> dict[str, str]:
@@ -314,7 +300,7 @@ async def test_a_drafting_turn_is_told_its_step_budget_up_front_and_the_next_tur
     assert read[2][-1].endswith("[Step budget: this turn has 6 requests, 4 left. Draft what fits; say what is "
                                 "left for the next turn.]")  # told once, as drafting starts
     assert "[Step budget: this turn has" not in read[3][-1] and "3 requests left" in read[3][-1]
-    assert [e.reason for e in events if type(e).__name__ == "TurnFinished"] == ["step_limit"]
+    assert [e.reason for e in events if isinstance(e, TurnFinished)] == ["step_limit"]
 
     resumed = ScriptedProvider(["Where were we? The customer draft is ready."])
     engine = await Engine.open(EngineOptions(project=project, provider=resumed, in_memory_server=True,

@@ -11,7 +11,7 @@ from formspec_consult.agent.engine.context_text import HELD_NAMES, render_module
 from formspec_consult.store.events import EventLog
 from formspec_consult.store.rebuild import rebuild_history
 from formspec_consult.store.records import RejectRecord
-from tests.agent.test_engine import open_engine, propose, run
+from tests.agent.engines import open_engine, propose, run
 from tests.e2e.project import DRAFT_PATH
 from tests.helpers import copy_example
 

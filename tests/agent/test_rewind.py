@@ -13,7 +13,7 @@ from formspec_consult.store.agent_events import AgentEvent, Notice, SessionChang
 from formspec_consult.store.events import load_records, rebuild_history
 from formspec_consult.store.manifest import DraftManifest
 from formspec_consult.store.records import RewindRecord, UndoRecord
-from tests.agent.test_engine import open_engine, propose, run
+from tests.agent.engines import open_engine, propose, run
 from tests.e2e.project import CUSTOMER, DRAFT_PATH
 
 pytestmark = pytest.mark.anyio

@@ -28,6 +28,7 @@ READ_ONLY_TOOLS = {
     "get_server_status",
     "read_transcript",
     "list_draft_blocks",
+    "list_turn_changes",
     "validate_project",
 }
 

@@ -25,8 +25,10 @@ from formspec_consult.store.agent_events import (
     TurnStarted,
     UsageUpdated,
 )
+from formspec_consult.store.changeset import line_counts
 from formspec_consult.store.review_results import (
     Applied,
+    ChangeRow,
     DiffList,
     DraftBlocks,
     DraftDiff,
@@ -36,6 +38,7 @@ from formspec_consult.store.review_results import (
     Rejected,
     SettledRow,
     ToolResult,
+    TurnChanges,
     Undone,
 )
 
@@ -93,6 +96,8 @@ class FakeEngine:
         self.settled: dict[str, SettledRow] = {}
         # list_draft_blocks answers, per draft path: a draft's diff in store.blocks' blocks
         self.blocks: dict[str, DraftBlocks] = {}
+        # list_turn_changes: the latest turn's draft paths (None: every draft of the fake session)
+        self.turn_paths: list[str] | None = None
         self.cancelled = False
         self.closed_between_events = False
         self.closed = False
@@ -164,6 +169,8 @@ class FakeEngine:
     def _answer(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         if name == "list_draft_blocks":
             return self.blocks[arguments["path"]].to_json()
+        if name == "list_turn_changes":
+            return self._turn_changes().to_json()
         if name == "list_drafts":
             rows = tuple(DraftRow(path=d.path, status=d.status, state=d.state, valid=d.valid, problems=len(d.problems),
                                   target_changed=False) for d in self.drafts.values())
@@ -207,6 +214,30 @@ class FakeEngine:
                           draft="back for review" if back else "newer draft kept", undo_step=len(self.undo_stack) + 1,
                           remaining_steps=len(self.undo_stack), validation=ValidationResult(ok=True)).to_json()
         raise ToolError(f"Unknown tool {name}.")
+
+    def _turn_changes(self) -> TurnChanges:
+        """The latest turn's changeset: every draft of the fake session (`turn_paths` when set),
+        live ones with their diff's counts, settled ones with their state."""
+        paths = self.turn_paths if self.turn_paths is not None else [*self.drafts, *self.settled]
+        rows = []
+        for path in paths:
+            draft = self.drafts.get(path) or next((d for d in self.undo_stack if d.path == path), None)
+            added, removed = line_counts(draft.diff) if draft is not None else (None, None)
+            if path in self.drafts:
+                live = self.drafts[path]
+                rows.append(ChangeRow(path=path, file=f"spec/{path}", status=live.status, state=live.state,
+                                      valid=live.valid, problems=len(live.problems), added=added, removed=removed,
+                                      diff=live.diff, later_turn=None))
+            else:
+                state = self.settled[path].state if path in self.settled else "withdrawn"
+                rows.append(ChangeRow(path=path, file=f"spec/{path}", status=draft.status if draft else "",
+                                      state=state, valid=None, problems=0, added=added if draft else None,
+                                      removed=removed if draft else None, diff=draft.diff if draft else "",
+                                      later_turn=None))
+        turn = max(1, len(self.sent))
+        said = self.sent[-1] if self.sent else ""
+        return TurnChanges(session=self.session_id, turn=turn if rows else 0, user_text=said if rows else "",
+                           turns=(turn,) if rows else (), files=tuple(rows))
 
     async def restart_mcp(self, server: str | None = None) -> None:
         self.restarts += 1

@@ -18,7 +18,7 @@ from formspec_consult.tui.widgets.diff_pane import DiffPane
 from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.status_bar import StatusBar
 from tests.tui.conftest import SnapCompare, wait_until
-from tests.tui.fakes import factory_for
+from tests.tui.fakes import FakeEngine, factory_for
 from tests.tui.scenes import barbershop_engine
 
 SIZE = (120, 36)
@@ -230,3 +230,45 @@ def test_partial_review_at_160x45(snap_compare: SnapCompare) -> None:
     engine = barbershop_engine()
     engine.blocks[BOOKING] = booking_blocks()
     assert snap_compare(ConsultApp(factory_for(engine)), terminal_size=(160, 45), run_before=partial_review())
+
+
+def changeset_engine() -> FakeEngine:
+    """The barbershop session whose latest turn proposed four files: a change and a new entity the
+    gate passes, a new entity it refuses, and one the person has applied already."""
+    from formspec_consult.store.review_results import SettledRow
+    from tests.tui.fakes import FakeDraft
+    from tests.tui.scenes import APPOINTMENT, new_file_diff
+
+    engine = barbershop_engine()
+    appointment = "modules/booking/transaction/appointment/entity.yaml"
+    customer = "modules/shop/master/customer/entity.yaml"
+    engine.drafts[appointment] = FakeDraft(appointment, "new", True, [], new_file_diff(appointment, APPOINTMENT))
+    engine.undo_stack.append(FakeDraft(customer, "new", True, [], new_file_diff(customer, BOOKING_BEFORE)))
+    engine.settled[customer] = SettledRow(path=customer, file=f"spec/{customer}", state="applied", at=None)
+    engine.turn_paths = [BOOKING, appointment, "modules/shop/master/barber/entity.yaml", customer]
+    return engine
+
+
+def turn_changes() -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def run_before(pilot: Pilot[None]) -> None:
+        from formspec_consult.tui.screens.changes import ChangesScreen
+
+        app = pilot.app
+        assert isinstance(app, ConsultApp)
+        app.query_one(PromptInput).cursor_blink = False
+        await wait_until(pilot, lambda: app.engine is not None and len(app.query_one(DiffPane).drafts) == 4)
+        app.send("I cut hair in Bandung, three chairs")
+        await wait_until(pilot, lambda: app.query_one(StatusBar).info.state == "ready" and app.query("#choice-c"))
+        await pilot.press("ctrl+r", "c")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChangesScreen))
+        await settle(pilot)
+
+    return run_before
+
+
+def test_turn_changeset_at_80x24(snap_compare: SnapCompare) -> None:
+    assert snap_compare(ConsultApp(factory_for(changeset_engine())), terminal_size=(80, 24), run_before=turn_changes())
+
+
+def test_turn_changeset_at_160x45(snap_compare: SnapCompare) -> None:
+    assert snap_compare(ConsultApp(factory_for(changeset_engine())), terminal_size=(160, 45), run_before=turn_changes())

@@ -7,7 +7,7 @@ from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Literal
 
 from formspec_consult.agent.commands.format import format_status
-from formspec_consult.agent.commands.slash import SlashCommand, help_text, rewind_args
+from formspec_consult.agent.commands.slash import SlashCommand, changes_args, help_text, rewind_args
 from formspec_consult.i18n import _
 from formspec_consult.mcp_client.manager import ToolError
 from formspec_consult.store.agent_events import (
@@ -28,7 +28,15 @@ from formspec_consult.store.records import (
 )
 from formspec_consult.store.review_flow import ReviewError, ReviewFlow
 from formspec_consult.store.review_results import ToolResultError
-from formspec_consult.store.review_text import format_apply, format_diffs, format_reject, format_undo
+from formspec_consult.store.review_text import (
+    format_apply,
+    format_changes,
+    format_diffs,
+    format_reject,
+    format_turn_accept,
+    format_turn_reject,
+    format_undo,
+)
 
 if TYPE_CHECKING:
     from formspec_consult.agent.engine.port import EngineLike
@@ -45,8 +53,10 @@ _NOT_LOGGED = _SELF_LOGGED | {"fork"}
 def log_command(session: Session, command: SlashCommand) -> None:
     """Log a slash command as a `command` event, so a replay can play it again at the same point.
 
-    Review commands are skipped: the server that performs them logs `apply`/`reject`/`undo`."""
-    if command.name not in _NOT_LOGGED:
+    Review commands are skipped: the server that performs them logs `apply`/`reject`/`undo` (a
+    turn's changeset accepted or rejected: each apply and reject)."""
+    acting = command.name == "changes" and (changes_args(command.args) or (None, None, None))[1] is not None
+    if command.name not in _NOT_LOGGED and not acting:
         session.log.write(CommandRecord(turn=session.loop.turn, name=command.name, args=list(command.args)))
 
 
@@ -77,6 +87,9 @@ async def _simple(engine: EngineLike, session: Session, command: SlashCommand) -
         rejected = await review.reject(args[0], " ".join(args[1:]) or None)
         yield Notice("info", format_reject(rejected))
         yield DraftsChanged((rejected.path,))
+    elif name == "changes":
+        async for event in _changes(review, args):
+            yield event
     elif name == "undo":
         undone = await review.undo()
         yield Notice("info", format_undo(undone))
@@ -197,7 +210,7 @@ def turn_list(turns: list[Turn]) -> str:
     """The turns of the conversation, one a line, for `/rewind` without a turn."""
     if not turns:
         return _("There are no turns to rewind to yet.")
-    rows = [f"{t.number:>3}  {' '.join(t.user_text.split())[:70]}" for t in turns]
+    rows = [f"{t.number:>3}  {t.said[:70]}" for t in turns]
     return _("Turns of this conversation (rewind with /rewind N [--files|--conversation|--both]; 0 goes back "
              "to before the first):") + "\n" + "\n".join(rows)
 
@@ -244,6 +257,27 @@ async def _apply(review: ReviewFlow, args: tuple[str, ...]) -> AsyncGenerator[Ag
     result = await review.apply(path)
     yield Notice("info", format_apply(result))
     yield DraftsChanged((result.path,))
+
+
+async def _changes(review: ReviewFlow, args: tuple[str, ...]) -> AsyncGenerator[AgentEvent, None]:
+    """`/changes [turn] [accept|reject [reason]]`: a turn's changeset, or accept/reject it whole."""
+    turn, action, reason = changes_args(args) or (None, None, None)
+    if action is None:
+        yield Notice("info", format_changes(await review.changes(turn)))
+        return
+    if action == "accept":
+        listing, done = await review.accept_turn(turn)
+        if listing.open:
+            yield Notice("warning" if done.skipped or done.failed else "info",
+                         format_turn_accept(listing.turn, done.applied, done.skipped, done.failed))
+        else:
+            yield Notice("info", format_changes(listing))
+        yield DraftsChanged(done.paths)
+        return
+    listing, gone = await review.reject_turn(turn, reason)
+    yield Notice("info", format_turn_reject(listing.turn, gone.rejected, gone.failed, reason) if listing.open
+                 else format_changes(listing))
+    yield DraftsChanged(gone.paths)
 
 
 async def _summary(engine: EngineLike, session: Session) -> AsyncGenerator[AgentEvent, None]:

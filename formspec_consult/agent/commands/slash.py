@@ -44,6 +44,8 @@ SLASH_COMMANDS: tuple[SlashSpec, ...] = (
     SlashSpec("reject", N_("/reject <path> [reason]"), N_("Discard a draft; a reason, if given, goes to the consultant."),
               palette=None),
     SlashSpec("undo", "/undo", N_("Undo the last apply, restoring the exact bytes.")),
+    SlashSpec("changes", N_("/changes [turn] [accept|reject [reason]]"),
+              N_("The drafts one turn proposed (the latest by default) as one set; accept or reject them together.")),
     SlashSpec("summary", "/summary", N_("Write or show the discovery summary."), "engine"),
     SlashSpec("compact", N_("/compact [focus]"), N_("Compact the history now (optionally say what to keep)."), "engine"),
     SlashSpec("status", "/status", N_("Model, session, context and cost figures.")),
@@ -113,6 +115,9 @@ def parse_slash(text: str) -> SlashCommand | None:
         raise SlashError(_("Usage: /reject <draft path> [reason] (see /diff for the paths)"))
     if name == "apply" and len(args) > 1:
         raise SlashError(_("Usage: /apply <draft path> or /apply --all"))
+    if name == "changes" and changes_args(args) is None:
+        raise SlashError(_("Usage: /changes [turn] [accept|reject [reason]] — e.g. /changes, /changes 2, "
+                           "/changes accept, /changes reject not yet"))
     if name == "language" and len(args) > 1:
         raise SlashError(_("Usage: /language <code>, e.g. /language id (Indonesian) or /language en (English)"))
     if name == "fork" and args:
@@ -144,3 +149,20 @@ def rewind_args(command: SlashCommand) -> tuple[int | None, str]:
     turn = next((int(a) for a in command.args if a.isdigit()), None)
     mode = next((a[2:] for a in command.args if a in REWIND_MODES), "both")
     return turn, mode
+
+
+def changes_args(args: tuple[str, ...]) -> tuple[int | None, str | None, str | None] | None:
+    """`/changes [turn] [accept|reject [reason]]` read as (turn, "accept"|"reject"|None, reason);
+    None when the words do not fit."""
+    words = list(args)
+    turn = None
+    if words and words[0].isdigit():
+        turn = int(words.pop(0))
+        if turn < 1:
+            return None
+    if not words:
+        return turn, None, None
+    action = words.pop(0).lower()
+    if action not in ("accept", "reject") or (action == "accept" and words):
+        return None
+    return turn, action, " ".join(words) or None

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from formspec_consult.agent.loop.json_answer import json_object
-from formspec_consult.agent.loop.loop import ToolRunner
+from formspec_consult.agent.loop.loop import DelegatingTools, ToolRunner
 from formspec_consult.mcp_client.manager import ToolOutcome
 
 DETAIL = "get_module_detail"
@@ -27,7 +27,7 @@ INSTALLED_NOTE = ("Installed in this project (not in the registry): what the pro
                   "is read-only; extend it from your own module.")
 
 
-class InstalledModuleDetail:
+class InstalledModuleDetail(DelegatingTools):
     """Delegates to ``inner``; a registry `get_module_detail` call (``is_detail``) also reads the
     project's installed modules (``installed``: the local server's `list_installed_modules` answer)."""
 
@@ -38,16 +38,8 @@ class InstalledModuleDetail:
         is_detail: Callable[[str], bool],
         installed: Callable[[], Awaitable[Any]],
     ) -> None:
-        self.inner, self._is_detail, self._installed = inner, is_detail, installed
-
-    def tool_declarations(self) -> list[dict[str, Any]]:
-        return self.inner.tool_declarations()
-
-    def server_of(self, exposed: str) -> str:
-        return self.inner.server_of(exposed)
-
-    async def refresh(self) -> bool:
-        return await self.inner.refresh()
+        super().__init__(inner)
+        self._is_detail, self._installed = is_detail, installed
 
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome:
         outcome = await self.inner.call(exposed, arguments)

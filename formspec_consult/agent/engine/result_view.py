@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from formspec_consult.agent.loop.json_answer import json_object
-from formspec_consult.agent.loop.loop import ToolRunner
+from formspec_consult.agent.loop.loop import DelegatingTools, ToolRunner
 from formspec_consult.mcp_client.manager import ToolOutcome
 
 PROPOSE = "propose_spec_file"
@@ -92,7 +92,7 @@ def _skills_in(text: str) -> list[str]:
     return [s for s in listed if isinstance(s, str)] if isinstance(listed, list) else []
 
 
-class ModelView:
+class ModelView(DelegatingTools):
     """Delegates to ``inner``; gives each answer of our servers (``ours``) its model view."""
 
     def __init__(
@@ -103,17 +103,9 @@ class ModelView:
         real_name: Callable[[str], str],
         skills_named: set[str] | None = None,
     ) -> None:
-        self.inner, self._ours, self._real_name = inner, ours, real_name
+        super().__init__(inner)
+        self._ours, self._real_name = ours, real_name
         self.skills_named: set[str] = skills_named if skills_named is not None else set()
-
-    def tool_declarations(self) -> list[dict[str, Any]]:
-        return self.inner.tool_declarations()
-
-    def server_of(self, exposed: str) -> str:
-        return self.inner.server_of(exposed)
-
-    async def refresh(self) -> bool:
-        return await self.inner.refresh()
 
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome:
         outcome = await self.inner.call(exposed, arguments)

@@ -90,6 +90,27 @@ class ToolRunner(Protocol):
     async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome: ...
 
 
+class DelegatingTools:
+    """A ToolRunner around another one (``inner``): its declarations, server names and refresh are
+    ``inner``'s, and so is ``call`` until a subclass changes what it answers (the model's view of our
+    answers, the installed modules' detail, the verify pass)."""
+
+    def __init__(self, inner: ToolRunner) -> None:
+        self.inner = inner
+
+    def tool_declarations(self) -> list[dict[str, Any]]:
+        return self.inner.tool_declarations()
+
+    def server_of(self, exposed: str) -> str:
+        return self.inner.server_of(exposed)
+
+    async def refresh(self) -> bool:
+        return await self.inner.refresh()
+
+    async def call(self, exposed: str, arguments: dict[str, Any] | None) -> ToolOutcome:
+        return await self.inner.call(exposed, arguments)
+
+
 class AgentLoop:
     """Runs user turns against a provider, a history and a set of tools."""
 

@@ -20,6 +20,7 @@ from formspec_consult.store.review_results import (
     ProjectValidation,
     Proposed,
     Rejected,
+    TurnChanges,
     Undone,
     Withdrawn,
 )
@@ -153,6 +154,20 @@ def register(server: MCPServer, state: LocalState) -> None:
         """For the person's own client: the draft's change cut into YAML blocks (top-level keys,
         each key of spec, each field, action, state or transition), each with its own diff."""
         return state.review(session).blocks(path)
+
+    @server.tool(title="The drafts one turn proposed", annotations=READ_ONLY, structured_output=True)
+    @state.serialised
+    def list_turn_changes(
+        turn: Annotated[
+            int | None,
+            Field(strict=True, description="The turn's number; omit it for the latest turn that proposed drafts."),
+        ] = None,
+        session: SessionArg = None,
+    ) -> TurnChanges:
+        """For the person's own client: the files one turn proposed (its changeset), each new or
+        modified, its added/removed lines, its state (pending, undone, applied, rejected, withdrawn)
+        and, under review, whether the gate passes it."""
+        return state.review(session).changes(turn)
 
     @server.tool(title="Apply some blocks of a draft", annotations=PROJECT_WRITE, structured_output=True)
     @state.serialised

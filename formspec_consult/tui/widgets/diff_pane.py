@@ -146,6 +146,7 @@ class DiffPane(LocalisedBindings, Vertical, can_focus=False):
         Binding("A", "request('accept_all')", N_("Accept all")),
         Binding("e", "request('edit')", N_("Edit in $EDITOR")),
         Binding("b", "request('blocks')", N_("Accept part (blocks)")),
+        Binding("c", "request('changes')", N_("The turn's changes")),
         Binding("p", "next_view", N_("Diff/preview")),
         # From where ctrl+r lands (the draft list), PageUp/PageDown scroll the diff or preview,
         # not the list: priority, so the focused list does not take them first.
@@ -153,9 +154,10 @@ class DiffPane(LocalisedBindings, Vertical, can_focus=False):
         Binding("pagedown", "scroll_view(1)", N_("Scroll diff down"), show=False, priority=True),
     ]
 
-    # The actions that change the project: they need the pane armed, and hand the focus back.
+    # The actions that change the project (or open a screen that can): they need the pane armed,
+    # and hand the focus back.
     DESTRUCTIVE = frozenset({"request('accept')", "request('reject')", "request('undo')", "request('accept_all')",
-                             "request('edit')", "request('blocks')"})
+                             "request('edit')", "request('blocks')", "request('changes')"})
 
     drafts: reactive[tuple[DraftView, ...]] = reactive(())
     # Entered on purpose (ctrl+r, F4 on a small screen, a click): the review keys act. Leaving the
@@ -173,7 +175,7 @@ class DiffPane(LocalisedBindings, Vertical, can_focus=False):
             self.path = path
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble((_("Spec diffs"), "bold"), "  " + _("a accept · b part · r reject · e edit · u undo · A all · p preview"),
+        yield Static(Text.assemble((_("Spec diffs"), "bold"), "  " + _("a accept · b part · r reject · e edit · u undo · A all · c turn · p preview"),
                                    no_wrap=True, overflow="ellipsis"), classes="pane-header")
         yield OptionList(id="draft-list")
         with VerticalScroll(id="diff-scroll"):
