@@ -16,6 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 
+def N_(message: str) -> str:
+    """Mark a person-facing template for the catalogues (Babel extracts `N_`) in a layer that may
+    not import `i18n`; `UserError` says it in the person's language when it is said."""
+    return message
+
+
 def _same(message: str) -> str:
     return message
 

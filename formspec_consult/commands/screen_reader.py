@@ -41,6 +41,11 @@ _EXIT_BY_REASON = {"done": 0, "error": 1, "step_limit": 3, "cancelled": 130}
 _SPACES = re.compile(r"(\S) {2,}(?=\S)")
 
 
+def _column_gap(match: re.Match[str]) -> str:
+    """An aligned column's gap said as ": ", unless the label ends with its own colon ("Model:")."""
+    return match.group(1) + (" " if match.group(1) in ":;," else ": ")
+
+
 def screen_reader_source(flag: bool, setting: bool, env: Mapping[str, str] | None = None) -> str | None:
     """Why the screen-reader mode is on ("--screen-reader", "ACCESSIBLE", "the screen_reader
     setting"), or None when it is off. `ACCESSIBLE` counts when set to anything but 0/false/no."""
@@ -72,7 +77,7 @@ class SpokenOutput:
 
     def say(self, text: str) -> None:
         for line in terminal_safe(text.rstrip("\n")).splitlines() or [""]:
-            self.stream.write(_SPACES.sub(r"\1: ", line) if "  " in line.strip() else line)
+            self.stream.write(_SPACES.sub(_column_gap, line) if "  " in line.strip() else line)
             self.stream.write("\n")
         self.stream.flush()
 

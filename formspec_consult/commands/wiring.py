@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from formspec_consult.i18n import _, current_language
-from formspec_consult.mcp_client.config import ServerSpec, parse_servers
 from formspec_consult.store.layout import MCP_REGISTRY_LOG, MCP_SERVER_LOG, consult_dir
 
 if TYPE_CHECKING:
     from formspec_consult.agent.engine.engine import EngineOptions
     from formspec_consult.config import Settings
+    from formspec_consult.mcp_client.config import ServerSpec
 
 
 def cli_flags(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -84,6 +84,7 @@ def local_server_spec(
     `trusted`: this session honours the project's settings that need trust (the folder is trusted,
     or --trust-project), so the server may run the project's own dev-server command too."""
     from formspec_consult.agent.engine.setup import LOCAL
+    from formspec_consult.mcp_client.config import ServerSpec  # the servers' names load when a session opens
 
     if in_memory:
         from formspec_consult.servers.local import create_local_server
@@ -114,6 +115,7 @@ def registry_server_spec(
     """The registry: the configured URL (with the bearer token), else the bundled one over stdio
     (in-process when `in_memory`, for tests)."""
     from formspec_consult.agent.engine.setup import REGISTRY
+    from formspec_consult.mcp_client.config import ServerSpec
 
     if settings.registry_url:
         token = settings.registry_token
@@ -159,6 +161,8 @@ def registry_server_spec(
 
 def server_specs(settings: Settings, project_root: Path, session_id: str, *, in_memory: bool) -> list[ServerSpec]:
     """Local server first, then the registry, then the user's extra `mcpServers`."""
+    from formspec_consult.mcp_client.config import parse_servers
+
     timeout = float(getattr(settings, "tool_timeout", 60.0))
     trusted = getattr(settings, "withheld", None) is None  # nothing of the project's left out
     specs = [local_server_spec(project_root, session_id, in_memory=in_memory, timeout=timeout, trusted=trusted)]
@@ -179,6 +183,6 @@ def server_specs(settings: Settings, project_root: Path, session_id: str, *, in_
         if spec.name in taken:
             from formspec_consult.mcp_client.config import MCPConfigError
 
-            raise MCPConfigError(f"mcpServers.{spec.name}: this name is reserved; choose another name")
+            raise MCPConfigError(_("mcpServers.{name}: this name is reserved; choose another name").format(name=spec.name))
         specs.append(spec)
     return specs

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from formspec_consult.errors import UserError
+from formspec_consult.errors import N_, UserError
 
 # Variables a well-behaved CLI server needs to run; nothing secret.
 SAFE_ENV_VARS = (
@@ -46,7 +46,6 @@ SAFE_ENV_VARS = (
 _VAR = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 DEFAULT_TIMEOUT = 60.0
 _HTTP_TYPES = {"http", "streamable-http", "streamable_http", "streamablehttp"}
-_TYPES = "stdio, http (Streamable HTTP) or sse (legacy HTTP+SSE)"
 
 
 class MCPConfigError(UserError, ValueError):
@@ -92,8 +91,8 @@ def expand_vars(value: str, environ: Mapping[str, str], where: str) -> str:
         if value is not None:
             return value
         raise MCPConfigError(
-            f"{where}: environment variable {name} is not set "
-            f"(set it, or write ${{{name}:-default}} in the MCP config)"
+            template=N_("{where}: environment variable {name} is not set (set it, or write ${{{name}:-default}} in "
+                        "the MCP config)"), fields={"where": where, "name": name}
         )
 
     return _VAR.sub(replace, value)
@@ -123,7 +122,8 @@ def parse_servers(
     source = os.environ if environ is None else environ
     servers = config.get("mcpServers", config) if isinstance(config, Mapping) else None
     if not isinstance(servers, Mapping):
-        raise MCPConfigError('MCP config: expected an object {"mcpServers": {name: {...}}}')
+        raise MCPConfigError(template=N_('MCP config: expected a JSON object whose "mcpServers" holds each server by '
+                                          "name"))
     specs: list[ServerSpec] = []
     for name, raw in servers.items():
         if _disabled(str(name), raw):
@@ -137,7 +137,8 @@ def _disabled(name: str, raw: Any) -> bool:
         return False
     value = raw["disabled"]
     if not isinstance(value, bool):
-        raise MCPConfigError(f"mcpServers.{name}.disabled: expected true or false (got {value!r})")
+        raise MCPConfigError(template=N_("mcpServers.{name}.disabled: expected true or false (got {value!r})"),
+                             fields={"name": name, "value": value})
     return value
 
 
@@ -146,7 +147,8 @@ def _timeout(raw: Mapping[str, Any], where: str, default: float) -> float:
         return default
     value = raw["timeout"]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise MCPConfigError(f"{where}.timeout: expected a number of seconds above 0 (got {value!r})")
+        raise MCPConfigError(template=N_("{where}.timeout: expected a number of seconds above 0 (got {value!r})"),
+                             fields={"where": where, "value": value})
     return float(value)
 
 
@@ -160,14 +162,15 @@ def _transport_type(raw: Mapping[str, Any], where: str) -> str | None:
         return "http"
     if kind in ("stdio", "sse"):
         return kind
-    raise MCPConfigError(f"{where}.type: unknown transport {declared!r}; use {_TYPES}")
+    raise MCPConfigError(template=N_("{where}.type: unknown transport {declared!r}; use stdio, http (Streamable "
+                                      "HTTP) or sse (legacy HTTP+SSE)"), fields={"where": where, "declared": declared})
 
 
 def _strings(raw: Any, where: str, environ: Mapping[str, str]) -> dict[str, str]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        raise MCPConfigError(f"{where}: expected an object of strings")
+        raise MCPConfigError(template=N_("{where}: expected an object of strings"), fields={"where": where})
     return {str(k): expand_vars(str(v), environ, f"{where}.{k}") for k, v in raw.items()}
 
 
@@ -176,17 +179,18 @@ def _parse_one(
 ) -> ServerSpec:
     where = f"mcpServers.{name}"
     if not isinstance(raw, Mapping):
-        raise MCPConfigError(f"{where}: expected an object with 'command' or 'url'")
+        raise MCPConfigError(template=N_("{where}: expected an object with 'command' or 'url'"), fields={"where": where})
     timeout = _timeout(raw, where, default_timeout)
     kind = _transport_type(raw, where)
     if kind in ("http", "sse") and "url" not in raw:
-        raise MCPConfigError(f"{where}: type {raw['type']!r} needs a 'url'")
+        raise MCPConfigError(template=N_("{where}: type {type!r} needs a 'url'"), fields={"where": where, "type": raw["type"]})
     if kind == "stdio" and "command" not in raw:
-        raise MCPConfigError(f"{where}: type 'stdio' needs a 'command'")
+        raise MCPConfigError(template=N_("{where}: type 'stdio' needs a 'command'"), fields={"where": where})
     if "url" in raw and kind != "stdio":
         url = expand_vars(str(raw["url"]), environ, f"{where}.url")
         if not url.startswith(("http://", "https://")):
-            raise MCPConfigError(f"{where}.url: must start with http:// or https:// (got {url!r})")
+            raise MCPConfigError(template=N_("{where}.url: must start with http:// or https:// (got {url!r})"),
+                                 fields={"where": where, "url": url})
         return ServerSpec(
             name=name,
             url=url,
@@ -196,10 +200,11 @@ def _parse_one(
             auth_hint=f"put the token in {where}.headers, e.g. \"Authorization\": \"Bearer ${{TOKEN}}\"",
         )
     if "command" not in raw:
-        raise MCPConfigError(f"{where}: needs 'command' (stdio server) or 'url' (HTTP server)")
+        raise MCPConfigError(template=N_("{where}: needs 'command' (stdio server) or 'url' (HTTP server)"),
+                             fields={"where": where})
     args = raw.get("args", [])
     if not isinstance(args, list):
-        raise MCPConfigError(f"{where}.args: expected a list of strings")
+        raise MCPConfigError(template=N_("{where}.args: expected a list of strings"), fields={"where": where})
     cwd = raw.get("cwd")
     return ServerSpec(
         name=name,
@@ -223,7 +228,8 @@ def load_servers_file(
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise MCPConfigError(f"MCP config {path} does not exist") from exc
+        raise MCPConfigError(template=N_("MCP config {path} does not exist"), fields={"path": path}) from exc
     except json.JSONDecodeError as exc:
-        raise MCPConfigError(f"MCP config {path} is not valid JSON: {exc}") from exc
+        raise MCPConfigError(template=N_("MCP config {path} is not valid JSON: {error}"),
+                             fields={"path": path, "error": exc}) from exc
     return parse_servers(data, environ, errlog_dir, default_timeout=default_timeout)

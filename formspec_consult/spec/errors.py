@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from formspec_consult.errors import UserError
+from formspec_consult.errors import N_, UserError
 
-
-def N_(message: str) -> str:
-    """Mark a person-facing template for the catalogues (Babel extracts `N_`); `spec/` may not
-    import `i18n`, so `UserError` translates it when it is said (errors.py)."""
-    return message
+__all__ = ["N_", "ProjectError", "SkillNotFound", "UnknownKind"]
 
 
 class ProjectError(UserError):

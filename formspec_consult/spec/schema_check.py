@@ -172,9 +172,10 @@ def _bare_mapping_hint(data: dict[str, Any], rel_path: tuple[Any, ...], error: V
                 continue
             written = (json.dumps(candidate, ensure_ascii=False) if isinstance(candidate, str) else
                        "{" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in candidate.items()) + "}")
-            shown = f"{last}: {written}" if isinstance(last, str) else f"- {written}"
-            return (f"Unquoted, `{text}` is YAML for a mapping with the key `{inner}` and no value. "
-                    f"Write `{shown}` (quoted) instead.")
+            head = f"Unquoted, `{text}` is YAML for a mapping with the key `{inner}` and no value. "
+            if isinstance(last, str):
+                return head + f"Write `{last}: {written}` (quoted) instead."
+            return head + f"Write the list item as `{written}` (quoted) instead."
     finally:
         parent[last] = instance
     return None

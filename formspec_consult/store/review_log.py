@@ -27,6 +27,7 @@ from formspec_consult.store.review_text import (
     format_part,
     format_reject,
     format_undo,
+    state_label,
 )
 from formspec_consult.store.transcript import Transcript
 
@@ -73,5 +74,5 @@ def review_note(event: ApplyRecord | UndoRecord | RejectRecord) -> str:
     if isinstance(event, ApplyRecord):
         return _("Applied {path} → {file}; undo with /undo.").format(path=event.path, file=event.file)
     if isinstance(event, UndoRecord):
-        return _("Undid the apply of {path} ({outcome}).").format(path=event.path, outcome=event.outcome)
+        return _("Undid the apply of {path} ({outcome}).").format(path=event.path, outcome=state_label(event.outcome or ""))
     return format_reject(Rejected(path=event.path, remaining=(), reason=event.reason))

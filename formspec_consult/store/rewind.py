@@ -80,6 +80,15 @@ class Turn:
     end_seq: int
     finished: bool
 
+    @property
+    def said(self) -> str:
+        """What the person said, on one line as they would recognise it: a picked option (recorded
+        for the model as `[chosen: A) …]`) reads "You picked: A) …" in their language."""
+        text = " ".join(self.user_text.split())
+        if text.startswith("[chosen: ") and text.endswith("]"):
+            return _("You picked: {option}").format(option=text.removeprefix("[chosen: ").removesuffix("]"))
+        return text
+
 
 def conversation_turns(records: Sequence[EventRecord]) -> list[Turn]:
     """The turns the conversation holds now, oldest first: a rewind drops those after its point."""

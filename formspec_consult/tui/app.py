@@ -19,7 +19,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Footer
 from textual.worker import Worker
 
 from formspec_consult.agent.engine.port import EngineFactory, EngineLike
@@ -27,7 +27,7 @@ from formspec_consult.i18n import N_, _
 from formspec_consult.resources import data_dir
 from formspec_consult.store.layout import EVENTS
 from formspec_consult.tui.keys import WORD_MOVE_OF_LETTER, read_meta_letters_as_alt
-from formspec_consult.tui.layout import CHAT, DIFFS, PANES, SIDE, TOOLS, LayoutActions
+from formspec_consult.tui.layout import CHAT, DIFFS, PANES, SIDE, TOOLS, LayoutActions, is_compact
 from formspec_consult.tui.localise import LocalisedBindings
 from formspec_consult.tui.review_keys import route_review_key
 from formspec_consult.tui.slash import SlashSpec, is_command
@@ -37,6 +37,8 @@ from formspec_consult.tui.widgets.prompt_input import PromptInput
 from formspec_consult.tui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
+    from textual.widgets import Tabs
+
     from formspec_consult.agent.loop.permissions import Decision, PermissionRequest
     from formspec_consult.config.trust import TrustRequest
     from formspec_consult.store.agent_events import SessionChanged
@@ -146,11 +148,10 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def compose(self) -> ComposeResult:
-        # Shown only on a small screen, where one pane is visible at a time (see layout.py).
-        tabs = Tabs(*[Tab(_(pane.tab), id=pane.tab_id) for pane in PANES], id="pane-tabs")
-        tabs.can_focus = False
-        tabs.display = False
-        yield tabs
+        # The pane tabs are shown only on a small screen, where one pane is visible at a time (see
+        # layout.py): in the first frame there; on a wider screen mounted just after it.
+        if is_compact(self.size.width, self.size.height):
+            yield self._pane_tabs()
         with Horizontal(id="panes"):
             with Vertical(id=CHAT.id):
                 yield ConversationView(max_blocks=self.max_blocks, id="conversation")
@@ -161,6 +162,15 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
             yield Vertical(id=SIDE)
         yield StatusBar(id="status")
         # The Footer (key hints) is mounted right after the first frame, with the side panes.
+
+    @staticmethod
+    def _pane_tabs() -> Tabs:
+        from textual.widgets import Tab, Tabs
+
+        tabs = Tabs(*[Tab(_(pane.tab), id=pane.tab_id) for pane in PANES], id="pane-tabs")
+        tabs.can_focus = False
+        tabs.display = False
+        return tabs
 
     def on_mount(self) -> None:
         if self._initial_theme:
@@ -195,6 +205,8 @@ class ConsultApp(LocalisedBindings, LayoutActions, App[None]):
 
         diffs = DiffPane(id=DIFFS.id)
         diffs.syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"
+        if not self.query("#pane-tabs"):  # a wide first frame had no use for them
+            await self.mount(self._pane_tabs(), before="#panes")
         await self.query_one(f"#{SIDE}").mount(ToolCallsPane(id=TOOLS.id), diffs)
         await self.mount(Footer())
         self.apply_size(self.size.width, self.size.height)

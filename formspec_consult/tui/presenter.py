@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from rich.markup import escape
 
-from formspec_consult.i18n import _, format_number
+from formspec_consult.i18n import N_, _, format_number
 from formspec_consult.store.agent_events import (
     AgentEvent,
     AssistantDelta,
@@ -32,13 +32,22 @@ from formspec_consult.tui.widgets.conversation import ConversationView, Entry
 from formspec_consult.tui.widgets.status_bar import StatusBar
 from formspec_consult.tui.widgets.tool_calls import ToolCallsPane
 
+# How the history was compacted (CompactionDone.method), in words for the person.
+COMPACTION_METHODS = {"pruned": N_("pruned"), "summarised": N_("summarised by the model"),
+                      "extractive": N_("extracted without the model")}
+
+
+def compaction_method(method: str) -> str:
+    """A compaction's method in the person's language (an unknown one as logged)."""
+    return _(COMPACTION_METHODS[method]) if method in COMPACTION_METHODS else method
+
 
 def compaction_entry(event: CompactionDone) -> Entry:
     """The conversation entry that shows a compaction and keeps its summary readable."""
     # A Collapsible title is read as markup: the method comes from the log, so escape it.
     title = _(
         "History compacted ({method}): {n} messages, {before} → {after} tokens — expand to read the summary"
-    ).format(method=escape(str(event.method)), n=format_number(event.replaced_messages),
+    ).format(method=escape(compaction_method(str(event.method))), n=format_number(event.replaced_messages),
              before=format_number(event.tokens_before), after=format_number(event.tokens_after))
     return Entry("compaction", event.summary, title=title)
 
@@ -161,7 +170,7 @@ class Presenter:
             self.status.info = info.with_(compactions=info.compactions + 1)
             await self.conversation.add(compaction_entry(event))
             self._notify(_("History compacted ({method}); the summary is in the conversation.").format(
-                method=event.method), "information")
+                method=compaction_method(event.method)), "information")
         elif isinstance(event, DraftsChanged):
             self._drafts_changed(tuple(event.paths))
         elif isinstance(event, Notice):

@@ -24,9 +24,9 @@ __all__ = ["SLASH_COMMANDS", "SlashCommand", "SlashError", "SlashSpec", "help_te
 
 def help_text(keys: str = "") -> str:
     """Markdown: the keys first (`keys`, a table read from the app's bindings, see tui/key_list.py),
-    then every command."""
-    # A "|" inside a table cell ends the cell in Markdown, even in code: escape it.
-    rows = "\n".join(f"| `{_(spec.usage).replace('|', chr(92) + '|')}` | {_(spec.help)} |" for spec in SLASH_COMMANDS)
+    then every command, one a line with what it does — a list, not a table: a table's columns are
+    as wide as its longest usage (/rewind's), which left what a command does a narrow column of
+    two or three words a line at 80 columns."""
+    rows = "\n".join(f"- `{_(spec.usage)}` — {_(spec.help)}" for spec in SLASH_COMMANDS)
     head = "### " + _("Keys") + f"\n\n{keys}\n\n" if keys else ""
-    columns = "| " + _("command") + " | " + _("what it does") + " |"
-    return head + "### " + _("Commands") + f"\n\n{columns}\n|---|---|\n{rows}\n"
+    return head + "### " + _("Commands") + f"\n\n{rows}\n"

@@ -267,7 +267,7 @@ class SlashRouter:
         engine = self.app.engine
         assert engine is not None
         if not call.args:  # the servers' state, as the tool-calls pane shows it
-            self.app.notify("\n".join(describe_server(server) for server in engine.status().mcp) or _("No MCP servers."),
+            self.app.notify("\n".join(f"{server.name}: {describe_server(server)}" for server in engine.status().mcp) or _("No MCP servers."),
                             title=_("MCP servers"))
             return True
         if call.args[0] == "restart":

@@ -122,8 +122,43 @@ def test_the_sessions_list_gives_dates_and_states_in_the_owner_s_locale(tmp_path
         english = runner.invoke(cli, ["--lang", "en", *project, "sessions"], env=env)
     finally:
         i18n.use_language("en")
-    # "menunggu … terakhir 2 Des 2026 18.30": the locale's month names, day-month order, 24-hour clock with a dot
-    assert re.search(r" menunggu +  1 giliran .* terakhir \d{1,2} (Jan|Feb|Mar|Apr|Mei|Jun|Jul|Agu|Sep|Okt|Nov|Des) "
+    # "siap … terakhir 2 Des 2026 18.30": the locale's month names, day-month order, 24-hour clock with a dot
+    assert re.search(r" siap +  1 giliran .* terakhir \d{1,2} (Jan|Feb|Mar|Apr|Mei|Jun|Jul|Agu|Sep|Okt|Nov|Des) "
                      r"\d{4} \d{2}\.\d{2}$", indonesian.output.strip()), indonesian.output
     assert re.search(r" idle +  1 turn .* last (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}, \d{4}, "
                      r"\d{1,2}:\d{2} [AP]M$", english.output.strip()), english.output
+
+
+@pytest.mark.anyio
+async def test_the_turn_list_says_a_picked_option_in_the_owner_s_words(project: Path, indonesian: None) -> None:
+    provider = ScriptedProvider(["Bagaimana pelanggan dicatat?\n\nA) Dengan nama\nB) Cukup nomor antrean", "Baik."])
+    engine = await Engine.open(EngineOptions(project=project, provider=provider, in_memory_server=True,
+                                             servers=server_specs))
+    try:
+        await said(engine, "Saya punya usaha potong rambut di Bandung.")
+        await said(engine, "A")
+        listing = (await said(engine, "/rewind"))[0]
+        assert listing.startswith("Giliran dalam percakapan ini (putar mundur dengan /rewind N")
+        assert listing.splitlines()[1:] == ["  1  Saya punya usaha potong rambut di Bandung.",
+                                            "  2  Anda memilih: A) Dengan nama"]  # recorded as [chosen: A) …]
+    finally:
+        await engine.aclose()
+
+
+def test_help_lists_each_command_on_its_own_line_in_the_owner_s_language(indonesian: None) -> None:
+    from formspec_consult.tui.slash import help_text
+
+    text = help_text()
+    assert "- `/language [kode]` — Tampilkan bahasa balasan, atau gantinya (mis. /language id)." in text.splitlines()
+    assert "| `/" not in text  # not a table: its usage column was as wide as /rewind's, the text beside it cramped
+
+
+def test_an_mcp_config_error_is_said_in_indonesian(indonesian: None) -> None:
+    from formspec_consult.mcp_client.config import MCPConfigError, parse_servers
+
+    with pytest.raises(MCPConfigError) as caught:
+        parse_servers({"mcpServers": {"crm": {"url": "ftp://x", "type": "http"}}}, environ={})
+    assert str(caught.value) == "mcpServers.crm.url: harus diawali http:// atau https:// (tertulis 'ftp://x')"
+    assert caught.value.untranslated() == "mcpServers.crm.url: must start with http:// or https:// (got 'ftp://x')"
+    with pytest.raises(MCPConfigError, match=r"variabel lingkungan CRM_TOKEN belum diatur .* \$\{CRM_TOKEN:-default\}"):
+        parse_servers({"mcpServers": {"crm": {"command": "crm", "env": {"T": "${CRM_TOKEN}"}}}}, environ={})

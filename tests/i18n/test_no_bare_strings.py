@@ -34,7 +34,7 @@ PERSON_FACING = sorted(
     + [PACKAGE / path for path in (
         "config/__init__.py", "providers/base.py", "providers/errors.py", "providers/resolve.py",
         "providers/preflight.py", "providers/keys.py", "store/rewind.py", "store/review_log.py",
-        "spec/discovery.py", "replay/recorded_engine.py")]
+        "spec/discovery.py", "replay/recorded_engine.py", "mcp_client/config.py")]
 )
 # Calls that show their string arguments to the person, by the called name (function or method).
 SHOWN_BY = {
@@ -42,6 +42,7 @@ SHOWN_BY = {
     "BadParameter", "SetupError", "SkillError", "_fail", "Static", "Label", "Button", "Text", "Tab", "TextScreen",
     "Entry", "add_column", "refresh_status", "DiscoveryHit", "Hit", "update",
     "Notice", "SlashError", "ConfigError", "ProviderError", "ProjectError", "ToolError", "LanguageError",
+    "MCPConfigError",
 }
 SHOWN_KEYWORDS = {"title", "message", "help", "label", "placeholder", "tooltip", "description", "hint", "template",
                   "mcp_note"}

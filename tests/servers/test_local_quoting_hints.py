@@ -66,3 +66,11 @@ async def test_following_the_quoting_hint_literally_passes_the_gate(client: Clie
         assert "Remove or rename" not in problem["hint"] and "quoted" in problem["hint"], problem
     fixed = follow(content, problems[0]["hint"])
     assert await problems_of(client, fixed) == [], fixed
+
+
+async def test_a_list_item_is_answered_with_the_item_quoted(client: Client) -> None:
+    content = HEAD + "    - {name: stage, type: enum, enum_values: [{Baru}, selesai]}\n"
+    (problem,) = await problems_of(client, content)
+    item = re.search(r"Write the list item as `(.+?)` \(quoted\) instead\.", problem["hint"])
+    assert item, problem
+    assert await problems_of(client, content.replace("{Baru}", item.group(1))) == []

@@ -210,7 +210,7 @@ def turn_list(turns: list[Turn]) -> str:
     """The turns of the conversation, one a line, for `/rewind` without a turn."""
     if not turns:
         return _("There are no turns to rewind to yet.")
-    rows = [f"{t.number:>3}  {' '.join(t.user_text.split())[:70]}" for t in turns]
+    rows = [f"{t.number:>3}  {t.said[:70]}" for t in turns]
     return _("Turns of this conversation (rewind with /rewind N [--files|--conversation|--both]; 0 goes back "
              "to before the first):") + "\n" + "\n".join(rows)
 

@@ -20,6 +20,7 @@ from formspec_consult.agent.commands.slash import SlashError, parse_slash
 from formspec_consult.agent.engine.options import EngineOptions, ServerSpecs
 from formspec_consult.agent.engine.since import review_since
 from formspec_consult.agent.engine.status import EngineStatus
+from formspec_consult.agent.engine.system_prompt import language_note
 from formspec_consult.agent.loop.options import pick_option
 from formspec_consult.agent.loop.permissions import Approver
 from formspec_consult.i18n import _
@@ -190,6 +191,8 @@ class Engine:
         if said:
             yield Notice("info", said)
         note = review_since(self.session_dir / EVENTS)  # applies, rejects, undos since the last reply
+        told = language_note(session)  # a language set after the phase's prompt was sent
+        note = "\n".join(part for part in (told, note) if part)
         async with aclosing(session.loop.run_turn(self.resolve_choice(text), note)) as events:
             async for event in events:
                 yield event

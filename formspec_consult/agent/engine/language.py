@@ -2,7 +2,9 @@
 
 See agent/language/lock.py for the rules; this module writes what they decide into the session:
 the `language` record and the person's notice in the log, the system prompt written again (its
-`system_prompt` record says `language`), and the loop's reply check.
+`system_prompt` record says `language`) while no request has carried it — else the model is told with
+the next message and the prompt stays fixed for the phase (agent/engine/system_prompt.py) — and the
+loop's reply check.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from formspec_consult.agent.engine.system_prompt import PhasePrompt
 from formspec_consult.agent.language.lock import Source
 from formspec_consult.agent.loop.reask import ReAsk
 from formspec_consult.store.records import NoticeRecord
@@ -27,11 +30,12 @@ def set_language(session: Session, code: str, source: Source) -> str | None:
     record, said = change
     session.log.write(record)
     session.log.write(NoticeRecord(level="info", message=said))
-    loop = session.loop
-    if loop.system_prompt is not None:
-        prompt = loop.system_prompt(loop.tools.tool_declarations())
-        if prompt is not None:
-            session.history.set_system_prompt(prompt, "language")
+    prompt = session.loop.system_prompt
+    if isinstance(prompt, PhasePrompt) and not prompt.requested:
+        # No request carried the prompt yet: it names the language itself. Once one has, the
+        # prompt stays as it is for the phase (a provider's cache keeps it) and the model is told
+        # with the next message (system_prompt.language_note).
+        session.history.set_system_prompt(prompt.refresh(session.loop.tools.tool_declarations()), "language")
     return said
 
 

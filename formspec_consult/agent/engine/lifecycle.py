@@ -4,12 +4,10 @@ window's fit checked, late servers followed."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypedDict
 
-from formspec_consult.agent.engine.context import render_system_prompt
 from formspec_consult.agent.engine.offer import ConsultantOffer
 from formspec_consult.agent.engine.phase import (
     PhaseTracker,
@@ -19,6 +17,8 @@ from formspec_consult.agent.engine.phase import (
 )
 from formspec_consult.agent.engine.session import Session
 from formspec_consult.agent.engine.setup import LOCAL, REGISTRY, prefix_fit_error, reserved_output
+from formspec_consult.agent.engine.system_prompt import PhasePrompt
+from formspec_consult.i18n import _
 from formspec_consult.providers.base import output_reserve
 from formspec_consult.providers.resolve import explicit_reserve
 from formspec_consult.store.agent_events import Notice
@@ -98,23 +98,20 @@ def follow_late_servers(session: Session, names: list[str]) -> None:
     session.manager.on_started = started
 
 
-def _prompt_for_offer(session: Session, context: dict[str, str]) -> Callable[[list[dict[str, Any]]], str]:
+def _prompt_for_offer(session: Session, context: dict[str, str]) -> PhasePrompt:
     """The system prompt for a request's declarations: the context, the offer's tool names and the
-    phase (asked of the tracker here, once per request, after the offer is known)."""
+    phase (asked of the tracker once per request, after the offer is known), the same text for
+    every request of a phase (agent/engine/system_prompt.py)."""
     manager = session.manager
 
-    def prompt(declarations: list[dict[str, Any]]) -> str:
-        names = {
+    def names(declarations: list[dict[str, Any]]) -> set[str]:
+        return {
             manager.real_name(exposed)
             for declaration in declarations
             if manager.server_of(exposed := str(declaration["function"]["name"])) in (LOCAL, REGISTRY)
         }
-        phase = session.phase.observe() if session.phase is not None else None
-        return render_system_prompt(
-            session.session_id, context, names, phase, reply_language=session.language.model_name
-        )
 
-    return prompt
+    return PhasePrompt(session, context, names)
 
 
 def _track_phase(session: Session, *, iterating: bool) -> PhaseTracker:
@@ -171,7 +168,7 @@ def start_new(session: Session, context: dict[str, str], problems: list[str]) ->
     if _designed(session.project_root):
         session.phase.start_designed()
     session.loop.system_prompt = prompt = _prompt_for_offer(session, context)
-    session.history.append({"role": "system", "content": prompt(session.loop.tools.tool_declarations())})
+    session.history.append({"role": "system", "content": prompt.render(session.loop.tools.tool_declarations())})
 
 
 def resume(
@@ -201,7 +198,7 @@ def resume(
     session.phase = _track_phase(session, iterating=recorded_iterate(events))
     if context is not None:
         loop.system_prompt = prompt = _prompt_for_offer(session, context[0])
-        session.history.set_system_prompt(prompt(loop.tools.tool_declarations()), "resumed")
+        session.history.set_system_prompt(prompt.render(loop.tools.tool_declarations()), "resumed")
     if turns and loop.turn not in finished:
         repaired = session.history.repair_pairing()
         session.log.write(
@@ -212,5 +209,6 @@ def resume(
         )
     elif session.history.pairing_issues():  # e.g. a reply with one tool-call id twice: fix it now,
         repaired = session.history.repair_pairing()  # not after the first request fails
-        message = "The resumed history had tool-call pairing defects; repaired: " + "; ".join(repaired)
+        message = _("The resumed history had tool-call pairing defects; repaired: {repairs}").format(
+            repairs="; ".join(repaired))
         session.log.write(NoticeRecord(level="warning", message=message))

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from formspec_consult.i18n import N_, _
-from formspec_consult.store.agent_events import Notice
 from formspec_consult.store.layout import SessionLayout
-from formspec_consult.store.records import EventRecord, PhaseRecord
+
+if TYPE_CHECKING:  # the status bar's phase_title is in the app's first frame: the log's records are not
+    from formspec_consult.store.agent_events import Notice
+    from formspec_consult.store.records import EventRecord, PhaseRecord
 
 Phase = Literal["discovery", "draft", "iterate"]
 PhaseReason = Literal["drafted", "designed", "applied"]
@@ -80,6 +82,8 @@ def session_pending(session_dir: Path) -> Callable[[], bool]:
 
 def recorded_iterate(events: Iterable[EventRecord]) -> bool:
     """Whether a resumed session's log says it reached Iterate."""
+    from formspec_consult.store.records import PhaseRecord
+
     return any(isinstance(e, PhaseRecord) and e.phase == "iterate" for e in events)
 
 
@@ -141,6 +145,9 @@ class PhaseTracker:
         self._last = None
 
     def _change(self, reason: PhaseReason) -> None:
+        from formspec_consult.store.agent_events import Notice
+        from formspec_consult.store.records import PhaseRecord
+
         self._last = self.current
         # Draft begins mid-turn with the first draft, which the reply already says: logged, not announced.
         notice = None if reason == "drafted" else Notice("info", announcement(reason, self._last))

@@ -37,7 +37,7 @@ class RewindScreen(ModalScreen[str | None]):
             for turn in self.turns:
                 line = Text()
                 line.append(f"{turn.number:>3}  ", style="bold")
-                line.append(" ".join(turn.user_text.split())[:100])
+                line.append(turn.said[:100])
                 options.append(Option(line, id=str(turn.number)))
             option_list = OptionList(*options, id="turn-list")
             option_list.highlighted = len(options) - 1 if len(options) > 1 else 0

@@ -16,7 +16,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from formspec_consult.i18n import _, format_number, ngettext
-from formspec_consult.tui.widgets.compaction_block import CompactionBlock
 from formspec_consult.tui.widgets.message_block import MessageBlock
 
 if TYPE_CHECKING:
@@ -64,6 +63,10 @@ class ConversationView(VerticalScroll):
         if entry.role == "assistant":
             return _assistant_block()(entry.text, finished=True)
         if entry.role == "compaction":
+            from formspec_consult.tui.widgets.compaction_block import (
+                CompactionBlock,  # not for the first frame
+            )
+
             return CompactionBlock(entry.text, entry.title or _("History compacted"))
         return MessageBlock(entry.role, entry.text)
 
