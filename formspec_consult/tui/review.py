@@ -225,6 +225,10 @@ class DiffPaneReview:
         done = await self._guard("apply_draft_blocks", self.flow.apply_blocks(path, kept, reason or None))
         if done is not None:
             self._settle(path, "applied")
+            # what reached the project is the kept blocks, not the whole proposal: show their diffs
+            applied_ids = set(done.accepted)
+            self.settled[path] = replace(self.settled[path],
+                                         diff="".join(b.diff for b in blocks.blocks if b.id in applied_ids))
             self.notify(format_part(done.path, done.accepted, done.rejected, done.reason), "information")
         await self.refresh()
 

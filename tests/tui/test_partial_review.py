@@ -49,6 +49,7 @@ async def test_the_kept_blocks_are_applied_and_the_dropped_ones_go_back_with_the
         text = target.read_text(encoding="utf-8")
         assert "{name: name, type: string, required: true}" in text and "phone" not in text
         await wait_until(pilot, lambda: [d.status for d in pane.drafts] == ["applied"], timeout=30)
+        assert "phone" not in pane.drafts[0].diff and "{name: name, type: string" in pane.drafts[0].diff  # what applied
         engine = app.engine
         assert engine is not None
         kinds = [r.type for r in EventLog.records(engine.session_dir / "events.jsonl") if r.type in {"apply", "partial"}]
