@@ -17,6 +17,7 @@ from typing import Any
 
 from formspec_consult.store.review_results import (
     Applied,
+    ChangeRow,
     DiffList,
     DraftBlocks,
     DraftDiff,
@@ -136,9 +137,13 @@ class ReviewFlow:
         return drafts[0].path
 
     async def apply_all(self, *, force: bool = False) -> ApplyAll:
-        """Apply every draft that passes validation; the others stay for review. An apply the
-        server refuses (its target changed meanwhile, …) is reported and the rest still run."""
-        drafts = await self.drafts()
+        """Apply every draft that passes validation; the others stay for review."""
+        return await self._apply_valid(await self.drafts(), force=force)
+
+    async def _apply_valid(self, drafts: Sequence[DraftRow | ChangeRow], *, force: bool = False) -> ApplyAll:
+        """Apply each of `drafts` that passes the gate, each with its own apply; the others stay
+        for review. An apply the server refuses (its target changed meanwhile, …) is reported and
+        the rest still run."""
         applied: list[Applied] = []
         failed: list[tuple[str, str]] = []
         for draft in drafts:
@@ -160,17 +165,7 @@ class ReviewFlow:
         applied with its own apply (its own event and undo step); the others stay for review. The
         set is the one the person was shown: read again here, so a draft settled meanwhile is left."""
         changes = await self.changes(turn)
-        applied: list[Applied] = []
-        failed: list[tuple[str, str]] = []
-        for row in changes.open:
-            if not row.valid:
-                continue
-            try:
-                applied.append(await self.apply(row.path))
-            except Exception as exc:  # each apply is atomic: one refusal must not stop the others
-                failed.append((row.path, str(exc)))
-        skipped = tuple(row.path for row in changes.open if not row.valid)
-        return changes, ApplyAll(tuple(applied), skipped, tuple(failed))
+        return changes, await self._apply_valid(changes.open)
 
     async def reject_turn(self, turn: int | None = None, reason: str | None = None) -> tuple[TurnChanges, RejectAll]:
         """Reject a turn's changeset: each of its drafts still under review is rejected with its own
