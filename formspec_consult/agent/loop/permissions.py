@@ -34,16 +34,18 @@ Rule = Literal["allow", "ask", "deny"]
 Decision = Literal["allow_once", "allow_session", "deny"]
 RULES: tuple[Rule, ...] = ("allow", "ask", "deny")
 
-# The person's own review tools (their edit of a draft, their partial accept, and the read-only
-# listings that go with them: a draft's blocks, a turn's changeset): never offered to the model, and never run for it whatever the rules.
-PERSON_ONLY: frozenset[str] = frozenset({"edit_draft", "list_draft_blocks", "apply_draft_blocks", "list_turn_changes"})
+# The person's own review tools (their edit of a draft, their partial accept) and the read-only
+# listings that go with them (a draft's blocks, a turn's changeset): never offered to the model,
+# and never run for it whatever the rules.
+PERSON_WRITE_TOOLS: frozenset[str] = frozenset({"edit_draft", "apply_draft_blocks"})
+PERSON_ONLY: frozenset[str] = PERSON_WRITE_TOOLS | {"list_draft_blocks", "list_turn_changes"}
 # Tools of the local server the MODEL may call that change the project, the drafts or the servers:
 # the ones a `permissions` rule (and --allow-tool) can allow.
 MODEL_WRITE_TOOLS: frozenset[str] = frozenset(
     {"apply_draft", "undo_apply", "reject_draft", "stop_server", "restart_server", "install_module"}
 )
 # Guarded on any server, whatever it declares: the model's write tools and the person's own.
-GUARDED_TOOLS: frozenset[str] = MODEL_WRITE_TOOLS | (PERSON_ONLY - {"list_draft_blocks", "list_turn_changes"})
+GUARDED_TOOLS: frozenset[str] = MODEL_WRITE_TOOLS | PERSON_WRITE_TOOLS
 
 
 @dataclass(frozen=True)
