@@ -56,11 +56,8 @@ class PhasePrompt:
 
     def refresh(self, declarations: list[dict[str, Any]]) -> str:
         """The text rendered again for the language of now (only while no request carried it)."""
-        self.render(declarations)
-        assert self._key is not None
-        phase = "iterate" if self._key[1] else None
-        self._set(self._render(self._key[0], phase))
-        return self._text
+        self._key = None  # whatever was rendered, render once more
+        return self.render(declarations)
 
     def _render(self, names: frozenset[str], phase: str | None) -> str:
         session = self._session
