@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from formspec_consult.store.events import EventLog
@@ -131,3 +132,16 @@ async def test_a_then_another_key_goes_back_and_esc_closes_without_a_change(proj
         await wait_until(pilot, lambda: not isinstance(app.screen, ChangesScreen))
         assert review_events(app) == []
         assert not (project / "spec" / DRAFT_PATH).exists()
+
+
+async def test_pagedown_and_pageup_scroll_the_highlighted_files_diff(project: Path) -> None:
+    app, _ = app_with(project, [PROPOSE_THREE, "Drafted customers and suppliers, and titled the module."])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_changes(pilot, app, "command")
+        diff = screen.query_one("#changes-diff", VerticalScroll)
+        await wait_until(pilot, lambda: diff.max_scroll_y > 0, timeout=30)  # a 10-line diff in a small view
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: diff.scroll_y > 0, timeout=10)
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: diff.scroll_y == 0, timeout=10)
+        assert isinstance(app.screen, ChangesScreen) and not review_events(app)  # scrolling decides nothing

@@ -13,26 +13,24 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from formspec_consult.i18n import N_, _
 from formspec_consult.store.review_results import DraftBlocks
-from formspec_consult.tui.localise import LocalisedBindings
+from formspec_consult.tui.screens.diff_list import DiffListScreen
 from formspec_consult.tui.widgets.diff_pane import diff_lines, pane_colours
 
 _MARK = {"added": "+", "removed": "-", "changed": "~"}
 
 
-class BlocksScreen(LocalisedBindings, ModalScreen[list[str] | None]):
+class BlocksScreen(DiffListScreen[list[str] | None]):
     """Dismissed with the kept block ids on `a`, None on Esc."""
 
+    DIFF_VIEW = "block-diff"
     BINDINGS = [
         Binding("a", "apply", N_("Apply the kept blocks"), priority=True),
         Binding("escape", "cancel", N_("Cancel")),
-        Binding("pageup", "scroll_diff(-1)", N_("Scroll diff up"), show=False, priority=True),
-        Binding("pagedown", "scroll_diff(1)", N_("Scroll diff down"), show=False, priority=True),
     ]
 
     def __init__(self, blocks: DraftBlocks) -> None:
@@ -87,7 +85,3 @@ class BlocksScreen(LocalisedBindings, ModalScreen[list[str] | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-    def action_scroll_diff(self, pages: int) -> None:
-        view = self.query_one("#block-diff", VerticalScroll)
-        view.scroll_page_up() if pages < 0 else view.scroll_page_down()

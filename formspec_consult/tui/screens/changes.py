@@ -19,7 +19,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -32,7 +31,7 @@ from formspec_consult.store.review_text import (
     changes_summary,
     state_label,
 )
-from formspec_consult.tui.localise import LocalisedBindings
+from formspec_consult.tui.screens.diff_list import DiffListScreen
 from formspec_consult.tui.widgets.diff_pane import PaneColours, diff_lines, pane_colours
 
 # The screen's answers: accept the set, reject it, or close and type on (the keys in `typed`).
@@ -61,14 +60,13 @@ def change_line(row: ChangeRow, widths: tuple[int, int, int], colours: PaneColou
     return line
 
 
-class ChangesScreen(LocalisedBindings, ModalScreen[str | None]):
+class ChangesScreen(DiffListScreen[str | None]):
     """Dismissed with "accept" (after `a`, Enter), "reject" (`r`), "type" (a printable key: the
     keys typed are in `typed`, for the prompt) or None (Esc)."""
 
+    DIFF_VIEW = "changes-diff"
     BINDINGS = [
         Binding("escape", "close", N_("Close")),
-        Binding("pageup", "scroll_diff(-1)", N_("Scroll diff up"), show=False, priority=True),
-        Binding("pagedown", "scroll_diff(1)", N_("Scroll diff down"), show=False, priority=True),
     ]
 
     def __init__(self, changes: TurnChanges) -> None:
@@ -174,7 +172,3 @@ class ChangesScreen(LocalisedBindings, ModalScreen[str | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-    def action_scroll_diff(self, pages: int) -> None:
-        view = self.query_one("#changes-diff", VerticalScroll)
-        view.scroll_page_up() if pages < 0 else view.scroll_page_down()
