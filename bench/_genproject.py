@@ -44,7 +44,7 @@ def _entity(module: str, index: int, dep: str | None) -> str:
         "    transitions:",
         "      - {from: draft, to: open, via: open_it}",
         "      - {from: [draft, open], to: closed, via: close_it}",
-        "  actions: [{name: open_it}, {name: close_it, emits: closed}]",
+        "  actions: [{name: close_it, emits: closed}]",  # a via is an action of its own: only one that adds (emits)
         "  events: [{name: closed, type: async}]",
     ]
     return "\n".join(lines) + "\n"
